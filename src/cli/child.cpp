@@ -1,0 +1,87 @@
+#include "child.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace powershape::cli {
+namespace {
+std::atomic<pid_t> g_target{0};
+std::atomic<int> g_signal{0};
+
+void on_signal(int sig) {
+  g_signal = sig;
+  pid_t p = g_target;
+  if (p > 0) kill(p, sig);
+}
+}  // namespace
+
+Child::Child(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  if (argv.empty()) throw std::runtime_error("no command to run");
+  // Everything the child needs is built before fork: the parent has other threads.
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+  for (const auto& kv : env) envp.push_back(const_cast<char*>(kv.c_str()));
+  envp.push_back(nullptr);
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid_ == 0) {
+    close(fds[0]);
+    execvpe(args[0], args.data(), envp.data());
+    int err = errno;
+    ssize_t n = write(fds[1], &err, sizeof err);
+    (void)n;
+    _exit(127);
+  }
+  close(fds[1]);
+  int err = 0;
+  ssize_t n;
+  do {
+    n = read(fds[0], &err, sizeof err);
+  } while (n < 0 && errno == EINTR);
+  close(fds[0]);
+  if (n == sizeof err) {
+    waitpid(pid_, nullptr, 0);
+    throw std::runtime_error("cannot run '" + argv[0] + "': " + std::strerror(err));
+  }
+}
+
+bool Child::poll() {
+  if (done_) return true;
+  int status = 0;
+  pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r != pid_) return false;
+  done_ = true;
+  code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return true;
+}
+
+void Child::signal(int sig) {
+  if (!done_) kill(pid_, sig);
+}
+
+void forward_signals_to(pid_t pid) {
+  g_target = pid;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+int received_signal() { return g_signal; }
+
+}  // namespace powershape::cli

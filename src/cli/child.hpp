@@ -1,0 +1,32 @@
+#pragma once
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace powershape::cli {
+
+// A command run under the monitor.
+class Child {
+ public:
+  // Starts argv[0] from PATH with the given extra environment ("KEY=VALUE"). Throws
+  // std::runtime_error with the reason when it cannot be started (the caller exits 127).
+  Child(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+  // Non-blocking: true once the child has exited; exit_code() is then its status as a shell
+  // reports it (128 + signal when killed by one).
+  bool poll();
+  int exit_code() const { return code_; }
+  void signal(int sig);
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  bool done_ = false;
+  int code_ = 0;
+};
+
+// Installs SIGINT/SIGTERM handlers that forward the signal to `pid` (when > 0) and record it.
+void forward_signals_to(pid_t pid);
+// The last forwarded or received signal, 0 if none.
+int received_signal();
+
+}  // namespace powershape::cli

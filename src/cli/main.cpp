@@ -1,0 +1,23 @@
+#include <cstdio>
+#include <exception>
+
+#include "subcommands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "powershape: measure GPU power, clocks and throttling, and remove the time and energy "
+      "they waste"};
+  app.require_subcommand(1);
+  powershape::cli::add_devices(app);
+  powershape::cli::add_monitor(app);
+  powershape::cli::add_mark(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "powershape: %s\n", e.what());
+    return 1;
+  }
+  return powershape::cli::exit_code();
+}

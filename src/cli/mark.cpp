@@ -1,0 +1,38 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "control.hpp"
+#include "powershape/telemetry/clock.hpp"
+#include "subcommands.hpp"
+
+namespace powershape::cli {
+
+void add_mark(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "mark", "Begin or end a named region of the recording of an enclosing 'powershape monitor'");
+  static std::string verb, name;
+  cmd->add_option("verb", verb, "begin or end")->required()->check(CLI::IsMember({"begin", "end"}));
+  cmd->add_option("name", name, "Region name")->required();
+  cmd->callback([] {
+    const char* path = std::getenv(kControlEnv);
+    if (path == nullptr) {
+      throw std::runtime_error(std::string(kControlEnv) + " is not set: run this under 'powershape monitor'");
+    }
+    if (name.find('\n') != std::string::npos) throw std::runtime_error("a region name is one line");
+    std::string line = format_mark({verb == "begin", telemetry::steady_now_ns(), name});
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(std::string("cannot open ") + path + ": " + std::strerror(errno));
+    ssize_t n = write(fd, line.data(), line.size());
+    close(fd);
+    if (n != static_cast<ssize_t>(line.size())) throw std::runtime_error(std::string("cannot write ") + path);
+    exit_code() = 0;
+  });
+}
+
+}  // namespace powershape::cli

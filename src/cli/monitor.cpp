@@ -1,0 +1,182 @@
+#include <poll.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "child.hpp"
+#include "control.hpp"
+#include "powershape/analysis/summary.hpp"
+#include "powershape/telemetry/sampler.hpp"
+#include "powershape/trace/csv_writer.hpp"
+#include "powershape/trace/json_file.hpp"
+#include "report.hpp"
+#include "source_spec.hpp"
+#include "subcommands.hpp"
+
+namespace powershape::cli {
+namespace {
+
+struct MonitorOptions {
+  double interval_ms = 10;
+  std::string gpus;
+  std::string out_csv;
+  std::string out_json;
+  std::string source = "nvml";
+  std::vector<std::string> command;
+};
+
+// Moves what the sampler holds into the trace and the CSV file.
+class Recorder {
+ public:
+  Recorder(telemetry::Sampler& sampler, trace::Trace& trace, trace::CsvWriter* csv)
+      : sampler_(sampler), trace_(trace), csv_(csv) {}
+  void drain() {
+    auto rows = sampler_.take();
+    if (csv_ != nullptr) csv_->samples(rows);
+    trace_.samples.insert(trace_.samples.end(), rows.begin(), rows.end());
+    for (auto& r : sampler_.take_regions()) {
+      if (csv_ != nullptr) csv_->region(r);
+      trace_.regions.push_back(std::move(r));
+    }
+    for (auto& e : sampler_.take_events()) {
+      if (csv_ != nullptr) csv_->event(e);
+      std::fprintf(stderr, "powershape: GPU %d: %s\n", e.gpu, e.what.c_str());
+      trace_.events.push_back(std::move(e));
+    }
+  }
+
+ private:
+  telemetry::Sampler& sampler_;
+  trace::Trace& trace_;
+  trace::CsvWriter* csv_;
+};
+
+void apply_marks(ControlFifo& fifo, telemetry::Sampler& sampler) {
+  std::istringstream lines(fifo.read_available());
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto m = parse_mark(line);
+    if (!m) {
+      std::fprintf(stderr, "powershape: ignored control line '%s'\n", line.c_str());
+    } else if (m->begin) {
+      sampler.begin_region(m->name, -1, m->t_ns);
+    } else if (!sampler.end_region(m->name, m->t_ns)) {
+      std::fprintf(stderr, "powershape: region '%s' ended but never began\n", m->name.c_str());
+    }
+  }
+}
+
+std::string title_of(const std::vector<std::string>& command) {
+  if (command.empty()) return "the recording";
+  std::string t = "'";
+  for (const auto& a : command) t += (t.size() > 1 ? " " : "") + a;
+  return t + "'";
+}
+
+void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& source) {
+  auto st = sampler.stats();
+  std::fprintf(stderr, " sampler: %llu rounds, %llu late, %llu rows dropped, %.2f%% of one core\n",
+               static_cast<unsigned long long>(st.polls), static_cast<unsigned long long>(st.late),
+               static_cast<unsigned long long>(st.dropped),
+               st.wall_ns > 0 ? 100.0 * static_cast<double>(st.cpu_ns) / static_cast<double>(st.wall_ns) : 0.0);
+  for (std::size_t g = 0; g < source.devices().size(); ++g) {
+    std::string periods;
+    for (auto s : {telemetry::Signal::kPowerUsage, telemetry::Signal::kPowerInstant,
+                   telemetry::Signal::kEnergy, telemetry::Signal::kSmClock,
+                   telemetry::Signal::kDriverPower}) {
+      if (auto p = sampler.update_period_ns(static_cast<int>(g), s)) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " %s %.1f ms,", std::string(telemetry::spec(s).name).c_str(),
+                      static_cast<double>(*p) * 1e-6);
+        periods += buf;
+      }
+    }
+    if (!periods.empty()) {
+      periods.pop_back();
+      std::fprintf(stderr, " GPU %d update periods:%s\n", source.devices()[g].index, periods.c_str());
+    }
+  }
+}
+
+int run_monitor(const MonitorOptions& o) {
+  if (!(o.interval_ms >= 0.1 && o.interval_ms <= 60000)) {
+    throw std::runtime_error("--interval: expected milliseconds between 0.1 and 60000");
+  }
+  auto source = open_source(o.source, o.gpus.empty() ? std::vector<int>{} : parse_gpu_list(o.gpus));
+  std::unique_ptr<trace::CsvWriter> csv;
+  if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv);
+  trace::Trace trace;
+  trace.source = source->describe();
+  trace.devices = source->devices();
+  if (csv) csv->header(trace.source, trace.devices);
+
+  ControlFifo fifo;
+  telemetry::SamplerOptions so;
+  so.period = std::chrono::nanoseconds(static_cast<int64_t>(o.interval_ms * 1e6));
+  telemetry::Sampler sampler(*source, so);
+  Recorder recorder(sampler, trace, csv.get());
+  forward_signals_to(0);
+  sampler.start();
+
+  std::optional<Child> child;
+  int code = 0;
+  if (!o.command.empty()) {
+    try {
+      child.emplace(o.command, std::vector<std::string>{std::string(kControlEnv) + "=" + fifo.path()});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "powershape: %s\n", e.what());
+      code = 127;
+    }
+  } else {
+    std::fprintf(stderr, "powershape: recording until Ctrl-C (regions: %s=%s)\n", kControlEnv,
+                 fifo.path().c_str());
+  }
+  if (child) forward_signals_to(child->pid());
+  while (code != 127) {
+    if (child ? child->poll() : received_signal() != 0) break;
+    pollfd p{fifo.fd(), POLLIN, 0};
+    ::poll(&p, 1, 50);
+    apply_marks(fifo, sampler);
+    recorder.drain();
+  }
+  sampler.stop();
+  apply_marks(fifo, sampler);
+  recorder.drain();
+  if (child) code = child->exit_code();
+  forward_signals_to(0);
+
+  auto summaries = analysis::summarize(trace);
+  print_summaries(stderr, title_of(o.command), trace, summaries);
+  print_sampler(sampler, *source);
+  if (!o.out_json.empty()) {
+    trace::Trace meta = trace;
+    meta.samples.clear();
+    trace::write_json(o.out_json, {meta, analysis::to_json(summaries)});
+  }
+  if (code == 0 && received_signal() != 0 && !child) code = 128 + received_signal();
+  return code;
+}
+
+}  // namespace
+
+void add_monitor(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "monitor", "Run a command and record GPU telemetry until it exits (or until Ctrl-C)");
+  static MonitorOptions o;
+  cmd->add_option("--interval", o.interval_ms, "Sampling period in ms (default 10)");
+  cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
+  cmd->add_option("-o,--output", o.out_csv, "Write the trace as CSV");
+  cmd->add_option("--json", o.out_json, "Write metadata and the summary as JSON");
+  cmd->add_option("--source", o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
+  cmd->add_option("command", o.command, "The command to run, after --");
+  cmd->positionals_at_end();
+  cmd->callback([] { exit_code() = run_monitor(o); });
+}
+
+}  // namespace powershape::cli

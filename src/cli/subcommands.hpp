@@ -1,0 +1,14 @@
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace powershape::cli {
+
+// Each adds its subcommand to the app; the callback sets the process's exit code through
+// exit_code().
+void add_devices(CLI::App& app);
+void add_monitor(CLI::App& app);
+void add_mark(CLI::App& app);
+
+int& exit_code();
+
+}  // namespace powershape::cli

@@ -1,0 +1,252 @@
+#include "powershape/telemetry/nvml_source.hpp"
+
+#include <array>
+#include <chrono>
+#include <stdexcept>
+#include <utility>
+
+#include "powershape/telemetry/clock.hpp"
+
+namespace powershape::telemetry {
+namespace {
+
+struct FieldSignal {
+  unsigned field;
+  unsigned scope;
+  Signal signal;
+};
+constexpr std::array<FieldSignal, 8> kFields = {{
+    {nvml::kFiPowerInstant, nvml::kPowerScopeGpu, Signal::kPowerInstant},
+    {nvml::kFiPowerAverage, nvml::kPowerScopeGpu, Signal::kPowerAverage},
+    {nvml::kFiPowerAverage, nvml::kPowerScopeMemory, Signal::kMemoryPower},
+    {nvml::kFiMemoryTemp, 0, Signal::kMemTemp},
+    {nvml::kFiThrottleSwPower, 0, Signal::kThrottleSwPower},
+    {nvml::kFiThrottleSwThermal, 0, Signal::kThrottleSwThermal},
+    {nvml::kFiThrottleHwThermal, 0, Signal::kThrottleHwThermal},
+    {nvml::kFiThrottleHwPowerBrake, 0, Signal::kThrottleHwPowerBrake},
+}};
+
+template <class F, class... A>
+nvml::Return call(F fn, A... args) {
+  return fn == nullptr ? nvml::kErrorFunctionNotFound : fn(args...);
+}
+
+Reading reading_of(nvml::Return r, int64_t v, Status failed) {
+  return r == nvml::kSuccess ? Reading::of(v) : Reading::failed(failed);
+}
+
+int64_t realtime_minus_steady_ns() {
+  auto real = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+  return real - steady_now_ns();
+}
+
+}  // namespace
+
+NvmlSource::NvmlSource(const std::vector<int>& gpus, const std::string& library)
+    : lib_(std::make_unique<nvml::Library>(library)),
+      realtime_minus_steady_ns_(realtime_minus_steady_ns()) {
+  const auto& api = lib_->api();
+  unsigned count = 0;
+  if (nvml::Return r = api.DeviceGetCount(&count); r != nvml::kSuccess) {
+    throw std::runtime_error("NVML cannot count GPUs: " + api.error_string(r));
+  }
+  if (count == 0) throw std::runtime_error("NVML sees no GPU");
+  std::vector<int> chosen = gpus;
+  if (chosen.empty()) {
+    for (unsigned i = 0; i < count; ++i) chosen.push_back(static_cast<int>(i));
+  }
+  for (int index : chosen) {
+    if (index < 0 || static_cast<unsigned>(index) >= count) {
+      throw std::runtime_error("no GPU " + std::to_string(index) + ": NVML sees " +
+                               std::to_string(count) + " (0.." + std::to_string(count - 1) + ")");
+    }
+    Gpu g;
+    if (nvml::Return r = api.DeviceGetHandleByIndex(static_cast<unsigned>(index), &g.handle);
+        r != nvml::kSuccess) {
+      throw std::runtime_error("NVML cannot open GPU " + std::to_string(index) + ": " +
+                               api.error_string(r));
+    }
+    gpus_.push_back(g);
+    infos_.push_back(read_info(index, gpus_.back()));
+  }
+}
+
+std::string NvmlSource::describe() const { return "nvml"; }
+
+std::vector<Event> NvmlSource::take_events() { return std::exchange(events_, {}); }
+
+Status NvmlSource::status_of(nvml::Return r, Gpu& g) const {
+  switch (r) {
+    case nvml::kSuccess: return Status::kOk;
+    case nvml::kErrorNotSupported:
+    case nvml::kErrorFunctionNotFound:
+    case nvml::kErrorNoPermission: return Status::kNotSupported;
+    case nvml::kErrorGpuIsLost: g.lost = true; return Status::kGpuLost;
+    default: return Status::kError;
+  }
+}
+
+DeviceInfo NvmlSource::read_info(int nvml_index, Gpu& g) {
+  const auto& api = lib_->api();
+  DeviceInfo info;
+  info.index = nvml_index;
+  char buf[128] = {};
+  if (call(api.DeviceGetName, g.handle, buf, sizeof buf) == nvml::kSuccess) info.name = buf;
+  if (call(api.DeviceGetUUID, g.handle, buf, sizeof buf) == nvml::kSuccess) info.uuid = buf;
+  if (call(api.SystemGetDriverVersion, buf, sizeof buf) == nvml::kSuccess) info.driver = buf;
+  auto one = [&](auto fn, auto... args) {
+    unsigned v = 0;
+    nvml::Return r = call(fn, g.handle, args..., &v);
+    return reading_of(r, v, status_of(r, g));
+  };
+  info.power_limit_mw = one(api.DeviceGetPowerManagementLimit);
+  info.enforced_power_limit_mw = one(api.DeviceGetEnforcedPowerLimit);
+  unsigned lo = 0, hi = 0;
+  nvml::Return r = call(api.DeviceGetPowerManagementLimitConstraints, g.handle, &lo, &hi);
+  info.min_power_limit_mw = reading_of(r, lo, status_of(r, g));
+  info.max_power_limit_mw = reading_of(r, hi, status_of(r, g));
+  info.max_sm_clock_mhz = one(api.DeviceGetMaxClockInfo, nvml::kClockSm);
+  info.max_mem_clock_mhz = one(api.DeviceGetMaxClockInfo, nvml::kClockMem);
+  info.temp_slowdown_c = one(api.DeviceGetTemperatureThreshold, nvml::kThresholdSlowdown);
+  info.temp_shutdown_c = one(api.DeviceGetTemperatureThreshold, nvml::kThresholdShutdown);
+  info.temp_gpu_max_c = one(api.DeviceGetTemperatureThreshold, nvml::kThresholdGpuMax);
+  info.temp_mem_max_c = one(api.DeviceGetTemperatureThreshold, nvml::kThresholdMemMax);
+
+  // Learn what this GPU supports by reading everything once.
+  info.support.fill(Status::kOk);
+  infos_.push_back(info);  // poll() looks the support mask up by position
+  Sample first = poll(static_cast<int>(infos_.size()) - 1);
+  infos_.pop_back();
+  for (std::size_t i = 0; i < kSignalCount; ++i) {
+    Status st = first.readings[i].status;
+    info.support[i] = (st == Status::kNotSupported) ? st : Status::kOk;
+  }
+  unsigned count = 0;
+  nvml::ValueType type{};
+  r = call(api.DeviceGetSamples, g.handle, nvml::kTotalPowerSamples, 0ULL, &type, &count,
+           static_cast<nvml::SampleValue*>(nullptr));
+  if (r == nvml::kErrorNotSupported || r == nvml::kErrorFunctionNotFound) {
+    info.support[static_cast<std::size_t>(Signal::kDriverPower)] = Status::kNotSupported;
+  }
+  g.energy = CounterUnwrap{};
+  // Harvest only driver samples taken from now on.
+  g.last_driver_sample_us =
+      static_cast<unsigned long long>((steady_now_ns() + realtime_minus_steady_ns_) / 1000);
+  return info;
+}
+
+void NvmlSource::read_fields(Gpu& g, const DeviceInfo& info, Sample& s) {
+  std::array<nvml::FieldValue, kFields.size()> values{};
+  std::array<std::size_t, kFields.size()> which{};
+  int n = 0;
+  for (std::size_t i = 0; i < kFields.size(); ++i) {
+    if (info.support[static_cast<std::size_t>(kFields[i].signal)] != Status::kOk) continue;
+    values[n].fieldId = kFields[i].field;
+    values[n].scopeId = kFields[i].scope;
+    which[n++] = i;
+  }
+  if (n == 0) return;
+  nvml::Return r = call(lib_->api().DeviceGetFieldValues, g.handle, n, values.data());
+  for (int k = 0; k < n; ++k) {
+    Signal sig = kFields[which[k]].signal;
+    nvml::Return fr = (r == nvml::kSuccess) ? values[k].nvmlReturn : r;
+    s[sig] = reading_of(fr, nvml::to_int64(values[k].valueType, values[k].value), status_of(fr, g));
+  }
+}
+
+Sample NvmlSource::poll(int gpu) {
+  Gpu& g = gpus_.at(static_cast<std::size_t>(gpu));
+  const DeviceInfo& info = infos_.at(static_cast<std::size_t>(gpu));
+  const auto& api = lib_->api();
+  Sample s;
+  s.gpu = gpu;
+  int64_t t0 = steady_now_ns();
+  s.t_ns = t0;
+  auto supported = [&](Signal sig) {
+    Status st = info.support[static_cast<std::size_t>(sig)];
+    if (g.lost) st = Status::kGpuLost;
+    if (st != Status::kOk) s[sig] = Reading::failed(st);
+    return st == Status::kOk;
+  };
+  auto one = [&](Signal sig, auto fn, auto... args) {
+    if (!supported(sig)) return;
+    unsigned v = 0;
+    nvml::Return r = call(fn, g.handle, args..., &v);
+    s[sig] = reading_of(r, v, status_of(r, g));
+  };
+  one(Signal::kPowerUsage, api.DeviceGetPowerUsage);
+  one(Signal::kSmClock, api.DeviceGetClockInfo, nvml::kClockSm);
+  one(Signal::kMemClock, api.DeviceGetClockInfo, nvml::kClockMem);
+  one(Signal::kGpuTemp, api.DeviceGetTemperature, nvml::kTemperatureGpu);
+  if (supported(Signal::kReasons)) {
+    unsigned long long v = 0;
+    nvml::Return r = call(api.DeviceGetCurrentClocksEventReasons, g.handle, &v);
+    s[Signal::kReasons] = reading_of(r, static_cast<int64_t>(v), status_of(r, g));
+  }
+  if (supported(Signal::kEnergy)) {
+    unsigned long long v = 0;
+    nvml::Return r = call(api.DeviceGetTotalEnergyConsumption, g.handle, &v);
+    if (r == nvml::kSuccess) {
+      CounterUnwrap::Step step = g.energy.feed(v);
+      s[Signal::kEnergy] = Reading::of(step.value);
+      if (step.went_back) events_.push_back({s.t_ns, gpu, "energy counter went back; continued"});
+    } else {
+      s[Signal::kEnergy] = Reading::failed(status_of(r, g));
+    }
+  }
+  if (supported(Signal::kUtilGpu) | supported(Signal::kUtilMem)) {
+    nvml::Utilization u{};
+    nvml::Return r = call(api.DeviceGetUtilizationRates, g.handle, &u);
+    Status st = status_of(r, g);
+    if (info.support[static_cast<std::size_t>(Signal::kUtilGpu)] == Status::kOk)
+      s[Signal::kUtilGpu] = reading_of(r, u.gpu, st);
+    if (info.support[static_cast<std::size_t>(Signal::kUtilMem)] == Status::kOk)
+      s[Signal::kUtilMem] = reading_of(r, u.memory, st);
+  }
+  if (!g.lost) {
+    read_fields(g, info, s);
+  } else {
+    for (const auto& f : kFields) supported(f.signal);
+  }
+  s[Signal::kDriverPower] = Reading{};  // the driver buffer comes through drain()
+  s.t_ns = t0 + (steady_now_ns() - t0) / 2;
+  return s;
+}
+
+std::vector<Sample> NvmlSource::drain(int gpu) {
+  Gpu& g = gpus_.at(static_cast<std::size_t>(gpu));
+  const DeviceInfo& info = infos_.at(static_cast<std::size_t>(gpu));
+  std::vector<Sample> out;
+  if (g.lost || info.support[static_cast<std::size_t>(Signal::kDriverPower)] != Status::kOk) {
+    return out;
+  }
+  const auto& api = lib_->api();
+  nvml::ValueType type{};
+  unsigned count = 0;
+  if (call(api.DeviceGetSamples, g.handle, nvml::kTotalPowerSamples, g.last_driver_sample_us, &type,
+           &count, static_cast<nvml::SampleValue*>(nullptr)) != nvml::kSuccess ||
+      count == 0) {
+    return out;
+  }
+  std::vector<nvml::SampleValue> buf(count);
+  nvml::Return r = call(api.DeviceGetSamples, g.handle, nvml::kTotalPowerSamples,
+                        g.last_driver_sample_us, &type, &count, buf.data());
+  if (r != nvml::kSuccess) {
+    if (r == nvml::kErrorGpuIsLost) g.lost = true;
+    return out;
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    if (buf[i].timeStamp <= g.last_driver_sample_us) continue;
+    Sample s;
+    s.gpu = gpu;
+    s.t_ns = static_cast<int64_t>(buf[i].timeStamp) * 1000 - realtime_minus_steady_ns_;
+    s[Signal::kDriverPower] = Reading::of(nvml::to_int64(type, buf[i].sampleValue));
+    out.push_back(s);
+    g.last_driver_sample_us = buf[i].timeStamp;
+  }
+  return out;
+}
+
+}  // namespace powershape::telemetry

@@ -1,0 +1,44 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "powershape/telemetry/counter_unwrap.hpp"
+#include "powershape/telemetry/nvml_api.hpp"
+#include "powershape/telemetry/source.hpp"
+
+namespace powershape::telemetry {
+
+// NVIDIA GPUs through NVML, loaded at run time. A signal found unsupported at start is not asked
+// for again; a GPU reported lost is not asked again and reads kGpuLost from then on.
+class NvmlSource final : public Source {
+ public:
+  // `gpus`: the NVML indices to watch; empty means all. Throws std::runtime_error with a one-line
+  // reason when there is no driver or an index does not exist.
+  explicit NvmlSource(const std::vector<int>& gpus = {},
+                      const std::string& library = "libnvidia-ml.so.1");
+  std::string describe() const override;
+  const std::vector<DeviceInfo>& devices() const override { return infos_; }
+  Sample poll(int gpu) override;
+  std::vector<Sample> drain(int gpu) override;
+  std::vector<Event> take_events() override;
+
+ private:
+  struct Gpu {
+    nvml::Device handle = nullptr;
+    bool lost = false;
+    CounterUnwrap energy;
+    unsigned long long last_driver_sample_us = 0;
+  };
+  Status status_of(nvml::Return r, Gpu& g) const;
+  DeviceInfo read_info(int nvml_index, Gpu& g);
+  void read_fields(Gpu& g, const DeviceInfo& info, Sample& s);
+
+  std::unique_ptr<nvml::Library> lib_;
+  std::vector<Gpu> gpus_;
+  std::vector<DeviceInfo> infos_;
+  int64_t realtime_minus_steady_ns_ = 0;
+  std::vector<Event> events_;
+};
+
+}  // namespace powershape::telemetry

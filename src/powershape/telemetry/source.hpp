@@ -1,0 +1,33 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "powershape/telemetry/device_info.hpp"
+#include "powershape/telemetry/sample.hpp"
+
+namespace powershape::telemetry {
+
+struct Event {
+  int64_t t_ns = 0;
+  int gpu = -1;  // -1: not about one GPU
+  std::string what;
+  bool operator==(const Event&) const = default;
+};
+
+// Something that reports GPU telemetry: NVML, Jetson hwmon rails, a recorded trace, the simulator.
+// Calls come from one sampler thread.
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual std::string describe() const = 0;
+  virtual const std::vector<DeviceInfo>& devices() const = 0;
+  // Reads every signal of device `gpu` (an index into devices()) now.
+  virtual Sample poll(int gpu) = 0;
+  // Rows buffered by the source since the last call (the driver's power samples), oldest first.
+  virtual std::vector<Sample> drain(int /*gpu*/) { return {}; }
+  // Things worth recording that are not readings (a counter that went back), oldest first.
+  virtual std::vector<Event> take_events() { return {}; }
+};
+
+}  // namespace powershape::telemetry

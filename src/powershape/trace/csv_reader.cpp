@@ -1,0 +1,210 @@
+#include "powershape/trace/csv_reader.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <variant>
+
+#include "powershape/trace/json_codec.hpp"
+
+namespace powershape::trace {
+namespace {
+using telemetry::Reading;
+using telemetry::Signal;
+
+struct TimeCol {
+  double ns_per_unit;
+};
+struct GpuCol {};
+struct CondCol {};
+using Column = std::variant<TimeCol, GpuCol, CondCol, Signal>;
+
+std::optional<Column> column_for(std::string_view name) {
+  static const std::map<std::string_view, Signal> kAliases = {
+      {"p_mw", Signal::kPowerUsage},     {"pinst_mw", Signal::kPowerInstant},
+      {"p_inst_mw", Signal::kPowerInstant}, {"pavg_mw", Signal::kPowerAverage},
+      {"sm_mhz", Signal::kSmClock},      {"nvml_sm_mhz", Signal::kSmClock},
+      {"power_usage_mw", Signal::kPowerUsage}, {"temp_c", Signal::kGpuTemp},
+      {"reasons", Signal::kReasons},     {"energy_mj", Signal::kEnergy}};
+  if (name == "t [ns]") return TimeCol{1.0};
+  if (name == "t") return TimeCol{1e9};
+  if (name == "t_ms" || name == "t_ms_from_probe_start") return TimeCol{1e6};
+  if (name == "gpu") return GpuCol{};
+  if (name == "cond") return CondCol{};
+  if (auto it = kAliases.find(name); it != kAliases.end()) return it->second;
+  auto bracket = name.find(" [");
+  if (bracket != std::string_view::npos) {
+    if (auto s = telemetry::signal_by_name(name.substr(0, bracket))) {
+      if (name == std::string(telemetry::spec(*s).name) + " [" +
+                      std::string(telemetry::spec(*s).unit) + "]") {
+        return *s;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (true) {
+    auto comma = line.find(',', start);
+    out.push_back(line.substr(start, comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string name) : name_(std::move(name)) {}
+
+  [[noreturn]] void fail(std::size_t col, const std::string& what) const {
+    std::string where = name_ + ":" + std::to_string(line_no_);
+    if (col > 0) where += ":" + std::to_string(col);
+    throw std::runtime_error(where + ": " + what);
+  }
+
+  Trace parse(std::istream& in) {
+    std::string line;
+    while (std::getline(in, line)) {
+      ++line_no_;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty()) continue;
+      if (line[0] == '#') {
+        comment(line);
+      } else if (columns_.empty()) {
+        header(line);
+      } else {
+        row(line);
+      }
+    }
+    if (columns_.empty()) fail(0, "no header row");
+    close_cond();
+    return std::move(trace_);
+  }
+
+ private:
+  void comment(const std::string& line) {
+    auto space = line.find(' ', 2);
+    if (line.size() < 3 || line[1] != ' ' || space == std::string::npos) return;
+    std::string kind = line.substr(2, space - 2);
+    if (kind != "source" && kind != "device" && kind != "region" && kind != "event") return;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line.substr(space + 1));
+      if (kind == "source") trace_.source = j.get<std::string>();
+      if (kind == "device") trace_.devices.push_back(device_from_json(j));
+      if (kind == "region") trace_.regions.push_back(region_from_json(j));
+      if (kind == "event") trace_.events.push_back(event_from_json(j));
+    } catch (const std::exception& e) {
+      fail(space + 2, "bad " + kind + " line: " + e.what());
+    }
+  }
+
+  void header(const std::string& line) {
+    auto names = split(line);
+    std::size_t col = 1;
+    bool has_time = false;
+    for (auto n : names) {
+      auto c = column_for(n);
+      if (!c) fail(col, "unknown column '" + std::string(n) + "'");
+      has_time |= std::holds_alternative<TimeCol>(*c);
+      columns_.push_back(*c);
+      col += n.size() + 1;
+    }
+    if (!has_time) fail(1, "no time column (t, t_ms or 't [ns]')");
+  }
+
+  void row(const std::string& line) {
+    auto cells = split(line);
+    if (cells.size() != columns_.size()) {
+      fail(0, "expected " + std::to_string(columns_.size()) + " cells, found " +
+                  std::to_string(cells.size()));
+    }
+    Sample s;
+    std::size_t col = 1;
+    std::string_view cond;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      std::string_view c = cells[i];
+      std::visit(
+          [&](const auto& kind) {
+            using K = std::decay_t<decltype(kind)>;
+            if constexpr (std::is_same_v<K, TimeCol>) {
+              s.t_ns = static_cast<int64_t>(number(c, col) * kind.ns_per_unit);
+            } else if constexpr (std::is_same_v<K, GpuCol>) {
+              s.gpu = static_cast<int>(integer(c, col));
+            } else if constexpr (std::is_same_v<K, CondCol>) {
+              cond = c;
+            } else {
+              s[kind] = reading(c, col);
+            }
+          },
+          columns_[i]);
+      col += c.size() + 1;
+    }
+    if (s.gpu < 0) fail(0, "negative gpu index");
+    track_cond(cond, s.t_ns);
+    trace_.samples.push_back(s);
+  }
+
+  int64_t integer(std::string_view c, std::size_t col) const {
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(c.data(), c.data() + c.size(), v);
+    if (ec != std::errc() || p != c.data() + c.size()) {
+      fail(col, "expected an integer, found '" + std::string(c) + "'");
+    }
+    return v;
+  }
+
+  double number(std::string_view c, std::size_t col) const {
+    double v = 0;
+    auto [p, ec] = std::from_chars(c.data(), c.data() + c.size(), v);
+    if (ec != std::errc() || p != c.data() + c.size() || !(v == v)) {
+      fail(col, "expected a number, found '" + std::string(c) + "'");
+    }
+    return v;
+  }
+
+  Reading reading(std::string_view c, std::size_t col) const {
+    if (auto st = telemetry::status_from_token(c)) return Reading::failed(*st);
+    if (c.find('.') != std::string_view::npos) {
+      return Reading::of(static_cast<int64_t>(number(c, col)));
+    }
+    return Reading::of(integer(c, col));
+  }
+
+  void track_cond(std::string_view cond, int64_t t_ns) {
+    if (!open_cond_ || open_cond_->name != cond) {
+      close_cond();
+      if (!cond.empty()) open_cond_ = Region{std::string(cond), -1, t_ns, t_ns};
+    }
+    if (open_cond_) open_cond_->end_ns = t_ns;
+  }
+
+  void close_cond() {
+    if (open_cond_) trace_.regions.push_back(*open_cond_);
+    open_cond_.reset();
+  }
+
+  std::string name_;
+  std::size_t line_no_ = 0;
+  std::vector<Column> columns_;
+  std::optional<Region> open_cond_;
+  Trace trace_;
+};
+
+}  // namespace
+
+Trace read_csv(std::istream& in, const std::string& name) { return Parser(name).parse(in); }
+
+Trace read_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return read_csv(in, path);
+}
+
+}  // namespace powershape::trace

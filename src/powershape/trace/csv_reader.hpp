@@ -1,0 +1,17 @@
+#pragma once
+#include <istream>
+#include <string>
+
+#include "powershape/trace/trace.hpp"
+
+namespace powershape::trace {
+
+// Reads a trace written by CsvWriter, or a plain telemetry CSV with a time column `t` (seconds),
+// `t_ms` or `t [ns]`, an optional `cond` column (runs of equal values become regions) and signal
+// columns named by powershape or by the short names of ../shared/data/h200 (p_mw, pinst_mw,
+// p_inst_mw, pavg_mw, sm_mhz, temp_c, reasons, energy_mj). A malformed file is rejected with a
+// std::runtime_error that names the file, line and column.
+Trace read_csv(const std::string& path);
+Trace read_csv(std::istream& in, const std::string& name);
+
+}  // namespace powershape::trace

@@ -1,0 +1,96 @@
+#include "powershape/trace/json_codec.hpp"
+
+#include <stdexcept>
+
+namespace powershape::trace {
+namespace {
+using nlohmann::json;
+using telemetry::Reading;
+using telemetry::Status;
+
+json reading_json(const Reading& r) {
+  if (r.ok()) return r.value;
+  return std::string(r.status == Status::kNotRead ? "" : telemetry::status_token(r.status));
+}
+
+Reading reading_from(const json& j, const char* key) {
+  if (!j.contains(key)) throw std::runtime_error(std::string("missing key '") + key + "'");
+  const json& v = j.at(key);
+  if (v.is_number_integer()) return Reading::of(v.get<int64_t>());
+  if (v.is_string()) {
+    if (auto s = telemetry::status_from_token(v.get<std::string>())) return Reading::failed(*s);
+  }
+  throw std::runtime_error(std::string("key '") + key + "': expected an integer or a status");
+}
+
+template <class T>
+T get(const json& j, const char* key) {
+  if (!j.contains(key)) throw std::runtime_error(std::string("missing key '") + key + "'");
+  try {
+    return j.at(key).get<T>();
+  } catch (const json::exception&) {
+    throw std::runtime_error(std::string("key '") + key + "' has the wrong type");
+  }
+}
+
+#define PS_READINGS(X)                                                                      \
+  X(power_limit_mw) X(enforced_power_limit_mw) X(min_power_limit_mw) X(max_power_limit_mw) \
+  X(max_sm_clock_mhz) X(max_mem_clock_mhz) X(temp_slowdown_c) X(temp_shutdown_c)           \
+  X(temp_gpu_max_c) X(temp_mem_max_c)
+
+}  // namespace
+
+json to_json(const DeviceInfo& d) {
+  json j = {{"index", d.index}, {"name", d.name}, {"uuid", d.uuid}, {"driver", d.driver}};
+#define PS_OUT(f) j[#f] = reading_json(d.f);
+  PS_READINGS(PS_OUT)
+#undef PS_OUT
+  json support = json::object();
+  for (const auto& s : telemetry::signal_specs()) {
+    auto st = d.support[static_cast<std::size_t>(s.signal)];
+    support[std::string(s.name)] =
+        st == Status::kOk ? "ok" : std::string(telemetry::status_token(st));
+  }
+  j["support"] = support;
+  return j;
+}
+
+DeviceInfo device_from_json(const json& j) {
+  DeviceInfo d;
+  d.index = get<int>(j, "index");
+  d.name = get<std::string>(j, "name");
+  d.uuid = get<std::string>(j, "uuid");
+  d.driver = get<std::string>(j, "driver");
+#define PS_IN(f) d.f = reading_from(j, #f);
+  PS_READINGS(PS_IN)
+#undef PS_IN
+  const json& support = j.contains("support") ? j.at("support") : json::object();
+  for (const auto& s : telemetry::signal_specs()) {
+    std::string key(s.name);
+    if (!support.contains(key)) throw std::runtime_error("support: missing signal '" + key + "'");
+    auto v = support.at(key).get<std::string>();
+    auto st = v == "ok" ? std::optional<Status>(Status::kOk) : telemetry::status_from_token(v);
+    if (!st) throw std::runtime_error("support." + key + ": unknown status '" + v + "'");
+    d.support[static_cast<std::size_t>(s.signal)] = *st;
+  }
+  return d;
+}
+
+json to_json(const Region& r) {
+  return {{"name", r.name}, {"gpu", r.gpu}, {"begin_ns", r.begin_ns}, {"end_ns", r.end_ns}};
+}
+
+Region region_from_json(const json& j) {
+  Region r{get<std::string>(j, "name"), get<int>(j, "gpu"), get<int64_t>(j, "begin_ns"),
+           get<int64_t>(j, "end_ns")};
+  if (r.end_ns < r.begin_ns) throw std::runtime_error("region '" + r.name + "' ends before it begins");
+  return r;
+}
+
+json to_json(const Event& e) { return {{"t_ns", e.t_ns}, {"gpu", e.gpu}, {"what", e.what}}; }
+
+Event event_from_json(const json& j) {
+  return {get<int64_t>(j, "t_ns"), get<int>(j, "gpu"), get<std::string>(j, "what")};
+}
+
+}  // namespace powershape::trace

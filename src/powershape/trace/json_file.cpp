@@ -1,0 +1,60 @@
+#include "powershape/trace/json_file.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+#include "powershape/trace/json_codec.hpp"
+
+namespace powershape::trace {
+using nlohmann::json;
+
+json to_json(const JsonFile& f) {
+  json j = {{"format", "powershape summary v1"}, {"source", f.meta.source}};
+  j["devices"] = json::array();
+  for (const auto& d : f.meta.devices) j["devices"].push_back(to_json(d));
+  j["regions"] = json::array();
+  for (const auto& r : f.meta.regions) j["regions"].push_back(to_json(r));
+  j["events"] = json::array();
+  for (const auto& e : f.meta.events) j["events"].push_back(to_json(e));
+  j["summary"] = f.summary;
+  return j;
+}
+
+JsonFile json_file_from(const json& j, const std::string& name) {
+  try {
+    if (!j.is_object() || j.value("format", "") != "powershape summary v1") {
+      throw std::runtime_error("not a powershape summary (format must be 'powershape summary v1')");
+    }
+    JsonFile f;
+    f.meta.source = j.at("source").get<std::string>();
+    for (const auto& d : j.at("devices")) f.meta.devices.push_back(device_from_json(d));
+    for (const auto& r : j.at("regions")) f.meta.regions.push_back(region_from_json(r));
+    for (const auto& e : j.at("events")) f.meta.events.push_back(event_from_json(e));
+    f.summary = j.at("summary");
+    return f;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(name + ": " + e.what());
+  }
+}
+
+void write_json(const std::string& path, const JsonFile& f) {
+  std::ofstream out(path);
+  out << to_json(f).dump(1) << '\n';
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+JsonFile read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  json j;
+  try {
+    in >> j;
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at line L, column C: ..."
+    auto at = what.find("at line");
+    throw std::runtime_error(path + ": not JSON, " + (at == std::string::npos ? what : what.substr(at)));
+  }
+  return json_file_from(j, path);
+}
+
+}  // namespace powershape::trace
