@@ -142,7 +142,11 @@ void NvmlSource::read_fields(Gpu& g, const DeviceInfo& info, Sample& s) {
   std::array<std::size_t, kFields.size()> which{};
   int n = 0;
   for (std::size_t i = 0; i < kFields.size(); ++i) {
-    if (info.support[static_cast<std::size_t>(kFields[i].signal)] != Status::kOk) continue;
+    Status st = info.support[static_cast<std::size_t>(kFields[i].signal)];
+    if (st != Status::kOk) {
+      s[kFields[i].signal] = Reading::failed(st);
+      continue;
+    }
     values[n].fieldId = kFields[i].field;
     values[n].scopeId = kFields[i].scope;
     which[n++] = i;

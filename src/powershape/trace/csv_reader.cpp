@@ -134,7 +134,7 @@ class Parser {
           [&](const auto& kind) {
             using K = std::decay_t<decltype(kind)>;
             if constexpr (std::is_same_v<K, TimeCol>) {
-              s.t_ns = static_cast<int64_t>(number(c, col) * kind.ns_per_unit);
+              s.t_ns = to_int64(number(c, col) * kind.ns_per_unit, col);
             } else if constexpr (std::is_same_v<K, GpuCol>) {
               s.gpu = static_cast<int>(integer(c, col));
             } else if constexpr (std::is_same_v<K, CondCol>) {
@@ -169,10 +169,15 @@ class Parser {
     return v;
   }
 
+  int64_t to_int64(double v, std::size_t col) const {
+    if (!(v > -9.2e18 && v < 9.2e18)) fail(col, "value out of range");
+    return static_cast<int64_t>(v);
+  }
+
   Reading reading(std::string_view c, std::size_t col) const {
     if (auto st = telemetry::status_from_token(c)) return Reading::failed(*st);
     if (c.find('.') != std::string_view::npos) {
-      return Reading::of(static_cast<int64_t>(number(c, col)));
+      return Reading::of(to_int64(number(c, col), col));
     }
     return Reading::of(integer(c, col));
   }

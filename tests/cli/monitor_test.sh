@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End-to-end tests of `powershape devices`, `monitor` and `mark`, on the fake driver and the
+# replay source. Usage: monitor_test.sh POWERSHAPE DATA_DIR FAKE_NVML_DIR
+set -u
+ps=$1 data=$2 fake=$3
+trace=$data/h200/gemm_sustained_trace.csv
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0 passed=0
+check() {  # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then echo "ok   $name"; passed=$((passed + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+with_fake() { LD_LIBRARY_PATH=$fake POWERSHAPE_FAKE_NVML_TRACE=$trace "$@"; }
+
+# devices
+with_fake "$ps" devices >"$tmp/dev.txt" 2>&1; rc=$?
+check "devices lists the fake GPU" grep -q "GPU 0: Fake H200 0" "$tmp/dev.txt"
+check "devices shows the power limit" grep -q "power limit     700 W" "$tmp/dev.txt"
+check "devices exits 0" test $rc -eq 0
+POWERSHAPE_FAKE_NVML_FAULTS=no_driver with_fake "$ps" devices >"$tmp/nodrv.txt" 2>&1; rc=$?
+check "no driver exits non-zero" test $rc -ne 0
+check "no driver is one line" test "$(wc -l <"$tmp/nodrv.txt")" -eq 1
+check "no driver says so" grep -q "^powershape: no NVIDIA driver" "$tmp/nodrv.txt"
+
+# monitor returns the command's exit code and writes a complete trace and summary
+"$ps" monitor --source "fake:$trace" -o "$tmp/a.csv" --json "$tmp/a.json" -- sh -c 'sleep 0.5; exit 3' 2>"$tmp/a.err"; rc=$?
+check "monitor returns the command's code" test $rc -eq 3
+check "monitor prints energy" grep -q " J  energy" "$tmp/a.err"
+check "monitor prints the SM clock" grep -q "MHz  SM clock mean" "$tmp/a.err"
+check "the CSV has rows" test "$(grep -vc '^#' "$tmp/a.csv")" -gt 20
+check "the JSON has the summary" grep -q '"energy_j"' "$tmp/a.json"
+
+"$ps" monitor --source "fake:$trace" -- /nonexistent/cmd 2>"$tmp/b.err"; rc=$?
+check "an unstartable command gives 127" test $rc -eq 127
+check "and says why" grep -q "cannot run '/nonexistent/cmd': No such file or directory" "$tmp/b.err"
+
+# regions placed by the command through `powershape mark`, on the NVML path
+with_fake "$ps" monitor --interval 1 -o "$tmp/c.csv" -- sh -c "sleep 0.2; '$ps' mark begin phase; sleep 0.3; '$ps' mark end phase" 2>"$tmp/c.err"; rc=$?
+check "mark + monitor exit 0" test $rc -eq 0
+check "the region is in the trace" grep -q '^# region {"begin_ns":[0-9]*,"end_ns":[0-9]*,"gpu":-1,"name":"phase"}' "$tmp/c.csv"
+check "the region is summarised" grep -q "region 'phase'" "$tmp/c.err"
+check "driver samples are harvested" awk -F, '!/^#/ && NR>3 && $7 != "" {n++} END {exit !(n > 10)}' "$tmp/c.csv"
+"$ps" mark begin x 2>"$tmp/d.err"; rc=$?
+check "mark outside monitor fails clearly" test $rc -ne 0 -a "$(cat "$tmp/d.err")" = "powershape: POWERSHAPE_CONTROL is not set: run this under 'powershape monitor'"
+
+# SIGINT reaches the command; the trace on disk is complete
+"$ps" monitor --source "fake:$trace" -o "$tmp/e.csv" -- sleep 30 2>"$tmp/e.err" &
+pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
+check "SIGINT is forwarded (130)" test $rc -eq 130
+check "the interrupted trace is whole" awk -F, '!/^#/ {n = NF} END {exit !(n == 19)}' "$tmp/e.csv"
+check "and summarised" grep -q "duration" "$tmp/e.err"
+
+# without a command: record until Ctrl-C
+"$ps" monitor --source "fake:$trace" -o "$tmp/f.csv" 2>"$tmp/f.err" &
+pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; rc=$?
+check "recording without a command stops on SIGTERM" test $rc -eq 143
+check "and keeps what it recorded" test "$(grep -vc '^#' "$tmp/f.csv")" -gt 10
+
+# bad input: one line, non-zero
+"$ps" monitor --interval 0 --source "fake:$trace" -- true 2>"$tmp/g.err"; rc=$?
+check "a bad interval is refused" test $rc -ne 0 -a "$(wc -l <"$tmp/g.err")" -eq 1
+"$ps" monitor --gpus 0,x -- true 2>"$tmp/h.err"; rc=$?
+check "a bad GPU list is refused" grep -q "expected comma-separated GPU indices" "$tmp/h.err"
+"$ps" monitor --source "fake:/nonexistent.csv" -- true 2>"$tmp/i.err"; rc=$?
+check "a missing trace is named" grep -q "cannot read /nonexistent.csv" "$tmp/i.err"
+
+echo "$passed passed, $failures failed"
+test $failures -eq 0

@@ -1,0 +1,147 @@
+// NvmlSource against the fake libnvidia-ml.so.1 (tests/fake_nvml), loaded through dlopen exactly
+// as the real driver is.
+#include "powershape/telemetry/nvml_source.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <thread>
+
+namespace powershape::telemetry {
+namespace {
+
+const char* kTrace = POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv";
+
+class NvmlSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("POWERSHAPE_FAKE_NVML_TRACE", kTrace, 1);
+    setenv("POWERSHAPE_FAKE_NVML_SPEED", "1", 1);
+    unsetenv("POWERSHAPE_FAKE_NVML_FAULTS");
+  }
+  static void faults(const char* f) { setenv("POWERSHAPE_FAKE_NVML_FAULTS", f, 1); }
+};
+
+TEST_F(NvmlSourceTest, ReadsLimitsAndEverySignalTheTraceHas) {
+  NvmlSource src;
+  ASSERT_EQ(src.devices().size(), 1u);
+  const DeviceInfo& d = src.devices()[0];
+  EXPECT_EQ(d.name, "Fake H200 0");
+  EXPECT_EQ(d.power_limit_mw, Reading::of(700000));
+  EXPECT_EQ(d.max_sm_clock_mhz, Reading::of(1980));
+  EXPECT_EQ(d.temp_gpu_max_c.status, Status::kNotSupported);
+  Sample s = src.poll(0);
+  EXPECT_EQ(s[Signal::kPowerUsage], Reading::of(120129));  // the trace's first row
+  EXPECT_EQ(s[Signal::kPowerInstant], Reading::of(120315));
+  EXPECT_EQ(s[Signal::kSmClock], Reading::of(1980));
+  EXPECT_EQ(s[Signal::kEnergy], Reading::of(3464732));
+  EXPECT_EQ(s[Signal::kGpuTemp], Reading::of(35));
+  // The trace has no memory clock: unsupported, said so, never a zero.
+  EXPECT_EQ(s[Signal::kMemClock].status, Status::kNotSupported);
+  EXPECT_EQ(d.support[static_cast<std::size_t>(Signal::kMemClock)], Status::kNotSupported);
+}
+
+TEST_F(NvmlSourceTest, AnUnsupportedFieldIsMarkedAndNotAskedAgain) {
+  faults("unsupported=power_instant");
+  NvmlSource src;
+  EXPECT_EQ(src.devices()[0].support[static_cast<std::size_t>(Signal::kPowerInstant)],
+            Status::kNotSupported);
+  Sample s = src.poll(0);
+  EXPECT_EQ(s[Signal::kPowerInstant].status, Status::kNotSupported);
+  EXPECT_TRUE(s[Signal::kPowerUsage].ok());
+}
+
+TEST_F(NvmlSourceTest, AnErrorIsAnErrorReading) {
+  faults("error=sm_clock");
+  NvmlSource src;
+  EXPECT_EQ(src.poll(0)[Signal::kSmClock].status, Status::kError);
+}
+
+TEST_F(NvmlSourceTest, ALostGpuReadsLostFromThenOn) {
+  faults("lost_after_ms=30");
+  NvmlSource src;
+  EXPECT_TRUE(src.poll(0)[Signal::kPowerUsage].ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  Sample s = src.poll(0);
+  for (std::size_t i = 0; i < kSignalCount; ++i) {
+    if (i == static_cast<std::size_t>(Signal::kDriverPower)) continue;
+    if (src.devices()[0].support[i] != Status::kOk) continue;
+    EXPECT_EQ(s.readings[i].status, Status::kGpuLost) << spec(static_cast<Signal>(i)).name;
+  }
+  EXPECT_TRUE(src.drain(0).empty());
+  EXPECT_EQ(src.poll(0)[Signal::kSmClock].status, Status::kGpuLost);
+}
+
+TEST_F(NvmlSourceTest, AnEnergyCounterWrapIsUnwrappedAndRecorded) {
+  faults("energy_wrap");
+  setenv("POWERSHAPE_FAKE_NVML_SPEED", "20", 1);  // the trace's first second of load in 50 ms
+  NvmlSource src;
+  int64_t last = src.poll(0)[Signal::kEnergy].value;
+  std::vector<Event> events;
+  for (int i = 0; i < 40; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Reading r = src.poll(0)[Signal::kEnergy];
+    ASSERT_TRUE(r.ok());
+    EXPECT_GE(r.value, last);
+    last = r.value;
+    for (auto& e : src.take_events()) events.push_back(e);
+  }
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].what, "energy counter went back; continued");
+  EXPECT_GT(last, 1000);  // past the wrap, still counting up
+}
+
+TEST_F(NvmlSourceTest, HarvestsEveryDriverPowerSample) {
+  NvmlSource src;
+  std::vector<Sample> rows;
+  // Drain rarely: the driver keeps 120 samples at 20 ms, so nothing may be lost.
+  for (int i = 0; i < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    for (auto& s : src.drain(0)) rows.push_back(s);
+  }
+  ASSERT_GE(rows.size(), 20u);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_NEAR(static_cast<double>(rows[i].t_ns - rows[i - 1].t_ns), 20e6, 1e3) << i;
+    EXPECT_TRUE(rows[i][Signal::kDriverPower].ok());
+  }
+}
+
+TEST_F(NvmlSourceTest, SlowCallsAreSurvived) {
+  faults("slow_us=2000");
+  NvmlSource src;
+  auto t0 = std::chrono::steady_clock::now();
+  Sample s = src.poll(0);
+  EXPECT_GT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(10));
+  EXPECT_TRUE(s[Signal::kPowerUsage].ok());
+}
+
+TEST_F(NvmlSourceTest, NoDriverIsOneClearLine) {
+  faults("no_driver");
+  try {
+    NvmlSource src;
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "no NVIDIA driver: nvmlInit failed (Driver Not Loaded)");
+  }
+}
+
+TEST_F(NvmlSourceTest, AMissingLibraryIsOneClearLine) {
+  try {
+    NvmlSource src({}, "libnvidia-ml-does-not-exist.so.1");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("no NVIDIA driver: cannot load", 0), 0u);
+  }
+}
+
+TEST_F(NvmlSourceTest, AnUnknownGpuIndexIsRejected) {
+  try {
+    NvmlSource src({3});
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "no GPU 3: NVML sees 1 (0..0)");
+  }
+}
+
+}  // namespace
+}  // namespace powershape::telemetry

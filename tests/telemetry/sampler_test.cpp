@@ -1,0 +1,92 @@
+#include "powershape/telemetry/sampler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "powershape/telemetry/clock.hpp"
+
+namespace powershape::telemetry {
+namespace {
+
+// A source whose power rises by 1 mW per poll and whose clock fails on every poll after 5.
+class CountingSource : public Source {
+ public:
+  CountingSource() { infos_.resize(2); }
+  std::string describe() const override { return "counting"; }
+  const std::vector<DeviceInfo>& devices() const override { return infos_; }
+  Sample poll(int gpu) override {
+    Sample s;
+    s.gpu = gpu;
+    s.t_ns = steady_now_ns();
+    s[Signal::kPowerUsage] = Reading::of(++polls_[gpu]);
+    s[Signal::kSmClock] = polls_[gpu] > 5 ? Reading::failed(Status::kError) : Reading::of(1980);
+    return s;
+  }
+  std::vector<Sample> drain(int gpu) override {
+    Sample d;
+    d.gpu = gpu;
+    d.t_ns = steady_now_ns();
+    d[Signal::kDriverPower] = Reading::of(7);
+    return {d};
+  }
+  int polls_[2] = {0, 0};
+
+ private:
+  std::vector<DeviceInfo> infos_;
+};
+
+}  // namespace
+
+TEST(Sampler, PollsEveryDeviceAtThePeriodAndHarvestsDriverRows) {
+  CountingSource src;
+  Sampler s(src, {std::chrono::milliseconds(2), 1 << 16});
+  s.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  s.stop();
+  auto rows = s.take();
+  auto st = s.stats();
+  EXPECT_GT(st.polls, 50u);   // 100 expected at 2 ms; leave room for a loaded CI machine
+  EXPECT_LT(st.polls, 110u);
+  EXPECT_EQ(rows.size(), st.polls * 4);  // 2 GPUs x (poll + driver row)
+  EXPECT_EQ(st.dropped, 0u);
+  EXPECT_GT(st.cpu_ns, 0);
+  ASSERT_TRUE(s.update_period_ns(0, Signal::kPowerUsage));
+}
+
+TEST(Sampler, RecordsTheFirstFailureOfASignalOnceAndSurvives) {
+  CountingSource src;
+  Sampler s(src, {std::chrono::milliseconds(1), 1 << 16});
+  s.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  s.stop();
+  auto events = s.take_events();
+  ASSERT_EQ(events.size(), 2u);  // one per GPU
+  EXPECT_EQ(events[0].what, "sm_clock: [Error]");
+}
+
+TEST(Sampler, ABoundedBufferDropsAndCounts) {
+  CountingSource src;
+  Sampler s(src, {std::chrono::milliseconds(1), 10});
+  s.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  s.stop();
+  EXPECT_EQ(s.take().size(), 10u);
+  EXPECT_GT(s.stats().dropped, 0u);
+}
+
+TEST(Sampler, RegionsNestAndEndByName) {
+  CountingSource src;
+  Sampler s(src, {});
+  s.begin_region("outer", -1, 100);
+  s.begin_region("inner", 1, 150);
+  EXPECT_FALSE(s.end_region("nope"));
+  EXPECT_TRUE(s.end_region("inner", 200));
+  EXPECT_TRUE(s.end_region("outer", 300));
+  auto r = s.take_regions();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], (Region{"inner", 1, 150, 200}));
+  EXPECT_EQ(r[1], (Region{"outer", -1, 100, 300}));
+}
+
+}  // namespace powershape::telemetry

@@ -1,0 +1,131 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "powershape/trace/csv_reader.hpp"
+#include "powershape/trace/csv_writer.hpp"
+
+namespace powershape::trace {
+namespace {
+using telemetry::Reading;
+using telemetry::Signal;
+using telemetry::Status;
+
+Trace example() {
+  Trace t;
+  t.source = "nvml";
+  DeviceInfo d;
+  d.index = 3;
+  d.name = "NVIDIA H200, \"SXM\"";  // commas and quotes survive
+  d.uuid = "GPU-1";
+  d.power_limit_mw = Reading::of(700000);
+  d.temp_gpu_max_c = Reading::failed(Status::kNotSupported);
+  d.support.fill(Status::kOk);
+  d.support[static_cast<std::size_t>(Signal::kMemTemp)] = Status::kNotSupported;
+  t.devices.push_back(d);
+  for (int i = 0; i < 3; ++i) {
+    Sample s;
+    s.t_ns = 1000 + i;
+    s[Signal::kPowerUsage] = Reading::of(100000 + i);
+    s[Signal::kEnergy] = Reading::of(int64_t{1} << 50);
+    s[Signal::kSmClock] = Reading::failed(i == 1 ? Status::kGpuLost : Status::kError);
+    s[Signal::kMemTemp] = Reading::failed(Status::kNotSupported);
+    t.samples.push_back(s);
+  }
+  Sample driver;
+  driver.t_ns = 990;
+  driver[Signal::kDriverPower] = Reading::of(123);
+  t.samples.push_back(driver);
+  t.regions.push_back({"step, 1", -1, 1000, 1002});
+  t.events.push_back({1001, 0, "sm_clock: [Error]"});
+  return t;
+}
+
+std::string temp_path(const char* name) {
+  return ::testing::TempDir() + "/" + name;
+}
+
+Trace parse(const std::string& text) {
+  std::istringstream in(text);
+  return read_csv(in, "x.csv");
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Csv, RoundTripsAWholeTrace) {
+  Trace t = example();
+  std::string path = temp_path("round.csv");
+  write_csv(path, t);
+  EXPECT_EQ(read_csv(path), t);
+}
+
+TEST(Csv, TheHeaderCarriesUnits) {
+  std::string path = temp_path("units.csv");
+  write_csv(path, example());
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  char line[4096];
+  std::string header;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (line[0] != '#') {
+      header = line;
+      break;
+    }
+  }
+  std::fclose(f);
+  EXPECT_EQ(header.rfind("t [ns],gpu,power_usage [mW],power_instant [mW]", 0), 0u) << header;
+  EXPECT_NE(header.find("energy [mJ]"), std::string::npos);
+  EXPECT_NE(header.find("sm_clock [MHz]"), std::string::npos);
+}
+
+TEST(Csv, ReadsTheH200ResearchFormatWithConditionsAsRegions) {
+  Trace t = read_csv(POWERSHAPE_DATA "/h200/square_wave_idle_trace.csv");
+  ASSERT_GT(t.samples.size(), 10000u);
+  EXPECT_EQ(t.samples[0][Signal::kPowerInstant], Reading::of(79153));
+  EXPECT_EQ(t.samples[0][Signal::kSmClock], Reading::of(345));
+  EXPECT_EQ(t.samples[0].t_ns, 28926171000);
+  EXPECT_EQ(t.samples[0][Signal::kPowerUsage].status, Status::kNotRead);
+  std::vector<std::string> names;
+  for (const auto& r : t.regions) names.push_back(r.name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "sq_idle_50ms"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "gemm_only"), names.end());
+}
+
+TEST(Csv, MalformedFilesNameTheFileLineAndColumn) {
+  EXPECT_EQ(error_of("t,p_mw\n0.5,12x\n"), "x.csv:2:5: expected an integer, found '12x'");
+  EXPECT_EQ(error_of("t,watts\n"), "x.csv:1:3: unknown column 'watts'");
+  EXPECT_EQ(error_of("t,p_mw\n0.5\n"), "x.csv:2: expected 2 cells, found 1");
+  EXPECT_EQ(error_of("p_mw\n5\n"), "x.csv:1:1: no time column (t, t_ms or 't [ns]')");
+  EXPECT_EQ(error_of(""), "x.csv:0: no header row");
+  EXPECT_EQ(error_of("t,p_mw\n1e300,5\n"), "x.csv:2:1: value out of range");
+  EXPECT_EQ(error_of("# region {\"name\":\"r\"}\nt\n"),
+            "x.csv:1:10: bad region line: missing key 'gpu'");
+  EXPECT_EQ(error_of("t,p_mw\n1,[Bogus]\n"), "x.csv:2:3: expected an integer, found '[Bogus]'");
+}
+
+TEST(Csv, TheWriterStreamsAndFlushes) {
+  std::string path = temp_path("stream.csv");
+  CsvWriter w(path);
+  Trace t = example();
+  w.header(t.source, t.devices);
+  w.samples({t.samples[0]});
+  // Read back while the writer is still open: what was written is on disk.
+  Trace partial = read_csv(path);
+  ASSERT_EQ(partial.samples.size(), 1u);
+  EXPECT_EQ(partial.samples[0], t.samples[0]);
+}
+
+TEST(Csv, AnUnwritablePathIsAClearError) {
+  EXPECT_THROW(CsvWriter("/nonexistent-dir/x.csv"), std::runtime_error);
+}
+
+}  // namespace powershape::trace

@@ -1,0 +1,42 @@
+#include "powershape/trace/replay_source.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace powershape::trace {
+using telemetry::Reading;
+using telemetry::Signal;
+using telemetry::Status;
+
+TEST(ReplaySource, PlaysTheTraceInTimeAndHoldsTheEnd) {
+  Trace t;
+  for (int i = 0; i < 3; ++i) {
+    Sample s;
+    s.t_ns = 5'000'000'000 + i * 40'000'000LL;  // 0, 40, 80 ms
+    s[Signal::kSmClock] = Reading::of(1980 - i * 100);
+    t.samples.push_back(s);
+  }
+  Sample d;
+  d.t_ns = 5'020'000'000;
+  d[Signal::kDriverPower] = Reading::of(5);
+  t.samples.push_back(d);
+  ReplaySource src(t, "mem", 1.0);
+  EXPECT_EQ(src.devices()[0].support[static_cast<std::size_t>(Signal::kPowerUsage)],
+            Status::kNotSupported);
+  EXPECT_EQ(src.poll(0)[Signal::kSmClock], Reading::of(1980));
+  EXPECT_EQ(src.poll(0)[Signal::kPowerUsage].status, Status::kNotSupported);
+  EXPECT_TRUE(src.drain(0).empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(src.poll(0)[Signal::kSmClock], Reading::of(1880));
+  EXPECT_EQ(src.drain(0).size(), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  EXPECT_EQ(src.poll(0)[Signal::kSmClock], Reading::of(1780));
+  EXPECT_EQ(src.poll(0)[Signal::kSmClock], Reading::of(1780));
+}
+
+TEST(ReplaySource, AnEmptyTraceIsRejected) {
+  EXPECT_THROW(ReplaySource(Trace{}, "empty"), std::runtime_error);
+}
+
+}  // namespace powershape::trace
