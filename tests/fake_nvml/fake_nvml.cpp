@@ -4,6 +4,7 @@
 //   POWERSHAPE_FAKE_NVML_SPEED   replay speed (default 1)
 //   POWERSHAPE_FAKE_NVML_FAULTS  comma list of: no_driver, unsupported=SIGNAL, error=SIGNAL,
 //                                lost_after_ms=N, energy_wrap, slow_us=N, no_samples
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -51,14 +52,17 @@ bool valid(nvml::Device d) {
   return g && index_of(d) >= 0 && index_of(d) < static_cast<int>(g->rows.size());
 }
 
-// The reading of `s` in force at replay time `t_ns` (trace clock).
+// The reading of `s` in force at replay time `t_ns` (trace clock): the last row at or before it
+// that has the signal.
 Reading at(int gpu, Signal s, int64_t t_ns) {
-  Reading r = Reading::failed(Status::kNotSupported);
-  for (const auto* row : g->rows[static_cast<std::size_t>(gpu)]) {
-    if (row->t_ns > t_ns) break;
-    if ((*row)[s].status != Status::kNotRead) r = (*row)[s];
+  const auto& rows = g->rows[static_cast<std::size_t>(gpu)];
+  auto it = std::upper_bound(rows.begin(), rows.end(), t_ns,
+                             [](int64_t t, const powershape::trace::Sample* r) { return t < r->t_ns; });
+  while (it != rows.begin()) {
+    --it;
+    if ((**it)[s].status != Status::kNotRead) return (**it)[s];
   }
-  return r;
+  return Reading::failed(Status::kNotSupported);
 }
 
 int64_t now_trace_ns() { return g->t0_ns + static_cast<int64_t>(elapsed_ms() * 1e6 * g->speed); }
@@ -137,6 +141,9 @@ nvml::Return nvmlInit_v2() {
   for (const auto& row : s->trace.samples) {
     s->rows[static_cast<std::size_t>(row.gpu)].push_back(&row);
     s->t0_ns = std::min(s->t0_ns, row.t_ns);
+  }
+  for (auto& rows : s->rows) {
+    std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->t_ns < b->t_ns; });
   }
   s->start = std::chrono::steady_clock::now();
   s->start_realtime_us = std::chrono::duration_cast<std::chrono::microseconds>(

@@ -43,8 +43,11 @@ void Sampler::run() {
   int64_t cpu0 = thread_cpu_ns();
   int64_t t0 = steady_now_ns();
   auto next = std::chrono::steady_clock::now();
+  auto next_drain = next;
   while (true) {
-    round();
+    bool drain = next >= next_drain;
+    if (drain) next_drain = next + options_.drain_period;
+    round(drain);
     next += options_.period;
     auto now = std::chrono::steady_clock::now();
     if (now > next + options_.period) {
@@ -55,17 +58,18 @@ void Sampler::run() {
     std::unique_lock lock(mu_);
     if (wake_.wait_until(lock, next, [this] { return stopping_.load(); })) break;
   }
-  round();  // one last look, so the trace ends at stop time
+  round(true);  // one last look, so the trace ends at stop time
   std::lock_guard lock(mu_);
   stats_.cpu_ns = thread_cpu_ns() - cpu0;
   stats_.wall_ns = steady_now_ns() - t0;
 }
 
-void Sampler::round() {
+void Sampler::round(bool drain) {
   std::vector<Sample> rows;
   const int n = static_cast<int>(source_.devices().size());
   for (int g = 0; g < n; ++g) {
     rows.push_back(source_.poll(g));
+    if (!drain) continue;
     for (Sample& d : source_.drain(g)) rows.push_back(std::move(d));
   }
   std::vector<Event> events = source_.take_events();

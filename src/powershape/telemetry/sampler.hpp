@@ -19,6 +19,9 @@ namespace powershape::telemetry {
 struct SamplerOptions {
   std::chrono::nanoseconds period = std::chrono::milliseconds(10);
   std::size_t capacity = std::size_t{1} << 18;  // rows held until take(); more are dropped
+  // How often buffered driver rows are harvested: the H200 driver keeps ~2 s of power samples,
+  // so 100 ms loses none and costs far less than a call every round.
+  std::chrono::nanoseconds drain_period = std::chrono::milliseconds(100);
 };
 
 struct SamplerStats {
@@ -58,7 +61,7 @@ class Sampler {
 
  private:
   void run();
-  void round();
+  void round(bool drain);
   void push(std::vector<Sample>& rows);
 
   Source& source_;

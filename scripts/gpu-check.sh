@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: builds with CUDA (sm_90), runs the GPU tests, the CPU tests,
+# and the telemetry benchmarks, and records the monitor's view of a sustained bf16 GEMM load.
+# Prints its log; the monitor's trace and summary go to $OUT (default build/gpu-check).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-build/gpu-check}
+mkdir -p "$out"
+scripts/build.sh -DPOWERSHAPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -n 3
+nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu --format=csv
+echo "== GPU tests"; (cd build && ctest -L gpu --output-on-failure 2>&1 | tail -n 6)
+echo "== CPU tests"; (cd build && ctest -L cpu -j 8 2>&1 | tail -n 3)
+build/powershape devices
+echo "== sampler cost at 1 ms, idle GPU"
+build/bench/sampler_cost --seconds 5
+echo "== sampler cost at 1 ms, under a GEMM load"
+build/bench/gemm_load --seconds 14 &
+sleep 2; build/bench/sampler_cost --seconds 5; wait
+sleep 5
+echo "== monitor around a sustained 8192^3 bf16 GEMM load"
+build/powershape monitor --interval 1 -o "$out/monitor_gemm.csv" --json "$out/monitor_gemm.json" \
+  -- build/bench/gemm_load --size 8192 --seconds 20
