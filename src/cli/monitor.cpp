@@ -24,6 +24,7 @@ namespace {
 
 struct MonitorOptions {
   double interval_ms = 10;
+  double slow_interval_ms = 1000;
   std::string gpus;
   std::string out_csv;
   std::string out_json;
@@ -108,6 +109,9 @@ int run_monitor(const MonitorOptions& o) {
   if (!(o.interval_ms >= 0.1 && o.interval_ms <= 60000)) {
     throw std::runtime_error("--interval: expected milliseconds between 0.1 and 60000");
   }
+  if (!(o.slow_interval_ms >= o.interval_ms && o.slow_interval_ms <= 60000)) {
+    throw std::runtime_error("--slow-interval: expected milliseconds between --interval and 60000");
+  }
   auto source = open_source(o.source, o.gpus.empty() ? std::vector<int>{} : parse_gpu_list(o.gpus));
   std::unique_ptr<trace::CsvWriter> csv;
   if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv);
@@ -119,6 +123,7 @@ int run_monitor(const MonitorOptions& o) {
   ControlFifo fifo;
   telemetry::SamplerOptions so;
   so.period = std::chrono::nanoseconds(static_cast<int64_t>(o.interval_ms * 1e6));
+  so.slow_period = std::chrono::nanoseconds(static_cast<int64_t>(o.slow_interval_ms * 1e6));
   telemetry::Sampler sampler(*source, so);
   Recorder recorder(sampler, trace, csv.get());
   forward_signals_to(0);
@@ -170,6 +175,9 @@ void add_monitor(CLI::App& app) {
       "monitor", "Run a command and record GPU telemetry until it exits (or until Ctrl-C)");
   static MonitorOptions o;
   cmd->add_option("--interval", o.interval_ms, "Sampling period in ms (default 10)");
+  cmd->add_option("--slow-interval", o.slow_interval_ms,
+                  "Period in ms for signals that are expensive to read, such as the energy "
+                  "counter on Hopper (~3 ms a read); default 1000");
   cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
   cmd->add_option("-o,--output", o.out_csv, "Write the trace as CSV");
   cmd->add_option("--json", o.out_json, "Write metadata and the summary as JSON");

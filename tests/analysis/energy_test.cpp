@@ -46,3 +46,24 @@ TEST(Energy, IntegratesPowerWhenThereIsNoCounter) {
 }
 
 }  // namespace powershape::analysis
+
+namespace powershape::analysis {
+
+TEST(Energy, SpreadsSparseCounterReadsByAFinerPowerSeries) {
+  // Counter read once a second; power 100 W for the first half of each second, 500 W for the
+  // second half (the driver buffer shows it). The window 0.25..0.75 s holds
+  // 0.25 s x 100 W + 0.25 s x 500 W = 150 J.
+  std::vector<Point> power, counter;
+  for (int64_t ms = 0; ms < 4000; ms += 20) power.push_back({ms * 1'000'000, ms % 1000 < 500 ? 100'000 : 500'000});
+  for (int64_t s = 0; s <= 3; ++s) counter.push_back({s * 1'000'000'000, s * 300'000});
+  Energy spread = energy_from_counter(counter, 250'000'000, 750'000'000, power);
+  EXPECT_NEAR(spread.energy_mj, 150'000, 1);
+  // Off-centre, linear interpolation alone is wrong by a factor of three.
+  EXPECT_NEAR(energy_from_counter(counter, 0, 500'000'000, power).energy_mj, 50'000, 1);
+  EXPECT_NEAR(energy_from_counter(counter, 0, 500'000'000).energy_mj, 150'000, 1);
+  // Past the last read, the power integral extends the counter: 2.5 .. 3.4 s.
+  EXPECT_NEAR(energy_from_counter(counter, 2'500'000'000, 3'400'000'000, power).energy_mj,
+              0.5 * 500'000 + 0.4 * 100'000, 1);
+}
+
+}  // namespace powershape::analysis

@@ -21,8 +21,16 @@ class CountingSource : public Source {
     s.t_ns = steady_now_ns();
     s[Signal::kPowerUsage] = Reading::of(++polls_[gpu]);
     s[Signal::kSmClock] = polls_[gpu] > 5 ? Reading::failed(Status::kError) : Reading::of(1980);
+    if (selected_[static_cast<std::size_t>(Signal::kEnergy)]) s[Signal::kEnergy] = Reading::of(polls_[gpu]);
     return s;
   }
+  void select(int, const SignalSet& which) override { selected_ = which; }
+  std::array<int64_t, kSignalCount> read_cost_ns(int) const override {
+    std::array<int64_t, kSignalCount> c{};
+    c[static_cast<std::size_t>(Signal::kEnergy)] = 3'000'000;  // as on an H200: 3 ms a read
+    return c;
+  }
+  SignalSet selected_ = SignalSet().set();
   std::vector<Sample> drain(int gpu) override {
     Sample d;
     d.gpu = gpu;
@@ -77,6 +85,26 @@ TEST(Sampler, ABoundedBufferDropsAndCounts) {
   s.stop();
   EXPECT_EQ(s.take().size(), 10u);
   EXPECT_GT(s.stats().dropped, 0u);
+}
+
+TEST(Sampler, ReadsExpensiveSignalsOnlyEverySlowPeriod) {
+  CountingSource src;
+  SamplerOptions o;
+  o.period = std::chrono::milliseconds(1);
+  o.slow_period = std::chrono::milliseconds(25);
+  Sampler s(src, o);
+  s.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  s.stop();
+  std::size_t polls = 0, energy = 0;
+  for (const auto& r : s.take()) {
+    if (r.gpu != 0 || r[Signal::kDriverPower].ok()) continue;
+    ++polls;
+    energy += r[Signal::kEnergy].ok();
+  }
+  EXPECT_GT(polls, 40u);
+  EXPECT_GE(energy, 3u);  // at 0, 25, 50, 75 ms and at the stop
+  EXPECT_LE(energy, 6u);
 }
 
 TEST(Sampler, RegionsNestAndEndByName) {

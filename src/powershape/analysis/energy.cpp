@@ -14,25 +14,48 @@ std::vector<Point> edges(const std::vector<Point>& counter) {
   return out;
 }
 
-double at(const std::vector<Point>& e, int64_t t) {
+// The integral of a power step function over [t0, t1), in mJ; negative when t1 < t0.
+double integral_mj(const std::vector<Point>& power_mw, int64_t t0, int64_t t1) {
+  if (t1 < t0) return -integral_mj(power_mw, t1, t0);
+  double mj = 0;
+  for (const auto& h : held(power_mw, t0, t1)) {
+    mj += static_cast<double>(h.value) * static_cast<double>(h.duration_ns) * 1e-9;
+  }
+  return mj;
+}
+
+bool covers(const std::vector<Point>& power_mw, int64_t t0, int64_t t1) {
+  return !power_mw.empty() && power_mw.front().t_ns <= std::min(t0, t1);
+}
+
+double at(const std::vector<Point>& e, int64_t t, const std::vector<Point>& power_mw) {
   auto hi = std::upper_bound(e.begin(), e.end(), t,
                              [](int64_t x, const Point& p) { return x < p.t_ns; });
-  if (hi == e.begin()) hi = e.begin() + 1;
-  if (hi == e.end()) hi = e.end() - 1;
+  const bool before = hi == e.begin(), after = hi == e.end();
+  if (before) hi = e.begin() + 1;
+  if (after) hi = e.end() - 1;
   const Point& a = *(hi - 1);
   const Point& b = *hi;
-  double slope = static_cast<double>(b.value - a.value) / static_cast<double>(b.t_ns - a.t_ns);
+  const double rise = static_cast<double>(b.value - a.value);
+  if (covers(power_mw, a.t_ns, t)) {
+    if (before) return static_cast<double>(a.value) - integral_mj(power_mw, t, a.t_ns);
+    if (after) return static_cast<double>(b.value) + integral_mj(power_mw, b.t_ns, t);
+    double whole = integral_mj(power_mw, a.t_ns, b.t_ns);
+    if (whole > 0) return static_cast<double>(a.value) + rise * integral_mj(power_mw, a.t_ns, t) / whole;
+  }
+  double slope = rise / static_cast<double>(b.t_ns - a.t_ns);
   return static_cast<double>(a.value) + slope * static_cast<double>(t - a.t_ns);
 }
 
 }  // namespace
 
-Energy energy_from_counter(const std::vector<Point>& counter, int64_t from_ns, int64_t to_ns) {
+Energy energy_from_counter(const std::vector<Point>& counter, int64_t from_ns, int64_t to_ns,
+                           const std::vector<Point>& power_mw) {
   Energy out;
   std::vector<Point> e = edges(counter);
   if (e.size() < 2 || to_ns <= from_ns) return out;
   out.method = Energy::Method::kCounter;
-  out.energy_mj = std::max(0.0, at(e, to_ns) - at(e, from_ns));
+  out.energy_mj = std::max(0.0, at(e, to_ns, power_mw) - at(e, from_ns, power_mw));
   out.counter_updates = static_cast<int>(std::count_if(
       e.begin(), e.end(), [&](const Point& p) { return p.t_ns >= from_ns && p.t_ns < to_ns; }));
   return out;

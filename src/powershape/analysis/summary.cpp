@@ -44,12 +44,13 @@ Summary summarize(const trace::Trace& t, int gpu, const std::string& name, int64
   s.gpu = gpu;
   s.begin_ns = from;
   s.end_ns = to;
-  auto instant = series(t, gpu, Signal::kPowerInstant);
-  auto usage = series(t, gpu, Signal::kPowerUsage);
-  s.energy = energy_from_counter(series(t, gpu, Signal::kEnergy), from, to);
-  if (s.energy.method == Energy::Method::kNone) {
-    s.energy = energy_from_power(instant.empty() ? usage : instant, from, to);
-  }
+  // The finest power series there is: the driver's buffer, else the instantaneous field, else
+  // the 1 s average.
+  auto fine = series(t, gpu, Signal::kDriverPower);
+  if (fine.empty()) fine = series(t, gpu, Signal::kPowerInstant);
+  if (fine.empty()) fine = series(t, gpu, Signal::kPowerUsage);
+  s.energy = energy_from_counter(series(t, gpu, Signal::kEnergy), from, to, fine);
+  if (s.energy.method == Energy::Method::kNone) s.energy = energy_from_power(fine, from, to);
   if (s.energy.method != Energy::Method::kNone && to > from) {
     s.avg_power_w = s.energy.energy_mj / (static_cast<double>(to - from) * 1e-9) * 1e-3;
   }

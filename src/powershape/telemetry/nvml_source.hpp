@@ -22,6 +22,8 @@ class NvmlSource final : public Source {
   Sample poll(int gpu) override;
   std::vector<Sample> drain(int gpu) override;
   std::vector<Event> take_events() override;
+  void select(int gpu, const SignalSet& which) override;
+  std::array<int64_t, kSignalCount> read_cost_ns(int gpu) const override;
 
  private:
   struct Gpu {
@@ -29,7 +31,10 @@ class NvmlSource final : public Source {
     bool lost = false;
     CounterUnwrap energy;
     unsigned long long last_driver_sample_us = 0;
+    SignalSet selected = SignalSet().set();
+    std::array<int64_t, kSignalCount> cost_ns{};
   };
+  void measure_costs(int gpu);
   Status status_of(nvml::Return r, Gpu& g) const;
   DeviceInfo read_info(int nvml_index, Gpu& g);
   void read_fields(Gpu& g, const DeviceInfo& info, Sample& s);

@@ -20,7 +20,14 @@ Sampler::Sampler(Source& source, SamplerOptions options)
     : source_(source),
       options_(options),
       trackers_(source.devices().size()),
-      failing_(source.devices().size()) {}
+      failing_(source.devices().size()) {
+  for (std::size_t g = 0; g < source.devices().size(); ++g) {
+    auto cost = source.read_cost_ns(static_cast<int>(g));
+    SignalSet cheap;
+    for (std::size_t i = 0; i < kSignalCount; ++i) cheap[i] = cost[i] <= options_.slow_cost.count();
+    cheap_.push_back(cheap);
+  }
+}
 
 Sampler::~Sampler() { stop(); }
 
@@ -43,11 +50,12 @@ void Sampler::run() {
   int64_t cpu0 = thread_cpu_ns();
   int64_t t0 = steady_now_ns();
   auto next = std::chrono::steady_clock::now();
-  auto next_drain = next;
+  auto next_drain = next, next_slow = next;
   while (true) {
-    bool drain = next >= next_drain;
+    bool drain = next >= next_drain, slow = next >= next_slow;
     if (drain) next_drain = next + options_.drain_period;
-    round(drain);
+    if (slow) next_slow = next + options_.slow_period;
+    round(drain, slow);
     next += options_.period;
     auto now = std::chrono::steady_clock::now();
     if (now > next + options_.period) {
@@ -58,16 +66,18 @@ void Sampler::run() {
     std::unique_lock lock(mu_);
     if (wake_.wait_until(lock, next, [this] { return stopping_.load(); })) break;
   }
-  round(true);  // one last look, so the trace ends at stop time
+  round(true, true);  // one last look at everything, so the trace ends at stop time
   std::lock_guard lock(mu_);
   stats_.cpu_ns = thread_cpu_ns() - cpu0;
   stats_.wall_ns = steady_now_ns() - t0;
 }
 
-void Sampler::round(bool drain) {
+void Sampler::round(bool drain, bool slow) {
   std::vector<Sample> rows;
   const int n = static_cast<int>(source_.devices().size());
   for (int g = 0; g < n; ++g) {
+    const SignalSet& cheap = cheap_[static_cast<std::size_t>(g)];
+    if (!cheap.all()) source_.select(g, slow ? SignalSet().set() : cheap);
     rows.push_back(source_.poll(g));
     if (!drain) continue;
     for (Sample& d : source_.drain(g)) rows.push_back(std::move(d));

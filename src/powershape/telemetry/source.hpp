@@ -1,4 +1,6 @@
 #pragma once
+#include <array>
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +17,8 @@ struct Event {
   bool operator==(const Event&) const = default;
 };
 
+using SignalSet = std::bitset<kSignalCount>;
+
 // Something that reports GPU telemetry: NVML, Jetson hwmon rails, a recorded trace, the simulator.
 // Calls come from one sampler thread.
 class Source {
@@ -24,6 +28,11 @@ class Source {
   virtual const std::vector<DeviceInfo>& devices() const = 0;
   // Reads every signal of device `gpu` (an index into devices()) now.
   virtual Sample poll(int gpu) = 0;
+  // Limits what the following polls of `gpu` read; the rest come back kNotRead. A source may
+  // ignore it (all it reads is cheap).
+  virtual void select(int /*gpu*/, const SignalSet& /*which*/) {}
+  // What reading each signal of `gpu` costs, measured by the source; 0 where cheap or unknown.
+  virtual std::array<int64_t, kSignalCount> read_cost_ns(int /*gpu*/) const { return {}; }
   // Rows buffered by the source since the last call (the driver's power samples), oldest first.
   virtual std::vector<Sample> drain(int /*gpu*/) { return {}; }
   // Things worth recording that are not readings (a counter that went back), oldest first.
