@@ -11,6 +11,8 @@ nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature
 echo "== GPU tests"; (cd build && ctest -L gpu --output-on-failure 2>&1 | tail -n 6)
 echo "== CPU tests"; (cd build && ctest -L cpu -j 8 2>&1 | tail -n 3)
 build/powershape devices
+echo "== NVML call costs"
+build/bench/nvml_call_cost
 echo "== sampler cost at 1 ms, idle GPU"
 build/bench/sampler_cost --seconds 5
 echo "== sampler cost at 1 ms, under a GEMM load"
