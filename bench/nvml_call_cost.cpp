@@ -54,6 +54,14 @@ int main(int argc, char** argv) {
            unsigned n = 0;
            return api.DeviceGetSamples(d, nvml::kTotalPowerSamples, 0, &t, &n, nullptr);
          }},
+        {"GetSamples(count+fetch)", [&] {
+           nvml::ValueType t{};
+           unsigned n = 0;
+           nvml::Return r = api.DeviceGetSamples(d, nvml::kTotalPowerSamples, 0, &t, &n, nullptr);
+           if (r != nvml::kSuccess) return r;
+           std::vector<nvml::SampleValue> buf(n);
+           return api.DeviceGetSamples(d, nvml::kTotalPowerSamples, 0, &t, &n, buf.data());
+         }},
     };
     std::printf("%-30s %10s %10s %s\n", "call", "p50 us", "p90 us", "return");
     for (auto& [name, fn] : calls) {

@@ -19,9 +19,9 @@ namespace powershape::telemetry {
 struct SamplerOptions {
   std::chrono::nanoseconds period = std::chrono::milliseconds(10);
   std::size_t capacity = std::size_t{1} << 18;  // rows held until take(); more are dropped
-  // How often buffered driver rows are harvested: the H200 driver keeps ~2 s of power samples,
-  // so 100 ms loses none and costs far less than a call every round.
-  std::chrono::nanoseconds drain_period = std::chrono::milliseconds(100);
+  // How often buffered driver rows are harvested: the H200 driver keeps ~2.4 s of power samples
+  // (120 at 20 ms), so 500 ms loses none and costs far less than a call every round.
+  std::chrono::nanoseconds drain_period = std::chrono::milliseconds(500);
   // Signals whose read costs more than slow_cost (the source measures it) are read only every
   // slow_period: on an H200 the energy counter costs ~3 ms a read, three times a 1 ms period.
   std::chrono::nanoseconds slow_cost = std::chrono::microseconds(20);
