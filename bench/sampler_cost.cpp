@@ -129,6 +129,9 @@ int main(int argc, char** argv) {
                 "(target < 1%%: ratio %.2f)\n",
                 interval_ms, static_cast<unsigned long long>(st.polls), st.wall_ns * 1e-9,
                 static_cast<unsigned long long>(st.late), cpu_pct, cpu_pct / 1.0);
+    std::printf("time inside rounds: %.3f%% of wall (%.1f us a round)\n",
+                100.0 * static_cast<double>(st.busy_ns) / static_cast<double>(st.wall_ns),
+                static_cast<double>(st.busy_ns) * 1e-3 / static_cast<double>(st.polls));
     std::printf("reference: an empty loop sleeping to the same deadlines uses %.3f%%; the "
                 "sampler's own work: %.3f%% (ratio sampler/empty loop %.2f)\n",
                 floor_pct, cpu_pct - floor_pct, floor_pct > 0 ? cpu_pct / floor_pct : 0.0);

@@ -63,6 +63,8 @@ TEST(Sampler, PollsEveryDeviceAtThePeriodAndHarvestsDriverRows) {
   EXPECT_LE(driver_rows, 2u * 12);
   EXPECT_EQ(st.dropped, 0u);
   EXPECT_GT(st.cpu_ns, 0);
+  EXPECT_GT(st.busy_ns, 0);
+  EXPECT_LT(st.busy_ns, st.wall_ns);
   ASSERT_TRUE(s.update_period_ns(0, Signal::kPowerUsage));
 }
 

@@ -73,6 +73,7 @@ void Sampler::run() {
 }
 
 void Sampler::round(bool drain, bool slow) {
+  const int64_t t0 = steady_now_ns();
   std::vector<Sample> rows;
   const int n = static_cast<int>(source_.devices().size());
   for (int g = 0; g < n; ++g) {
@@ -103,6 +104,7 @@ void Sampler::round(bool drain, bool slow) {
   }
   for (auto& e : events) events_.push_back(std::move(e));
   push(rows);
+  stats_.busy_ns += steady_now_ns() - t0;
 }
 
 void Sampler::push(std::vector<Sample>& rows) {

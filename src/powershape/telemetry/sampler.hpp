@@ -34,6 +34,7 @@ struct SamplerStats {
   uint64_t dropped = 0;    // rows lost to a full buffer
   int64_t cpu_ns = 0;      // CPU time the sampling thread used
   int64_t wall_ns = 0;     // how long it ran
+  int64_t busy_ns = 0;     // wall time spent inside rounds (polling and bookkeeping)
 };
 
 // A thread that polls every device of a source at a fixed period, harvests buffered driver rows,
