@@ -72,7 +72,7 @@ NvmlSource::NvmlSource(const std::vector<int>& gpus, const std::string& library)
     }
     gpus_.push_back(g);
     infos_.push_back(read_info(index, gpus_.back()));
-    measure_costs(static_cast<int>(gpus_.size()) - 1);
+    probe(static_cast<int>(gpus_.size()) - 1);
   }
 }
 
@@ -117,15 +117,8 @@ DeviceInfo NvmlSource::read_info(int nvml_index, Gpu& g) {
   info.temp_gpu_max_c = one(api.DeviceGetTemperatureThreshold, nvml::kThresholdGpuMax);
   info.temp_mem_max_c = one(api.DeviceGetTemperatureThreshold, nvml::kThresholdMemMax);
 
-  // Learn what this GPU supports by reading everything once.
+  // What each signal supports and costs is learnt by probe() once the GPU is in place.
   info.support.fill(Status::kOk);
-  infos_.push_back(info);  // poll() looks the support mask up by position
-  Sample first = poll(static_cast<int>(infos_.size()) - 1);
-  infos_.pop_back();
-  for (std::size_t i = 0; i < kSignalCount; ++i) {
-    Status st = first.readings[i].status;
-    info.support[i] = (st == Status::kNotSupported) ? st : Status::kOk;
-  }
   unsigned count = 0;
   nvml::ValueType type{};
   r = call(api.DeviceGetSamples, g.handle, nvml::kTotalPowerSamples, 0ULL, &type, &count,
@@ -223,23 +216,25 @@ Sample NvmlSource::poll(int gpu) {
   return s;
 }
 
-// Reads each signal alone, three times, and keeps the fastest: on an H200 with driver 580 the
-// energy counter costs ~3 ms a read and the HW thermal / power-brake counters ~0.6 ms, while
-// everything else costs under 1 us.
-void NvmlSource::measure_costs(int gpu) {
+// Reads each signal alone, three times: a signal the driver refuses is unsupported from then on,
+// and the fastest read is its cost. On an H200 with driver 580 the energy counter costs ~3 ms a
+// read and the HW thermal / power-brake counters ~0.6 ms, while everything else costs under 1 us.
+void NvmlSource::probe(int gpu) {
   Gpu& g = gpus_[static_cast<std::size_t>(gpu)];
+  DeviceInfo& info = infos_[static_cast<std::size_t>(gpu)];
   for (std::size_t i = 0; i < kSignalCount; ++i) {
-    if (infos_[static_cast<std::size_t>(gpu)].support[i] != Status::kOk) continue;
+    if (i == static_cast<std::size_t>(Signal::kDriverPower)) continue;  // comes through drain()
     SignalSet one;
     one.set(i);
     select(gpu, one);
     int64_t best = INT64_MAX;
-    for (int rep = 0; rep < 3; ++rep) {
+    for (int rep = 0; rep < 3 && info.support[i] == Status::kOk; ++rep) {
       int64_t t0 = steady_now_ns();
-      poll(gpu);
+      Sample s = poll(gpu);
       best = std::min(best, steady_now_ns() - t0);
+      if (s.readings[i].status == Status::kNotSupported) info.support[i] = Status::kNotSupported;
     }
-    g.cost_ns[i] = best;
+    g.cost_ns[i] = info.support[i] == Status::kOk ? best : 0;
   }
   select(gpu, SignalSet().set());
   g.energy = CounterUnwrap{};

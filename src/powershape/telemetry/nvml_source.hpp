@@ -34,7 +34,7 @@ class NvmlSource final : public Source {
     SignalSet selected = SignalSet().set();
     std::array<int64_t, kSignalCount> cost_ns{};
   };
-  void measure_costs(int gpu);
+  void probe(int gpu);
   Status status_of(nvml::Return r, Gpu& g) const;
   DeviceInfo read_info(int nvml_index, Gpu& g);
   void read_fields(Gpu& g, const DeviceInfo& info, Sample& s);
