@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   powershape::cli::add_devices(app);
   powershape::cli::add_monitor(app);
   powershape::cli::add_mark(app);
+  powershape::cli::add_sim(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

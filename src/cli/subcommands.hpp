@@ -8,6 +8,7 @@ namespace powershape::cli {
 void add_devices(CLI::App& app);
 void add_monitor(CLI::App& app);
 void add_mark(CLI::App& app);
+void add_sim(CLI::App& app);
 
 int& exit_code();
 

@@ -1,0 +1,65 @@
+#include "sim_workload.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include "powershape/workload/builders.hpp"
+#include "powershape/workload/plan_json.hpp"
+
+namespace powershape::cli {
+
+void add_workload_options(CLI::App& cmd, WorkloadArgs& a) {
+  cmd.add_option("--workload", a.workload, "lmhead, msm, square or PLAN.json (default lmhead)");
+  cmd.add_option("--shape", a.shape,
+                 "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 32768,128,32768)");
+  cmd.add_option("--chunks", a.chunks, "Row chunks (default 1)");
+  cmd.add_flag("--forward-only", a.forward_only, "lmhead: the forward pass alone");
+  cmd.add_option("--period-ms", a.period_ms, "square: period in ms (default 50)");
+  cmd.add_option("--duty", a.duty, "square: compute fraction of a period (default 0.5)");
+  cmd.add_option("--gap", a.gap, "square: idle or memory (default idle)");
+}
+
+std::array<int64_t, 3> parse_shape(const std::string& s) {
+  std::array<int64_t, 3> out{};
+  std::size_t start = 0;
+  for (int i = 0; i < 3; ++i) {
+    auto comma = s.find(',', start);
+    if ((i < 2) != (comma != std::string::npos)) {
+      throw std::runtime_error("--shape: expected three comma-separated positive integers, found '" + s + "'");
+    }
+    std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), out[static_cast<std::size_t>(i)]);
+    if (item.empty() || ec != std::errc() || p != item.data() + item.size() || out[static_cast<std::size_t>(i)] <= 0) {
+      throw std::runtime_error("--shape: expected three comma-separated positive integers, found '" + s + "'");
+    }
+    start = comma + 1;
+  }
+  return out;
+}
+
+workload::Plan build_plan(const WorkloadArgs& a, const sim::Profile& p) {
+  try {
+    if (a.workload == "lmhead") {
+      auto s = parse_shape(a.shape.empty() ? "16384,896,151936" : a.shape);
+      return workload::lmhead_plan({s[0], s[1], s[2]}, a.chunks, !a.forward_only);
+    }
+    if (a.workload == "msm") {
+      auto s = parse_shape(a.shape.empty() ? "32768,128,32768" : a.shape);
+      return workload::msm_plan(s[0], s[1], s[2], a.chunks);
+    }
+    if (a.workload == "square") {
+      if (a.gap != "idle" && a.gap != "memory") throw std::runtime_error("--gap: expected idle or memory");
+      return workload::square_plan(a.period_ms * 1e-3, a.duty,
+                                   a.gap == "idle" ? workload::Gap::kIdle : workload::Gap::kMemory,
+                                   p.flops_per_cycle * p.max_mhz * 1e6, p.mem_bandwidth_gbs * 1e9);
+    }
+    if (a.workload.size() > 5 && a.workload.substr(a.workload.size() - 5) == ".json") {
+      return workload::read_plan(a.workload);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+  throw std::runtime_error("--workload: expected lmhead, msm, square or a PLAN.json file, found '" + a.workload + "'");
+}
+
+}  // namespace powershape::cli

@@ -1,0 +1,207 @@
+#include "powershape/sim/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "powershape/analysis/series.hpp"
+#include "powershape/analysis/summary.hpp"
+#include "powershape/sim/nelder_mead.hpp"
+#include "powershape/sim/simulator.hpp"
+#include "powershape/sim/thermal.hpp"
+#include "powershape/trace/csv_reader.hpp"
+#include "powershape/workload/builders.hpp"
+
+namespace powershape::sim {
+using telemetry::Signal;
+
+namespace {
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not JSON (" + e.what() + ")");
+  }
+}
+
+double field(const nlohmann::json& j, const std::string& path, const char* obj, const char* key) {
+  if (!j.contains(obj) || !j.at(obj).contains(key) || !j.at(obj).at(key).is_number()) {
+    throw std::runtime_error(path + ": missing " + obj + "." + key);
+  }
+  return j.at(obj).at(key).get<double>();
+}
+
+// Back-to-back products of the calibration size, as a plan.
+workload::Plan products(double flops) {
+  workload::Plan plan;
+  plan.name = "products";
+  workload::Phase ph;
+  ph.name = "gemm";
+  ph.flops = flops;
+  plan.phases.push_back(ph);
+  return plan;
+}
+
+double compute_tflops(const SimResult& r, const workload::Plan& plan, int phase) {
+  double flops = 0, ns = 0;
+  for (const auto& x : r.phases) {
+    if (x.phase != phase) continue;
+    flops += plan.phases[static_cast<std::size_t>(phase)].flops;
+    ns += static_cast<double>(x.end_ns - x.begin_ns);
+  }
+  return ns > 0 ? flops / ns * 1e-3 : 0;
+}
+
+}  // namespace
+
+CalibrationData read_calibration_data(const std::string& dir) {
+  CalibrationData d;
+  const std::string sq_path = dir + "/square_wave_idle_summary.json";
+  auto sq = read_json(sq_path);
+  for (const auto& [key, v] : sq.items()) {
+    if (key == "gemm_only") continue;
+    d.square.emplace_back(field(sq, sq_path, key.c_str(), "period_ms") * 1e-3,
+                          field(sq, sq_path, key.c_str(), "burst_tf_med"));
+  }
+  if (d.square.empty()) throw std::runtime_error(sq_path + ": no square-wave conditions");
+  std::sort(d.square.begin(), d.square.end());
+  d.continuous_tflops = field(sq, sq_path, "gemm_only", "burst_tf_med");
+  d.square_flops = 2.0 * 4096 * 4096 * 4096;  // the products data/h200 used
+  const std::string sus_path = dir + "/sustained_60s_summary.json";
+  auto sus = read_json(sus_path);
+  d.sustained_tflops = field(sus, sus_path, "sustained_60s", "burst_tf_med");
+  d.sustained_clock_mhz = field(sus, sus_path, "sustained_60s", "clk_mean");
+  d.sustained_s = field(sus, sus_path, "sustained_60s", "secs");
+  d.step_response_ms = step_response_ms(trace::read_csv(dir + "/gemm_sustained_trace.csv"));
+  if (d.step_response_ms < 0) throw std::runtime_error(dir + "/gemm_sustained_trace.csv: no load step");
+  d.thermal = trace::read_csv(dir + "/sustained_60s_trace.csv");
+  return d;
+}
+
+double step_response_ms(const trace::Trace& t) {
+  auto power = analysis::series(t, 0, Signal::kPowerInstant);
+  auto clock = analysis::series(t, 0, Signal::kSmClock);
+  for (const auto& p : power) {
+    if (p.value < 400'000) continue;
+    for (const auto& c : clock) {
+      if (c.t_ns >= p.t_ns && c.value < 1700) return static_cast<double>(c.t_ns - p.t_ns) * 1e-6;
+    }
+    return -1;
+  }
+  return -1;
+}
+
+std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
+  std::vector<Target> out;
+  const double nominal = d.square.front().second * 1e12;
+  for (auto [period, tf] : d.square) {
+    auto plan = workload::square_plan(period, 0.5, workload::Gap::kIdle, nominal, 1e12);
+    SimOptions o;
+    o.lead_in_s = 1.5;
+    o.tail_s = 0;
+    o.seconds = 4;
+    auto r = simulate(p, plan, o);
+    out.push_back({"square " + std::to_string(static_cast<int>(std::lround(period * 1e3))) +
+                       " ms burst TFLOP/s",
+                   tf, compute_tflops(r, plan, 0)});
+  }
+  auto gemm = products(d.square_flops);
+  SimOptions o;
+  o.lead_in_s = 1.5;
+  o.tail_s = 0.2;
+  o.seconds = 4;
+  auto cont = simulate(p, gemm, o);
+  out.push_back({"continuous TFLOP/s (4 s)", d.continuous_tflops, compute_tflops(cont, gemm, 0)});
+  out.push_back({"step response ms", d.step_response_ms, step_response_ms(cont.trace)});
+  o.lead_in_s = 3;
+  o.seconds = d.sustained_s;
+  auto sus = simulate(p, gemm, o);
+  out.push_back({"sustained TFLOP/s (60 s)", d.sustained_tflops, compute_tflops(sus, gemm, 0)});
+  auto s = analysis::summarize(sus.trace, 0, "load", sus.workload_begin_ns, sus.workload_end_ns);
+  out.push_back({"sustained SM clock MHz (NVML)", d.sustained_clock_mhz, s.sm_clock_mhz.mean});
+  return out;
+}
+
+double thermal_rms_c(const Profile& p, const trace::Trace& t) {
+  auto power = analysis::series(t, 0, Signal::kPowerInstant);
+  auto temp = analysis::series(t, 0, Signal::kGpuTemp);
+  if (power.size() < 2 || temp.empty()) throw std::runtime_error("thermal trace: no power or temperature");
+  // Start in steady state at the first reading: the ambient follows from it.
+  Profile q = p;
+  q.ambient_c = static_cast<double>(temp.front().value) -
+                static_cast<double>(power.front().value) * 1e-3 * (p.r_die_c_per_w + p.r_sink_c_per_w);
+  Thermal th(q);
+  for (int i = 0; i < 400; ++i) th.step(static_cast<double>(power.front().value) * 1e-3, 10 * std::max(q.tau_die_s, q.tau_sink_s) / 400);
+  double sq = 0;
+  std::size_t n = 0, k = 0;
+  for (std::size_t i = 1; i < power.size(); ++i) {
+    th.step(static_cast<double>(power[i - 1].value) * 1e-3,
+            static_cast<double>(power[i].t_ns - power[i - 1].t_ns) * 1e-9);
+    while (k < temp.size() && temp[k].t_ns <= power[i].t_ns) {
+      double e = th.die_c() - static_cast<double>(temp[k].value);
+      sq += e * e;
+      ++n;
+      ++k;
+    }
+  }
+  return std::sqrt(sq / static_cast<double>(std::max<std::size_t>(n, 1)));
+}
+
+Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals) {
+  Calibration c;
+  c.profile = start;
+  c.before = evaluate(start, d);
+  c.thermal_rms_before_c = thermal_rms_c(start, d.thermal);
+  Profile& p = c.profile;
+  int evals = 0;
+
+  // Thermal network, in log space.
+  double* th[] = {&p.r_die_c_per_w, &p.tau_die_s, &p.r_sink_c_per_w, &p.tau_sink_s};
+  std::vector<double> x0;
+  for (double* v : th) x0.push_back(std::log(std::max(*v, 1e-6)));
+  auto set_th = [&](const std::vector<double>& x) {
+    for (std::size_t i = 0; i < x.size(); ++i) *th[i] = std::exp(x[i]);
+  };
+  int e1 = 0;
+  auto best_th = nelder_mead([&](const std::vector<double>& x) { set_th(x); return thermal_rms_c(p, d.thermal); },
+                             x0, std::vector<double>(x0.size(), 0.5), max_evals, 1e-4, &e1);
+  set_th(best_th);
+  c.thermal_rms_after_c = thermal_rms_c(p, d.thermal);
+  auto temp = analysis::series(d.thermal, 0, Signal::kGpuTemp);
+  auto power = analysis::series(d.thermal, 0, Signal::kPowerInstant);
+  p.ambient_c = static_cast<double>(temp.front().value) -
+                static_cast<double>(power.front().value) * 1e-3 * (p.r_die_c_per_w + p.r_sink_c_per_w);
+
+  // Performance and governor, in log space, against relative errors (the step response weighs a
+  // quarter: NVML shows it only at 100 ms resolution).
+  double* pv[] = {&p.flops_per_cycle, &p.dynamic_w,        &p.fast_limit_w,
+                  &p.window_ms,       &p.gain_mhz_per_w_s, &p.recovery_mhz_per_s};
+  x0.clear();
+  for (double* v : pv) x0.push_back(std::log(*v));
+  auto set_pv = [&](const std::vector<double>& x) {
+    for (std::size_t i = 0; i < x.size(); ++i) *pv[i] = std::exp(x[i]);
+    p.fast_limit_w = std::max(p.fast_limit_w, p.power_limit_w);
+  };
+  auto cost = [&](const std::vector<double>& x) {
+    set_pv(x);
+    double s = 0;
+    for (const auto& t : evaluate(p, d)) {
+      double w = t.name == "step response ms" ? 0.25 : 1.0;
+      s += w * t.error() * t.error();
+    }
+    return s;
+  };
+  auto best = nelder_mead(cost, x0, std::vector<double>(x0.size(), 0.1), max_evals, 1e-7, &evals);
+  set_pv(best);
+  c.evaluations = e1 + evals;
+  c.after = evaluate(p, d);
+  return c;
+}
+
+}  // namespace powershape::sim

@@ -1,0 +1,53 @@
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "powershape/sim/profile.hpp"
+#include "powershape/trace/trace.hpp"
+
+namespace powershape::sim {
+
+// What recorded telemetry says a GPU does, read from a folder laid out as data/h200:
+// square_wave_idle_summary.json (burst throughput against period, continuous throughput),
+// sustained_60s_summary.json (sustained throughput and NVML clock), gemm_sustained_trace.csv
+// (the reported clock's step response) and sustained_60s_trace.csv (power and temperature).
+struct CalibrationData {
+  std::vector<std::pair<double, double>> square;  // (period s, burst TFLOP/s), 50% duty, idle gaps
+  double square_flops = 0;                        // FLOPs of one product in the bursts
+  double continuous_tflops = 0;                   // back-to-back products for 4 s
+  double sustained_tflops = 0, sustained_clock_mhz = 0, sustained_s = 0;
+  double step_response_ms = 0;  // load start to the reported clock first under 1700 MHz
+  trace::Trace thermal;         // instantaneous power and temperature over time
+};
+// Throws std::runtime_error naming the file and what it lacks.
+CalibrationData read_calibration_data(const std::string& dir);
+
+// One figure, measured and simulated.
+struct Target {
+  std::string name;
+  double measured;
+  double simulated;
+  double error() const { return (simulated - measured) / measured; }
+};
+std::vector<Target> evaluate(const Profile& p, const CalibrationData& d);
+// RMS of the temperature the thermal model predicts from the recorded power, against the
+// recorded temperature, in C.
+double thermal_rms_c(const Profile& p, const trace::Trace& t);
+
+// The time from a load step (instantaneous power first over 400 W) to the reported SM clock
+// first under 1700 MHz, in ms; negative when the trace shows no such step.
+double step_response_ms(const trace::Trace& t);
+
+struct Calibration {
+  Profile profile;
+  std::vector<Target> before, after;
+  double thermal_rms_before_c = 0, thermal_rms_after_c = 0;
+  int evaluations = 0;
+};
+// Fits the thermal network to the recorded temperature, then compute.flops_per_cycle,
+// power.dynamic_w, governor.fast_limit_w, governor.window_ms, governor.gain_mhz_per_w_s and
+// governor.recovery_mhz_per_s to the throughput, clock and step-response figures.
+Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals = 400);
+
+}  // namespace powershape::sim

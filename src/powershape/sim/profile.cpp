@@ -1,0 +1,190 @@
+#include "powershape/sim/profile.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace powershape::sim {
+using nlohmann::json;
+
+namespace {
+
+const json& section(const json& j, const char* key) {
+  if (!j.contains(key) || !j.at(key).is_object()) {
+    throw std::runtime_error(std::string(key) + ": missing section");
+  }
+  return j.at(key);
+}
+
+double num(const json& sec, const char* sec_name, const char* key, double lo, double hi) {
+  const std::string where = std::string(sec_name) + "." + key;
+  if (!sec.contains(key)) throw std::runtime_error(where + ": missing");
+  if (!sec.at(key).is_number()) throw std::runtime_error(where + ": expected a number");
+  double v = sec.at(key).get<double>();
+  if (!(v >= lo && v <= hi)) {
+    throw std::runtime_error(where + ": " + std::to_string(v) + " is out of range [" +
+                             std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return v;
+}
+
+// Each field: section, key, member, allowed range.
+struct Field {
+  const char* section;
+  const char* key;
+  double Profile::*member;
+  double lo, hi;
+};
+const Field kFields[] = {
+    {"clocks", "min_mhz", &Profile::min_mhz, 1, 10000},
+    {"clocks", "max_mhz", &Profile::max_mhz, 1, 10000},
+    {"compute", "flops_per_cycle", &Profile::flops_per_cycle, 1, 1e8},
+    {"memory", "bandwidth_gbs", &Profile::mem_bandwidth_gbs, 1, 1e5},
+    {"memory", "clock_sensitivity", &Profile::mem_clock_sensitivity, 0, 1},
+    {"power", "idle_w", &Profile::idle_w, 0, 5000},
+    {"power", "dynamic_w", &Profile::dynamic_w, 0, 10000},
+    {"power", "memory_w", &Profile::memory_w, 0, 5000},
+    {"power", "leakage_w", &Profile::leakage_w, 0, 5000},
+    {"power", "leakage_per_c", &Profile::leakage_per_c, 0, 1},
+    {"power", "leakage_ref_c", &Profile::leakage_ref_c, -50, 150},
+    {"power", "memory_phase_activity", &Profile::memory_phase_activity, 0, 1},
+    {"power", "idle_activity", &Profile::idle_activity, 0, 1},
+    {"thermal", "ambient_c", &Profile::ambient_c, -50, 100},
+    {"thermal", "r_die_c_per_w", &Profile::r_die_c_per_w, 1e-6, 100},
+    {"thermal", "tau_die_s", &Profile::tau_die_s, 1e-3, 1e5},
+    {"thermal", "r_sink_c_per_w", &Profile::r_sink_c_per_w, 0, 100},
+    {"thermal", "tau_sink_s", &Profile::tau_sink_s, 1e-3, 1e5},
+    {"thermal", "max_operating_c", &Profile::max_operating_c, 20, 150},
+    {"governor", "power_limit_w", &Profile::power_limit_w, 1, 5000},
+    {"governor", "fast_limit_w", &Profile::fast_limit_w, 1, 10000},
+    {"governor", "window_ms", &Profile::window_ms, 0.1, 10000},
+    {"governor", "update_ms", &Profile::update_ms, 0.1, 1000},
+    {"governor", "gain_mhz_per_w_s", &Profile::gain_mhz_per_w_s, 0, 1e6},
+    {"governor", "recovery_mhz_per_s", &Profile::recovery_mhz_per_s, 1, 1e7},
+    {"governor", "thermal_gain_mhz_per_c_s", &Profile::thermal_gain_mhz_per_c_s, 0, 1e6},
+    {"sensor", "update_ms", &Profile::sensor_update_ms, 0.1, 10000},
+    {"sensor", "usage_window_ms", &Profile::usage_window_ms, 0.1, 100000},
+    {"sensor", "driver_sample_ms", &Profile::driver_sample_ms, 0.1, 10000},
+    {"sensor", "clock_step_mhz", &Profile::clock_step_mhz, 0.001, 1000},
+};
+
+}  // namespace
+
+double Profile::volts(double mhz) const {
+  if (mhz <= vf_table.front().first) return vf_table.front().second;
+  for (std::size_t i = 1; i < vf_table.size(); ++i) {
+    if (mhz <= vf_table[i].first) {
+      auto [f0, v0] = vf_table[i - 1];
+      auto [f1, v1] = vf_table[i];
+      return v0 + (v1 - v0) * (mhz - f0) / (f1 - f0);
+    }
+  }
+  return vf_table.back().second;
+}
+
+Profile profile_from_json(const json& j) {
+  if (!j.is_object()) throw std::runtime_error("profile: expected an object");
+  Profile p;
+  if (!j.contains("name") || !j.at("name").is_string()) throw std::runtime_error("name: missing");
+  p.name = j.at("name").get<std::string>();
+  p.status = j.value("status", "");
+  if (p.status != "calibrated" && p.status != "estimated") {
+    throw std::runtime_error("status: expected calibrated or estimated");
+  }
+  if (!j.contains("sources") || !j.at("sources").is_array() || j.at("sources").empty()) {
+    throw std::runtime_error("sources: expected a non-empty list of where the figures come from");
+  }
+  for (const auto& s : j.at("sources")) p.sources.push_back(s.get<std::string>());
+  for (const Field& f : kFields) p.*f.member = num(section(j, f.section), f.section, f.key, f.lo, f.hi);
+  if (p.min_mhz >= p.max_mhz) throw std::runtime_error("clocks.min_mhz: must be below clocks.max_mhz");
+  if (p.fast_limit_w < p.power_limit_w) {
+    throw std::runtime_error("governor.fast_limit_w: must be at least governor.power_limit_w");
+  }
+  const json& clocks = section(j, "clocks");
+  if (!clocks.contains("vf_table") || !clocks.at("vf_table").is_array() ||
+      clocks.at("vf_table").size() < 2) {
+    throw std::runtime_error("clocks.vf_table: expected at least two [MHz, volts] pairs");
+  }
+  for (const auto& e : clocks.at("vf_table")) {
+    if (!e.is_array() || e.size() != 2 || !e[0].is_number() || !e[1].is_number() ||
+        !(e[1].get<double>() > 0)) {
+      throw std::runtime_error("clocks.vf_table: expected [MHz, volts] pairs with volts > 0");
+    }
+    if (!p.vf_table.empty() && e[0].get<double>() <= p.vf_table.back().first) {
+      throw std::runtime_error("clocks.vf_table: MHz must ascend");
+    }
+    p.vf_table.emplace_back(e[0].get<double>(), e[1].get<double>());
+  }
+  if (j.contains("power_modes")) {
+    for (const auto& m : j.at("power_modes")) {
+      Profile::Mode mode{m.value("name", ""), num(m, "power_modes", "power_limit_w", 1, 5000),
+                         num(m, "power_modes", "max_mhz", p.min_mhz, p.max_mhz)};
+      if (mode.name.empty()) throw std::runtime_error("power_modes.name: missing");
+      p.power_modes.push_back(mode);
+    }
+  }
+  return p;
+}
+
+json to_json(const Profile& p) {
+  json j = {{"name", p.name}, {"status", p.status}, {"sources", p.sources}};
+  for (const Field& f : kFields) j[f.section][f.key] = p.*f.member;
+  j["clocks"]["vf_table"] = json::array();
+  for (auto [f, v] : p.vf_table) j["clocks"]["vf_table"].push_back({f, v});
+  if (!p.power_modes.empty()) {
+    j["power_modes"] = json::array();
+    for (const auto& m : p.power_modes) {
+      j["power_modes"].push_back(
+          {{"name", m.name}, {"power_limit_w", m.power_limit_w}, {"max_mhz", m.max_mhz}});
+    }
+  }
+  return j;
+}
+
+std::string profiles_dir() {
+  if (const char* env = std::getenv("POWERSHAPE_PROFILES")) return env;
+  return POWERSHAPE_PROFILE_DIR;
+}
+
+Profile load_profile(const std::string& name_or_path) {
+  namespace fs = std::filesystem;
+  fs::path path = name_or_path;
+  if (!fs::exists(path)) path = fs::path(profiles_dir()) / (name_or_path + ".json");
+  std::ifstream in(path);
+  if (!in) {
+    std::string names;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(profiles_dir(), ec)) {
+      if (e.path().extension() == ".json") names += (names.empty() ? "" : ", ") + e.path().stem().string();
+    }
+    throw std::runtime_error("no profile '" + name_or_path + "' (profiles in " + profiles_dir() +
+                             ": " + names + ")");
+  }
+  try {
+    return profile_from_json(json::parse(in));
+  } catch (const json::exception& e) {
+    throw std::runtime_error(path.string() + ": not JSON (" + e.what() + ")");
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path.string() + ": " + e.what());
+  }
+}
+
+void apply_power_mode(Profile& p, const std::string& mode) {
+  std::string names;
+  for (const auto& m : p.power_modes) {
+    if (m.name == mode) {
+      const double ratio = m.power_limit_w / p.power_limit_w;
+      p.fast_limit_w = std::max(p.fast_limit_w * ratio, m.power_limit_w);
+      p.power_limit_w = m.power_limit_w;
+      p.max_mhz = m.max_mhz;
+      return;
+    }
+    names += (names.empty() ? "" : ", ") + m.name;
+  }
+  throw std::runtime_error("profile " + p.name + " has no power mode '" + mode + "'" +
+                           (names.empty() ? "" : " (modes: " + names + ")"));
+}
+
+}  // namespace powershape::sim

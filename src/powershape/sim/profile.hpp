@@ -1,0 +1,72 @@
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace powershape::sim {
+
+// A GPU as the simulator models it. Every figure in a profile file carries its source in the
+// file's "sources"; "status" says whether it was calibrated against recorded telemetry
+// (`powershape sim calibrate`) or estimated from public figures.
+struct Profile {
+  std::string name;
+  std::string status;  // "calibrated" or "estimated"
+  std::vector<std::string> sources;
+
+  // Clocks and voltage: the V/f table, (MHz, volts), ascending.
+  double min_mhz = 0, max_mhz = 0;
+  std::vector<std::pair<double, double>> vf_table;
+
+  // Performance: a compute phase runs at flops_per_cycle x clock x the phase's efficiency; a
+  // memory phase at bandwidth x (1 - s + s x clock / max clock), s = mem_clock_sensitivity.
+  double flops_per_cycle = 0;
+  double mem_bandwidth_gbs = 0;
+  double mem_clock_sensitivity = 0;
+
+  // Power: idle + dynamic_w x activity x (V/Vmax)^2 x (f/fmax) + memory_w x memory activity
+  // + leakage_w x (1 + leakage_per_c x (T - leakage_ref_c)).
+  double idle_w = 0, dynamic_w = 0, memory_w = 0, leakage_w = 0, leakage_per_c = 0,
+         leakage_ref_c = 0;
+  double memory_phase_activity = 0;  // SM activity of a memory-bound phase
+  double idle_activity = 0;          // SM activity of an idle gap
+
+  // Thermal: die -> heat sink -> ambient, two RC stages.
+  double ambient_c = 0, r_die_c_per_w = 0, tau_die_s = 0, r_sink_c_per_w = 0, tau_sink_s = 0;
+  double max_operating_c = 0;  // the thermal loop holds the die below this
+
+  // Governor: a slow loop on power averaged over window_ms, updated every update_ms, moving the
+  // clock cap by gain_mhz_per_w_s x (power - limit) x dt; a fast limiter that holds instantaneous
+  // power under fast_limit_w within one step; a thermal loop likewise on temperature.
+  // The cap rises no faster than recovery_mhz_per_s once power is back under the limit.
+  double power_limit_w = 0, fast_limit_w = 0, window_ms = 0, update_ms = 0, gain_mhz_per_w_s = 0;
+  double recovery_mhz_per_s = 0;
+  double thermal_gain_mhz_per_c_s = 0;
+
+  // Sensor (what NVML reports): readings change every sensor_update_ms; power usage averages
+  // usage_window_ms; the driver's power buffer holds a sample every driver_sample_ms.
+  double sensor_update_ms = 0, usage_window_ms = 0, driver_sample_ms = 0;
+  double clock_step_mhz = 0;  // reported clocks are multiples of this
+
+  // Optional named power modes (Jetson): each sets a power limit and a maximum clock.
+  struct Mode {
+    std::string name;
+    double power_limit_w;
+    double max_mhz;
+  };
+  std::vector<Mode> power_modes;
+
+  double volts(double mhz) const;
+};
+
+// Throws std::runtime_error naming the missing or out-of-range field ("governor.window_ms: ...").
+Profile profile_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const Profile& p);
+// NAME (looked up in $POWERSHAPE_PROFILES, then the installed profiles folder) or a path.
+Profile load_profile(const std::string& name_or_path);
+std::string profiles_dir();
+// Applies a named power mode; throws naming the modes there are.
+void apply_power_mode(Profile& p, const std::string& mode);
+
+}  // namespace powershape::sim

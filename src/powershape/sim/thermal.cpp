@@ -1,0 +1,26 @@
+#include "powershape/sim/thermal.hpp"
+
+#include <cmath>
+
+namespace powershape::sim {
+
+Thermal::Thermal(const Profile& p)
+    : ambient_c_(p.ambient_c),
+      r_die_(p.r_die_c_per_w),
+      a_die_(0),
+      r_sink_(p.r_sink_c_per_w),
+      a_sink_(0),
+      tau_die_(p.tau_die_s),
+      tau_sink_(p.tau_sink_s) {}
+
+void Thermal::step(double power_w, double dt_s) {
+  if (dt_s != last_dt_) {  // exact decay factors for this step size, computed once
+    a_die_ = std::exp(-dt_s / tau_die_);
+    a_sink_ = std::exp(-dt_s / tau_sink_);
+    last_dt_ = dt_s;
+  }
+  die_rise_ = power_w * r_die_ + (die_rise_ - power_w * r_die_) * a_die_;
+  sink_rise_ = power_w * r_sink_ + (sink_rise_ - power_w * r_sink_) * a_sink_;
+}
+
+}  // namespace powershape::sim
