@@ -14,6 +14,9 @@ void add_workload_options(CLI::App& cmd, WorkloadArgs& a) {
                  "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 32768,128,32768)");
   cmd.add_option("--chunks", a.chunks, "Row chunks (default 1)");
   cmd.add_flag("--forward-only", a.forward_only, "lmhead: the forward pass alone");
+  cmd.add_option("--ce-bytes", a.ce_bytes_per_logit,
+                 "lmhead: bytes the cross-entropy pass moves per logit (4: fused bf16 in place, "
+                 "the default; 16 or more: an unfused fp32 path)");
   cmd.add_option("--period-ms", a.period_ms, "square: period in ms (default 50)");
   cmd.add_option("--duty", a.duty, "square: compute fraction of a period (default 0.5)");
   cmd.add_option("--gap", a.gap, "square: idle or memory (default idle)");
@@ -41,7 +44,7 @@ workload::Plan build_plan(const WorkloadArgs& a, const sim::Profile& p) {
   try {
     if (a.workload == "lmhead") {
       auto s = parse_shape(a.shape.empty() ? "16384,896,151936" : a.shape);
-      return workload::lmhead_plan({s[0], s[1], s[2]}, a.chunks, !a.forward_only);
+      return workload::lmhead_plan({s[0], s[1], s[2]}, a.chunks, !a.forward_only, a.ce_bytes_per_logit);
     }
     if (a.workload == "msm") {
       auto s = parse_shape(a.shape.empty() ? "32768,128,32768" : a.shape);

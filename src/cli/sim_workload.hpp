@@ -16,6 +16,7 @@ struct WorkloadArgs {
   std::string shape;                // N,D,V (lmhead) or ROWS,D,COLS (msm)
   int chunks = 1;
   bool forward_only = false;
+  double ce_bytes_per_logit = 4;
   double period_ms = 50, duty = 0.5;
   std::string gap = "idle";
 };

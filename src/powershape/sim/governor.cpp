@@ -29,9 +29,9 @@ void Governor::observe(double power_w, double temp_c) {
   const double avg = window_sum_ / static_cast<double>(window_.size());
   const double move = std::min(-p_.gain_mhz_per_w_s * (avg - limit_w_), p_.recovery_mhz_per_s) * dt;
   power_cap_mhz_ = std::clamp(power_cap_mhz_ + move, p_.min_mhz, p_.max_mhz);
-  thermal_cap_mhz_ =
-      std::clamp(thermal_cap_mhz_ - p_.thermal_gain_mhz_per_c_s * (temp_c - p_.max_operating_c) * dt,
-                 p_.min_mhz, p_.max_mhz);
+  const double heat = std::min(-p_.thermal_gain_mhz_per_c_s * (temp_c - p_.max_operating_c),
+                               p_.recovery_mhz_per_s) * dt;
+  thermal_cap_mhz_ = std::clamp(thermal_cap_mhz_ + heat, p_.min_mhz, p_.max_mhz);
 }
 
 double Governor::target_mhz() const {

@@ -18,6 +18,7 @@ class PowerModel {
   double static_w(double mem_activity, double temp_c) const;
   const Profile& p_;
   std::vector<double> shape_;  // (V/Vmax)^2 x f/fmax at min_mhz + i MHz, ascending
+  std::vector<double> inverse_;  // highest clock with shape <= i / (size - 1) x shape_.back()
 };
 
 }  // namespace powershape::sim

@@ -39,7 +39,8 @@ struct Profile {
   // Governor: a slow loop on power averaged over window_ms, updated every update_ms, moving the
   // clock cap by gain_mhz_per_w_s x (power - limit) x dt; a fast limiter that holds instantaneous
   // power under fast_limit_w within one step; a thermal loop likewise on temperature.
-  // The cap rises no faster than recovery_mhz_per_s once power is back under the limit.
+  // Either cap rises no faster than recovery_mhz_per_s once power or temperature is back under
+  // its limit.
   double power_limit_w = 0, fast_limit_w = 0, window_ms = 0, update_ms = 0, gain_mhz_per_w_s = 0;
   double recovery_mhz_per_s = 0;
   double thermal_gain_mhz_per_c_s = 0;

@@ -7,14 +7,17 @@ namespace powershape::sim {
 using telemetry::Reading;
 using telemetry::Signal;
 
-Sensor::Sensor(const Profile& p, double step_s, uint64_t seed, double noise)
+Sensor::Sensor(const Profile& p, double step_s, uint64_t seed, double noise, double expected_s)
     : p_(p),
       steps_per_update_(std::max(1, static_cast<int>(std::lround(p.sensor_update_ms * 1e-3 / step_s)))),
       steps_per_driver_(std::max(1, static_cast<int>(std::lround(p.driver_sample_ms * 1e-3 / step_s)))),
       usage_ring_(std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(p.usage_window_ms / p.sensor_update_ms)))),
       rng_(seed),
       noise_(1.0, noise),
-      step_s_(step_s) {}
+      step_s_(step_s) {
+  rows_.reserve(static_cast<std::size_t>(expected_s * 1e3 / p.driver_sample_ms +
+                                         expected_s * 1e3 / p.sensor_update_ms) + 16);
+}
 
 void Sensor::step(int64_t t_ns, double power_w, double reported_mhz, double temp_c,
                   uint64_t reasons) {

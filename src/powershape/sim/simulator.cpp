@@ -58,7 +58,7 @@ SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOption
   PowerModel power(p);
   Thermal thermal(p);
   Governor governor(p, o.step_s, o.power_limit_w, o.clock_cap_mhz);
-  Sensor sensor(p, o.step_s, o.seed, o.sensor_noise);
+  Sensor sensor(p, o.step_s, o.seed, o.sensor_noise, o.lead_in_s + o.seconds + o.tail_s);
   if (o.start_temp_c > p.ambient_c) {
     // Warm the die to the start temperature (sink in step) before time zero.
     double w = (o.start_temp_c - p.ambient_c) / (p.r_die_c_per_w + p.r_sink_c_per_w);

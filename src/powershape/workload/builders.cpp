@@ -1,6 +1,7 @@
 #include "powershape/workload/builders.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -16,7 +17,7 @@ Phase product(const std::string& name, double m, double n, double k) {
   p.name = name;
   p.kind = PhaseKind::kCompute;
   p.flops = 2 * m * n * k;
-  p.efficiency = product_efficiency(static_cast<int64_t>(m));
+  p.efficiency = product_efficiency(m, n, k);
   return p;
 }
 
@@ -30,13 +31,18 @@ Phase stream(const std::string& name, double bytes) {
 
 }  // namespace
 
-double product_efficiency(int64_t rows) {
-  return static_cast<double>(rows) / static_cast<double>(rows + 96);
+double product_efficiency(double m, double n, double k) {
+  constexpr double kSms = 132;
+  double tiles = std::ceil(m / 128) * std::ceil(n / 128);
+  if (tiles < kSms) tiles *= std::clamp(std::floor(k / 4096), 1.0, std::ceil(kSms / tiles));
+  const double fill = std::min(1.0, tiles / kSms);  // stream-K kernels even out partial waves
+  return fill * k / (k + 32);
 }
 
-Plan lmhead_plan(const LmHeadShape& s, int chunks, bool backward) {
+Plan lmhead_plan(const LmHeadShape& s, int chunks, bool backward, double ce_bytes_per_logit) {
   require(s.n > 0 && s.d > 0 && s.v > 0, "lmhead: N, D and V must be positive");
   require(chunks >= 1 && chunks <= s.n, "lmhead: chunks must be between 1 and N");
+  require(ce_bytes_per_logit > 0, "lmhead: bytes per logit must be positive");
   Plan plan;
   plan.name = "lmhead " + std::to_string(s.n) + "x" + std::to_string(s.d) + "x" +
               std::to_string(s.v) + " chunks=" + std::to_string(chunks);
@@ -45,12 +51,11 @@ Plan lmhead_plan(const LmHeadShape& s, int chunks, bool backward) {
     const double n = static_cast<double>(std::min(per, s.n - start));
     const double d = static_cast<double>(s.d), v = static_cast<double>(s.v);
     plan.phases.push_back(product("logits", n, v, d));
-    // Read the bf16 logits, write dlogits in place; targets and per-token stats are negligible.
-    plan.phases.push_back(stream("cross_entropy", 2 * 2 * n * v));
+    // Targets and per-token stats are negligible beside the logits.
+    plan.phases.push_back(stream("cross_entropy", ce_bytes_per_logit * n * v));
     if (backward) {
       plan.phases.push_back(product("dx", n, d, v));
-      plan.phases.push_back(product("dw", d, v, n));
-      plan.phases.back().efficiency = product_efficiency(static_cast<int64_t>(n));
+      plan.phases.push_back(product("dw", v, d, n));
     }
   }
   return plan;

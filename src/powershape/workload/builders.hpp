@@ -5,9 +5,11 @@
 
 namespace powershape::workload {
 
-// Fraction of peak a product with `rows` rows in its smallest dimension reaches: small chunks
-// fill the GPU less well (a wave-quantization-free approximation, rows / (rows + 96)).
-double product_efficiency(int64_t rows);
+// Fraction of the peak rate an m x n x k product reaches: fewer 128 x 128 output tiles than the
+// 132 multiprocessors leave some idle (such a product is first split along k, once per 4096 of k,
+// as libraries do), and a short k leaves the pipeline's fill and drain exposed (k / (k + 32)). An approximation from the shape alone; the profile's flops_per_cycle is fitted
+// to large products.
+double product_efficiency(double m, double n, double k);
 
 struct LmHeadShape {
   int64_t n = 0;  // tokens
@@ -16,10 +18,13 @@ struct LmHeadShape {
 };
 
 // LM head + cross-entropy over `chunks` row chunks (the last one ragged): per chunk the logits
-// product, the softmax/cross-entropy pass over the logits (read and written in place, fp32
-// stats, bf16 data), and with `backward` the dX and dW products. Throws std::invalid_argument on
+// product, the softmax/cross-entropy pass over the logits, and with `backward` the dX and dW
+// products. The pass moves `ce_bytes_per_logit` bytes per logit: 4 for a fused kernel that reads
+// bf16 logits and writes bf16 dlogits in place; an unfused fp32 path (materialised fp32 logits,
+// separate softmax, loss and gradient kernels) moves 16 or more. Throws std::invalid_argument on
 // a non-positive size or more chunks than tokens.
-Plan lmhead_plan(const LmHeadShape& s, int chunks, bool backward = true);
+Plan lmhead_plan(const LmHeadShape& s, int chunks, bool backward = true,
+                 double ce_bytes_per_logit = 4);
 
 // The paper's minimal reproduction: S = Q K^T (rows x d x cols), softmax over S, O = P V, chunked
 // over rows.

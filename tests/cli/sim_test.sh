@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# End-to-end tests of `powershape sim` and `sim calibrate`. Usage: sim_test.sh POWERSHAPE DATA_DIR
+set -u
+ps=$1 data=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0 passed=0
+check() {
+  local name=$1; shift
+  if "$@"; then echo "ok   $name"; passed=$((passed + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+
+"$ps" sim --workload square --period-ms 10 --seconds 2 -o "$tmp/s.csv" --json "$tmp/s.json" >"$tmp/s.out" 2>&1; rc=$?
+check "sim exits 0" test $rc -eq 0
+check "sim says it is simulated, first" grep -q "^simulated device: h200 (calibrated profile)" <(head -1 "$tmp/s.out")
+check "sim prints the monitor's summary" grep -q "MHz  SM clock mean" "$tmp/s.out"
+check "sim writes the monitor's trace format" grep -q "^t \[ns\],gpu,power_usage \[mW\]" "$tmp/s.csv"
+check "sim writes the summary JSON" grep -q '"name": "workload"' "$tmp/s.json"
+"$ps" sim --profile dgx-spark --workload lmhead --shape 4096,896,151936 --chunks 4 --iterations 20 >"$tmp/l.out" 2>&1; rc=$?
+check "an lmhead on another profile runs" test $rc -eq 0 -a -n "$(grep '20 iterations' "$tmp/l.out")"
+echo '{"name": "p", "phases": [{"kind": "compute", "flops": 1e12}, {"kind": "idle", "seconds": 0.001}]}' >"$tmp/plan.json"
+"$ps" sim --workload "$tmp/plan.json" --iterations 10 >/dev/null 2>&1; rc=$?
+check "a JSON plan runs" test $rc -eq 0
+echo '{"phases": [{"kind": "compute"}]}' >"$tmp/bad.json"
+"$ps" sim --workload "$tmp/bad.json" --iterations 1 2>"$tmp/bad.err" >/dev/null; rc=$?
+check "a bad plan names the field" test $rc -ne 0 -a "$(cat "$tmp/bad.err")" = "powershape: $tmp/bad.json: phases[0].flops: missing"
+sed 's/"window_ms": [0-9.e+-]*/"window_ms": -1/' "$data/../profiles/h200.json" >"$tmp/badprof.json"
+"$ps" sim --profile "$tmp/badprof.json" --iterations 1 2>"$tmp/bp.err" >/dev/null; rc=$?
+check "a bad profile names the field" grep -q "governor.window_ms: -1.000000 is out of range" "$tmp/bp.err"
+"$ps" sim --profile nosuch --iterations 1 2>"$tmp/np.err" >/dev/null; rc=$?
+check "an unknown profile lists the profiles" grep -q "no profile 'nosuch' (profiles in .*h200" "$tmp/np.err"
+"$ps" sim --shape 1,2 --iterations 1 2>"$tmp/sh.err" >/dev/null; rc=$?
+check "a bad shape is one line" test $rc -ne 0 -a "$(wc -l <"$tmp/sh.err")" -eq 1
+"$ps" sim calibrate --data "$data/h200" --max-evals 20 >"$tmp/c.out" 2>&1; rc=$?
+check "calibrate exits 0" test $rc -eq 0
+check "calibrate reports the fit error per figure" grep -q "square 1000 ms burst TFLOP/s" "$tmp/c.out"
+
+echo "$passed passed, $failures failed"
+test $failures -eq 0

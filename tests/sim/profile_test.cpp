@@ -1,0 +1,64 @@
+#include "powershape/sim/profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace powershape::sim {
+
+TEST(Profile, EveryShippedProfileLoadsAndNamesItsSources) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(profiles_dir())) {
+    Profile p = load_profile(e.path().string());
+    EXPECT_FALSE(p.sources.empty()) << p.name;
+    EXPECT_EQ(e.path().stem().string(), p.name);
+    ++n;
+  }
+  EXPECT_GE(n, 5);
+  EXPECT_EQ(load_profile("h200").status, "calibrated");
+  EXPECT_EQ(load_profile("dgx-spark").status, "estimated");
+}
+
+TEST(Profile, AMissingOrOutOfRangeFieldIsNamed) {
+  nlohmann::json j = to_json(load_profile("h200"));
+  auto error_of = [](const nlohmann::json& x) -> std::string {
+    try {
+      profile_from_json(x);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  auto a = j;
+  a["governor"].erase("window_ms");
+  EXPECT_EQ(error_of(a), "governor.window_ms: missing");
+  auto b = j;
+  b["memory"]["clock_sensitivity"] = 2;
+  EXPECT_EQ(error_of(b).rfind("memory.clock_sensitivity: 2.000000 is out of range", 0), 0u);
+  auto c = j;
+  c.erase("sources");
+  EXPECT_EQ(error_of(c).rfind("sources:", 0), 0u);
+  auto d = j;
+  d["clocks"]["vf_table"] = {{1000, 0.8}, {900, 0.9}};
+  EXPECT_EQ(error_of(d), "clocks.vf_table: MHz must ascend");
+  EXPECT_EQ(error_of(j), "no error");
+}
+
+TEST(Profile, PowerModesSetTheLimitAndClock) {
+  Profile p = load_profile("jetson-agx-orin");
+  apply_power_mode(p, "15W");
+  EXPECT_EQ(p.power_limit_w, 15);
+  EXPECT_EQ(p.max_mhz, 420);
+  EXPECT_GE(p.fast_limit_w, p.power_limit_w);
+  EXPECT_THROW(apply_power_mode(p, "99W"), std::runtime_error);
+  EXPECT_THROW(load_profile("no-such-gpu"), std::runtime_error);
+}
+
+TEST(Profile, VoltageInterpolatesTheTable) {
+  Profile p = load_profile("h200");
+  EXPECT_DOUBLE_EQ(p.volts(1980), 1.0);
+  EXPECT_NEAR(p.volts(1550), 0.85, 1e-9);
+  EXPECT_DOUBLE_EQ(p.volts(100), p.vf_table.front().second);
+}
+
+}  // namespace powershape::sim
