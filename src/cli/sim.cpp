@@ -52,12 +52,12 @@ int run_sim(const SimArgs& a) {
   sim::SimResult r = sim::simulate(p, plan, o);
   auto summaries = analysis::summarize(r.trace);
   print_summaries(stdout, "'" + plan.name + "'", r.trace, summaries);
-  const int iters = r.phases.empty() ? 0 : r.phases.back().iteration + 1;
-  const double secs = static_cast<double>(r.workload_end_ns - r.workload_begin_ns) * 1e-9;
+  const int iters = r.run.iterations;
+  const double secs = static_cast<double>(r.run.end_ns - r.run.begin_ns) * 1e-9;
   std::printf(" workload: %d iterations in %.3f s: %.3f ms and %.2f J per iteration, %.1f TFLOP/s, "
               "real SM clock mean %.0f MHz, die %.1f C at the end\n",
-              iters, secs, secs / iters * 1e3, r.workload_energy_j / iters,
-              plan.total_flops() * iters / secs * 1e-12, r.mean_clock_mhz, r.end_temp_c);
+              iters, secs, secs / iters * 1e3, r.run.energy_j / iters,
+              plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
   if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.trace);
   if (!a.out_json.empty()) {
     trace::Trace meta = r.trace;

@@ -18,7 +18,7 @@ workload::Plan gemm(double flops = 2.0 * 4096 * 4096 * 4096) {
 
 double burst_tflops(const SimResult& r, const workload::Plan& plan) {
   double flops = 0, ns = 0;
-  for (const auto& x : r.phases) {
+  for (const auto& x : r.run.phases) {
     if (x.phase != 0) continue;
     flops += plan.phases[0].flops;
     ns += static_cast<double>(x.end_ns - x.begin_ns);
@@ -43,18 +43,18 @@ TEST(Simulator, ALongLoadIsHeldAtThePowerLimitAndShortBurstsKeepTheirClock) {
   SimOptions o;
   o.seconds = 5;
   auto r = simulate(p, gemm(), o);
-  auto s = analysis::summarize(r.trace, 0, "late", r.workload_begin_ns + 2'000'000'000, r.workload_end_ns);
+  auto s = analysis::summarize(r.trace, 0, "late", r.run.begin_ns + 2'000'000'000, r.run.end_ns);
   EXPECT_NEAR(*s.avg_power_w, p.power_limit_w, 0.03 * p.power_limit_w);
   EXPECT_GT(*s.power_capped_fraction(), 0.95);
   EXPECT_LT(s.sm_clock_mhz.mean, 1650);
   // The sensor's energy counter agrees with the model's own energy.
-  auto w = analysis::summarize(r.trace, 0, "w", r.workload_begin_ns, r.workload_end_ns);
-  EXPECT_NEAR(w.energy.energy_mj * 1e-3, r.workload_energy_j, 0.01 * r.workload_energy_j);
+  auto w = analysis::summarize(r.trace, 0, "w", r.run.begin_ns, r.run.end_ns);
+  EXPECT_NEAR(w.energy.energy_mj * 1e-3, r.run.energy_j, 0.01 * r.run.energy_j);
 
   auto square = workload::square_plan(0.01, 0.5, workload::Gap::kIdle, 784e12, 1e12);
   auto q = simulate(p, square, o);
   EXPECT_GT(burst_tflops(q, square), burst_tflops(r, gemm()) * 1.08);
-  auto qs = analysis::summarize(q.trace, 0, "w", q.workload_begin_ns, q.workload_end_ns);
+  auto qs = analysis::summarize(q.trace, 0, "w", q.run.begin_ns, q.run.end_ns);
   EXPECT_GT(qs.sm_clock_mhz.mean, 1900);  // NVML shows the boost clock: only the fast limiter acts
 }
 
@@ -64,11 +64,11 @@ TEST(Simulator, AUserClockCapAndPowerLimitAreHonoured) {
   o.seconds = 3;
   o.clock_cap_mhz = 1200;
   auto r = simulate(p, gemm(), o);
-  EXPECT_LE(r.mean_clock_mhz, 1200);
+  EXPECT_LE(r.run.mean_clock_mhz, 1200);
   o.clock_cap_mhz = 0;
   o.power_limit_w = 400;
   auto l = simulate(p, gemm(), o);
-  auto s = analysis::summarize(l.trace, 0, "late", l.workload_begin_ns + 1'500'000'000, l.workload_end_ns);
+  auto s = analysis::summarize(l.trace, 0, "late", l.run.begin_ns + 1'500'000'000, l.run.end_ns);
   EXPECT_NEAR(*s.avg_power_w, 400, 15);
 }
 
@@ -78,7 +78,7 @@ TEST(Simulator, AHotDieIsThrottledByTemperature) {
   SimOptions o;
   o.seconds = 20;
   auto r = simulate(p, gemm(), o);
-  auto s = analysis::summarize(r.trace, 0, "late", r.workload_begin_ns + 10'000'000'000, r.workload_end_ns);
+  auto s = analysis::summarize(r.trace, 0, "late", r.run.begin_ns + 10'000'000'000, r.run.end_ns);
   EXPECT_GT(*s.thermal_fraction(), 0.9);
   EXPECT_LE(*s.peak_temp_c, 47);
 }
@@ -93,7 +93,7 @@ TEST(Simulator, MemoryPhasesRunAtTheBandwidth) {
   SimOptions o;
   o.iterations = 100;
   auto r = simulate(p, plan, o);
-  EXPECT_NEAR(static_cast<double>(r.workload_end_ns - r.workload_begin_ns) * 1e-9, 0.1, 0.002);
+  EXPECT_NEAR(static_cast<double>(r.run.end_ns - r.run.begin_ns) * 1e-9, 0.1, 0.002);
   EXPECT_THROW(simulate(p, plan, SimOptions{}), std::invalid_argument);
 }
 

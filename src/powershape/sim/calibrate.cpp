@@ -50,7 +50,7 @@ workload::Plan products(double flops) {
 
 double compute_tflops(const SimResult& r, const workload::Plan& plan, int phase) {
   double flops = 0, ns = 0;
-  for (const auto& x : r.phases) {
+  for (const auto& x : r.run.phases) {
     if (x.phase != phase) continue;
     flops += plan.phases[static_cast<std::size_t>(phase)].flops;
     ns += static_cast<double>(x.end_ns - x.begin_ns);
@@ -123,7 +123,7 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
   o.seconds = d.sustained_s;
   auto sus = simulate(p, gemm, o);
   out.push_back({"sustained TFLOP/s (60 s)", d.sustained_tflops, compute_tflops(sus, gemm, 0)});
-  auto s = analysis::summarize(sus.trace, 0, "load", sus.workload_begin_ns, sus.workload_end_ns);
+  auto s = analysis::summarize(sus.trace, 0, "load", sus.run.begin_ns, sus.run.end_ns);
   out.push_back({"sustained SM clock MHz (NVML)", d.sustained_clock_mhz, s.sm_clock_mhz.mean});
   return out;
 }

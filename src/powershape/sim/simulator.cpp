@@ -48,52 +48,30 @@ double rate_of(const Profile& p, const workload::Phase& ph, double mhz) {
 
 }  // namespace
 
-SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOptions& o) {
-  if (!(o.step_s > 0)) throw std::invalid_argument("the simulation step must be positive");
-  if (o.iterations <= 0 && !(o.seconds > 0)) {
-    throw std::invalid_argument("give a number of iterations or a duration");
-  }
-  if (plan.phases.empty()) throw std::invalid_argument("the plan has no phases");
-  SimResult r;
-  PowerModel power(p);
-  Thermal thermal(p);
-  Governor governor(p, o.step_s, o.power_limit_w, o.clock_cap_mhz);
-  Sensor sensor(p, o.step_s, o.seed, o.sensor_noise, o.lead_in_s + o.seconds + o.tail_s);
-  if (o.start_temp_c > p.ambient_c) {
-    // Warm the die to the start temperature (sink in step) before time zero.
-    double w = (o.start_temp_c - p.ambient_c) / (p.r_die_c_per_w + p.r_sink_c_per_w);
-    for (int i = 0; i < 200; ++i) thermal.step(w, std::max(p.tau_die_s, p.tau_sink_s) / 20);
-  }
+struct SimDevice::State {
+  State(Profile prof, const DeviceOptions& o)
+      : p(std::move(prof)),
+        opt(o),
+        power(p),
+        thermal(p),
+        governor(p, o.step_s, o.power_limit_w, o.clock_cap_mhz),
+        sensor(p, o.step_s, o.seed, o.sensor_noise, o.expected_s),
+        step_ns(static_cast<int64_t>(std::llround(o.step_s * 1e9))) {}
 
-  const auto step_ns = static_cast<int64_t>(std::llround(o.step_s * 1e9));
-  const int64_t lead_ns = static_cast<int64_t>(o.lead_in_s * 1e9);
-  const int64_t tail_ns = static_cast<int64_t>(o.tail_s * 1e9);
-  int64_t t = 0;
-  int iteration = 0;
-  std::size_t phase = 0;
-  double left = work_of(plan.phases[0]);
-  int64_t phase_begin = lead_ns;
-  bool working = false, done = false;
-  int64_t end_ns = -1;  // when the run stops (workload end + tail)
-  double clock_time_sum = 0, busy_s = 0;
-
-  while (end_ns < 0 || t < end_ns) {
+  // One step with `plan` (null: idle) at its cursor; returns the energy the step drew.
+  template <class OnPhaseEnd>
+  double step(const workload::Plan* plan, std::size_t& phase, double& left, OnPhaseEnd&& on_end,
+              double* mhz_out) {
     const int64_t t_next = t + step_ns;
-    if (!working && !done && t >= lead_ns) {
-      working = true;
-      r.workload_begin_ns = t;
-      phase_begin = t;
-    }
-    const workload::Phase* current = working ? &plan.phases[phase] : nullptr;
+    const workload::Phase* current = plan != nullptr ? &plan->phases[phase] : nullptr;
     const Activity act = activity_of(p, current);
     const double temp = thermal.die_c();
-    const double fast = power.max_clock_under(p.fast_limit_w, act.sm, act.mem, temp);
-    const double mhz = std::min(governor.target_mhz(), fast);
-
-    // Advance the work through the step; phases may begin and end inside it.
-    double energy_j = 0, remaining = o.step_s;
+    const double mhz = std::min(governor.target_mhz(),
+                                power.max_clock_under(p.fast_limit_w, act.sm, act.mem, temp));
+    double energy_j = 0, remaining = opt.step_s;
+    bool working = plan != nullptr;
     while (working && remaining > 0) {
-      const workload::Phase& ph = plan.phases[phase];
+      const workload::Phase& ph = plan->phases[phase];
       const Activity a = activity_of(p, &ph);
       const double rate = rate_of(p, ph, mhz);
       const double need = left / rate;
@@ -103,42 +81,98 @@ SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOption
       left -= used * rate;
       if (need <= used + 1e-15) {
         const int64_t at = t_next - static_cast<int64_t>(remaining * 1e9);
-        r.phases.push_back({iteration, static_cast<int>(phase), phase_begin, at});
-        phase_begin = at;
-        if (++phase == plan.phases.size()) {
-          phase = 0;
-          ++iteration;
-          const double ran_s = static_cast<double>(at - r.workload_begin_ns) * 1e-9;
-          if ((o.iterations > 0 && iteration >= o.iterations) || (o.seconds > 0 && ran_s >= o.seconds)) {
-            working = false;
-            done = true;
-            r.workload_end_ns = at;
-            end_ns = at + tail_ns;
-          }
-        }
-        left = work_of(plan.phases[phase]);
+        working = on_end(at);  // moves the cursor; false when the run is over
       }
     }
     if (remaining > 0) energy_j += power.power_w(mhz, p.idle_activity, 0, temp) * remaining;
-    const double watts = energy_j / o.step_s;
-    if (working || (done && t < r.workload_end_ns)) {
-      r.workload_energy_j += energy_j;
-      clock_time_sum += mhz * o.step_s;
-      busy_s += o.step_s;
-    }
-    thermal.step(watts, o.step_s);
+    const double watts = energy_j / opt.step_s;
+    thermal.step(watts, opt.step_s);
     governor.observe(watts, thermal.die_c());
     sensor.step(t_next, watts, governor.target_mhz(), thermal.die_c(), governor.reasons());
     t = t_next;
-    ++r.steps;
+    ++steps;
+    if (mhz_out != nullptr) *mhz_out = mhz;
+    return energy_j;
   }
-  r.mean_clock_mhz = busy_s > 0 ? clock_time_sum / busy_s : 0;
-  r.end_temp_c = thermal.die_c();
 
-  r.trace.source = "sim:" + p.name;
+  Profile p;
+  DeviceOptions opt;
+  PowerModel power;
+  Thermal thermal;
+  Governor governor;
+  Sensor sensor;
+  int64_t step_ns;
+  int64_t t = 0;
+  int64_t steps = 0;
+};
+
+SimDevice::SimDevice(Profile p, const DeviceOptions& o) {
+  if (!(o.step_s > 0)) throw std::invalid_argument("the simulation step must be positive");
+  s_ = std::make_unique<State>(std::move(p), o);
+  const Profile& q = s_->p;
+  if (o.start_temp_c > q.ambient_c) {
+    // Settle the network at the power that holds the start temperature.
+    const double w = (o.start_temp_c - q.ambient_c) / (q.r_die_c_per_w + q.r_sink_c_per_w);
+    for (int i = 0; i < 200; ++i) s_->thermal.step(w, std::max(q.tau_die_s, q.tau_sink_s) / 20);
+  }
+}
+
+SimDevice::~SimDevice() = default;
+
+void SimDevice::idle(double seconds) {
+  const int64_t end = s_->t + static_cast<int64_t>(seconds * 1e9);
+  std::size_t phase = 0;
+  double left = 0;
+  auto never = [](int64_t) { return false; };
+  while (s_->t < end) s_->step(nullptr, phase, left, never, nullptr);
+}
+
+RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seconds) {
+  if (plan.phases.empty()) throw std::invalid_argument("the plan has no phases");
+  if (iterations <= 0 && !(seconds > 0)) throw std::invalid_argument("give a number of iterations or a duration");
+  RunRecord r;
+  r.begin_ns = s_->t;
+  std::size_t phase = 0;
+  double left = work_of(plan.phases[0]);
+  int64_t phase_begin = r.begin_ns;
+  bool done = false;
+  auto on_end = [&](int64_t at) {
+    r.phases.push_back({r.iterations, static_cast<int>(phase), phase_begin, at});
+    phase_begin = at;
+    if (++phase == plan.phases.size()) {
+      phase = 0;
+      ++r.iterations;
+      const double ran_s = static_cast<double>(at - r.begin_ns) * 1e-9;
+      if ((iterations > 0 && r.iterations >= iterations) || (iterations <= 0 && ran_s >= seconds)) {
+        done = true;
+        r.end_ns = at;
+      }
+    }
+    left = work_of(plan.phases[phase]);
+    return !done;
+  };
+  double clock_time = 0;
+  while (!done) {
+    double mhz = 0;
+    r.energy_j += s_->step(&plan, phase, left, on_end, &mhz);
+    clock_time += mhz;
+  }
+  const double steps = static_cast<double>(s_->t - r.begin_ns) / static_cast<double>(s_->step_ns);
+  r.mean_clock_mhz = clock_time / std::max(1.0, steps);
+  return r;
+}
+
+int64_t SimDevice::now_ns() const { return s_->t; }
+double SimDevice::die_c() const { return s_->thermal.die_c(); }
+const Profile& SimDevice::profile() const { return s_->p; }
+
+trace::Trace SimDevice::trace() const {
+  const Profile& p = s_->p;
+  trace::Trace t;
+  t.source = "sim:" + p.name;
   telemetry::DeviceInfo d;
   d.name = "simulated " + p.name + " (" + p.status + ")";
-  d.power_limit_mw = telemetry::Reading::of(std::llround(governor.power_limit_w() * 1e3));
+  d.power_limit_mw = telemetry::Reading::of(std::llround(s_->governor.power_limit_w() * 1e3));
   d.enforced_power_limit_mw = d.power_limit_mw;
   d.max_sm_clock_mhz = telemetry::Reading::of(std::llround(p.max_mhz));
   d.temp_gpu_max_c = telemetry::Reading::of(std::llround(p.max_operating_c));
@@ -153,9 +187,24 @@ SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOption
                  telemetry::Signal::kReasons}) {
     d.support[static_cast<std::size_t>(s)] = telemetry::Status::kOk;
   }
-  r.trace.devices.push_back(d);
-  r.trace.samples = std::move(sensor.rows());
-  r.trace.regions.push_back({"workload", -1, r.workload_begin_ns, r.workload_end_ns});
+  t.devices.push_back(d);
+  t.samples = s_->sensor.rows();
+  return t;
+}
+
+SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOptions& o) {
+  if (o.iterations <= 0 && !(o.seconds > 0)) throw std::invalid_argument("give a number of iterations or a duration");
+  DeviceOptions d = o;
+  d.expected_s = o.lead_in_s + o.seconds + o.tail_s;
+  SimDevice dev(p, d);
+  dev.idle(o.lead_in_s);
+  SimResult r;
+  r.run = dev.run(plan, o.iterations, o.seconds);
+  dev.idle(o.tail_s);
+  r.trace = dev.trace();
+  r.trace.regions.push_back({"workload", -1, r.run.begin_ns, r.run.end_ns});
+  r.end_temp_c = dev.die_c();
+  r.steps = dev.now_ns() / static_cast<int64_t>(std::llround(o.step_s * 1e9));
   return r;
 }
 

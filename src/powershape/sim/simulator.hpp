@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "powershape/sim/profile.hpp"
@@ -8,17 +9,14 @@
 
 namespace powershape::sim {
 
-struct SimOptions {
-  double step_s = 1e-4;       // simulation step
-  double lead_in_s = 0.5;     // idle before the workload
-  double tail_s = 0.5;        // idle after it
-  int iterations = 0;         // run the plan this many times ...
-  double seconds = 0;         // ... or until this much workload time has passed (whichever is set)
-  double power_limit_w = 0;   // a user's power limit; 0: the profile's
-  double clock_cap_mhz = 0;   // a user's clock cap; 0: none
+struct DeviceOptions {
+  double step_s = 1e-4;         // simulation step
+  double power_limit_w = 0;     // a user's power limit; 0: the profile's
+  double clock_cap_mhz = 0;     // a user's clock cap; 0: none
   uint64_t seed = 1;
   double sensor_noise = 0.005;  // relative, on power readings
   double start_temp_c = 0;      // die temperature at the start; 0: ambient
+  double expected_s = 0;        // how long the device will run, if known (sizes buffers once)
 };
 
 struct PhaseRecord {
@@ -27,18 +25,54 @@ struct PhaseRecord {
   int64_t begin_ns, end_ns;
 };
 
+// What one run of a plan did.
+struct RunRecord {
+  std::vector<PhaseRecord> phases;
+  int iterations = 0;
+  int64_t begin_ns = 0, end_ns = 0;
+  double energy_j = 0;       // the model's own energy (not the sensor's)
+  double mean_clock_mhz = 0; // time-weighted real clock
+};
+
+// A simulated GPU whose state (temperature, governor caps, clocks) carries over from one run to
+// the next, as a real one's does. Deterministic for a given seed.
+class SimDevice {
+ public:
+  SimDevice(Profile p, const DeviceOptions& o);
+  ~SimDevice();
+  SimDevice(const SimDevice&) = delete;
+  SimDevice& operator=(const SimDevice&) = delete;
+  void idle(double seconds);
+  // Runs the plan `iterations` times, or (iterations 0) until `seconds` of it have passed,
+  // finishing the iteration in progress. Throws std::invalid_argument on an empty plan or when
+  // neither is set.
+  RunRecord run(const workload::Plan& plan, int iterations, double seconds);
+  int64_t now_ns() const;
+  double die_c() const;
+  const Profile& profile() const;
+  // What NVML would have shown so far, with the device's description.
+  trace::Trace trace() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+struct SimOptions : DeviceOptions {
+  double lead_in_s = 0.5;  // idle before the workload
+  double tail_s = 0.5;     // idle after it
+  int iterations = 0;      // run the plan this many times ...
+  double seconds = 0;      // ... or for this long
+};
+
 struct SimResult {
-  trace::Trace trace;                // what NVML would have shown, with a "workload" region
-  std::vector<PhaseRecord> phases;   // when each phase of each iteration ran
-  int64_t workload_begin_ns = 0, workload_end_ns = 0;
-  double workload_energy_j = 0;      // the model's own energy over the workload (not the sensor's)
-  double mean_clock_mhz = 0;         // time-weighted real clock over the workload
+  trace::Trace trace;  // with a "workload" region
+  RunRecord run;
   double end_temp_c = 0;
   int64_t steps = 0;
 };
 
-// Runs the plan on the modelled GPU. Deterministic for a given seed. Throws std::invalid_argument
-// when neither iterations nor seconds is set, or the step is not positive.
+// Idles, runs the plan once as `o` says, idles again.
 SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOptions& o);
 
 }  // namespace powershape::sim
