@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   powershape::cli::add_monitor(app);
   powershape::cli::add_mark(app);
   powershape::cli::add_sim(app);
+  powershape::cli::add_repro(app);
+  powershape::cli::add_probe(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

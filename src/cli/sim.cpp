@@ -38,7 +38,8 @@ struct CalibrateArgs {
 int run_sim(const SimArgs& a) {
   sim::Profile p = sim::load_profile(a.profile);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
-  workload::Plan plan = build_plan(a.workload, p);
+  workload::Plan plan =
+      build_plan(a.workload, p.flops_per_cycle * p.max_mhz * 1e6, p.mem_bandwidth_gbs * 1e9);
   sim::SimOptions o;
   o.seconds = a.iterations > 0 ? 0 : a.seconds;
   o.iterations = a.iterations;

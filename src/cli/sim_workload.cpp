@@ -11,7 +11,7 @@ namespace powershape::cli {
 void add_workload_options(CLI::App& cmd, WorkloadArgs& a) {
   cmd.add_option("--workload", a.workload, "lmhead, msm, square or PLAN.json (default lmhead)");
   cmd.add_option("--shape", a.shape,
-                 "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 32768,128,32768)");
+                 "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 65536,512,65536)");
   cmd.add_option("--chunks", a.chunks, "Row chunks (default 1)");
   cmd.add_flag("--forward-only", a.forward_only, "lmhead: the forward pass alone");
   cmd.add_option("--ce-bytes", a.ce_bytes_per_logit,
@@ -40,21 +40,21 @@ std::array<int64_t, 3> parse_shape(const std::string& s) {
   return out;
 }
 
-workload::Plan build_plan(const WorkloadArgs& a, const sim::Profile& p) {
+workload::Plan build_plan(const WorkloadArgs& a, double peak_flops_per_s, double peak_bytes_per_s) {
   try {
     if (a.workload == "lmhead") {
       auto s = parse_shape(a.shape.empty() ? "16384,896,151936" : a.shape);
       return workload::lmhead_plan({s[0], s[1], s[2]}, a.chunks, !a.forward_only, a.ce_bytes_per_logit);
     }
     if (a.workload == "msm") {
-      auto s = parse_shape(a.shape.empty() ? "32768,128,32768" : a.shape);
+      auto s = parse_shape(a.shape.empty() ? "65536,512,65536" : a.shape);
       return workload::msm_plan(s[0], s[1], s[2], a.chunks);
     }
     if (a.workload == "square") {
       if (a.gap != "idle" && a.gap != "memory") throw std::runtime_error("--gap: expected idle or memory");
       return workload::square_plan(a.period_ms * 1e-3, a.duty,
                                    a.gap == "idle" ? workload::Gap::kIdle : workload::Gap::kMemory,
-                                   p.flops_per_cycle * p.max_mhz * 1e6, p.mem_bandwidth_gbs * 1e9);
+                                   peak_flops_per_s, peak_bytes_per_s);
     }
     if (a.workload.size() > 5 && a.workload.substr(a.workload.size() - 5) == ".json") {
       return workload::read_plan(a.workload);

@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "powershape/sim/profile.hpp"
 #include "powershape/workload/plan.hpp"
 
 namespace powershape::cli {
@@ -22,9 +21,9 @@ struct WorkloadArgs {
 };
 
 void add_workload_options(CLI::App& cmd, WorkloadArgs& a);
-// The plan the options describe; square waves are sized with the profile's rates. Throws with a
-// one-line reason.
-workload::Plan build_plan(const WorkloadArgs& a, const sim::Profile& p);
+// The plan the options describe; square waves are sized with the device's unthrottled rates.
+// Throws with a one-line reason.
+workload::Plan build_plan(const WorkloadArgs& a, double peak_flops_per_s, double peak_bytes_per_s);
 // "4096,896,151936" -> three positive integers; throws naming the option.
 std::array<int64_t, 3> parse_shape(const std::string& s);
 

@@ -9,6 +9,8 @@ void add_devices(CLI::App& app);
 void add_monitor(CLI::App& app);
 void add_mark(CLI::App& app);
 void add_sim(CLI::App& app);
+void add_repro(CLI::App& app);
+void add_probe(CLI::App& app);
 
 int& exit_code();
 

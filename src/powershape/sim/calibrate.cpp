@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "powershape/analysis/series.hpp"
+#include "powershape/analysis/step_response.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/sim/nelder_mead.hpp"
 #include "powershape/sim/simulator.hpp"
@@ -85,16 +86,7 @@ CalibrationData read_calibration_data(const std::string& dir) {
 }
 
 double step_response_ms(const trace::Trace& t) {
-  auto power = analysis::series(t, 0, Signal::kPowerInstant);
-  auto clock = analysis::series(t, 0, Signal::kSmClock);
-  for (const auto& p : power) {
-    if (p.value < 400'000) continue;
-    for (const auto& c : clock) {
-      if (c.t_ns >= p.t_ns && c.value < 1700) return static_cast<double>(c.t_ns - p.t_ns) * 1e-6;
-    }
-    return -1;
-  }
-  return -1;
+  return analysis::step_response_ms(t, 0, 400'000, 1700).value_or(-1);
 }
 
 std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {

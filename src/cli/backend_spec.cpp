@@ -1,0 +1,38 @@
+#include "backend_spec.hpp"
+
+#include <stdexcept>
+
+#include "powershape/bench/sim_backend.hpp"
+#include "powershape/telemetry/nvml_source.hpp"
+
+namespace powershape::cli {
+namespace {
+
+std::unique_ptr<bench::Backend> open_sim(const std::string& profile, uint64_t seed) {
+  sim::DeviceOptions o;
+  o.seed = seed;
+  o.step_s = 1e-4;
+  return std::make_unique<bench::SimBackend>(sim::load_profile(profile), o);
+}
+
+std::unique_ptr<bench::Backend> open_gpu() {
+  throw std::runtime_error("this build has no GPU backend (it needs the CUDA kernels: build with nvcc)");
+}
+
+}  // namespace
+
+std::unique_ptr<bench::Backend> open_backend(const std::string& spec, uint64_t seed, std::string* why) {
+  if (spec == "sim") return open_sim("h200", seed);
+  if (spec.rfind("sim:", 0) == 0) return open_sim(spec.substr(4), seed);
+  if (spec == "gpu") return open_gpu();
+  if (!spec.empty()) throw std::runtime_error("--device: expected gpu, sim or sim:PROFILE, found '" + spec + "'");
+  try {
+    telemetry::NvmlSource probe;
+    return open_gpu();
+  } catch (const std::runtime_error& e) {
+    if (why != nullptr) *why = e.what();
+    return open_sim("h200", seed);
+  }
+}
+
+}  // namespace powershape::cli

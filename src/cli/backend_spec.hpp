@@ -1,0 +1,15 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "powershape/bench/backend.hpp"
+
+namespace powershape::cli {
+
+// Opens the backend a --device option names: "gpu" (CUDA kernels + NVML), "sim" or "sim:PROFILE"
+// (the simulator), or "" (the GPU where there is one, else the simulated h200). `why` says why
+// the simulator was chosen when it was not asked for. Throws with a one-line reason.
+std::unique_ptr<bench::Backend> open_backend(const std::string& spec, uint64_t seed, std::string* why);
+
+}  // namespace powershape::cli

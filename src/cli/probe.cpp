@@ -1,0 +1,143 @@
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backend_spec.hpp"
+#include "powershape/workload/builders.hpp"
+#include "source_spec.hpp"
+#include "subcommands.hpp"
+
+namespace powershape::cli {
+namespace {
+
+struct ProbeArgs {
+  std::string device;
+  std::string periods = "1,2,5,10,20,50,100,200,500,1000,2000";
+  std::string gaps = "idle,memory";
+  double duty = 0.5;
+  double window_s = 3;
+  uint64_t seed = 1;
+  std::string out;
+};
+
+struct Point {
+  std::string gap;
+  double period_ms;
+  double burst_tflops;
+  double sm_clock_mhz;
+  double power_capped;
+  double avg_power_w;
+};
+
+int run_probe(const ProbeArgs& a) {
+  if (!(a.duty > 0 && a.duty < 1)) throw std::runtime_error("--duty: expected a fraction between 0 and 1");
+  std::vector<std::string> gaps;
+  for (std::size_t s = 0; s <= a.gaps.size();) {
+    auto c = a.gaps.find(',', s);
+    gaps.push_back(a.gaps.substr(s, c == std::string::npos ? std::string::npos : c - s));
+    if (gaps.back() != "idle" && gaps.back() != "memory") throw std::runtime_error("--gaps: expected idle and/or memory");
+    if (c == std::string::npos) break;
+    s = c + 1;
+  }
+  std::vector<int> periods = parse_gpu_list(a.periods);
+  std::string why;
+  auto backend = open_backend(a.device, a.seed, &why);
+  std::printf("powershape probe on the %s%s\n", backend->describe().c_str(),
+              why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
+
+  // Configuration 0: products back to back; then one square wave per gap and period.
+  std::vector<workload::Plan> configs;
+  workload::Plan continuous;
+  continuous.name = "continuous products";
+  workload::Phase product;
+  product.name = "product";
+  product.flops = 2.0 * 8192 * 8192 * 8192;
+  continuous.phases.push_back(product);
+  configs.push_back(continuous);
+  for (const auto& g : gaps) {
+    for (int p : periods) {
+      if (p < 1) throw std::runtime_error("--periods: periods start at 1 ms");
+      configs.push_back(workload::square_plan(p * 1e-3, a.duty, g == "idle" ? workload::Gap::kIdle : workload::Gap::kMemory,
+                                              backend->peak_flops_per_s(), backend->peak_bytes_per_s()));
+    }
+  }
+  backend->set_configs(configs);
+
+  auto response = backend->step_response_ms(0);
+  backend->idle(2);
+  auto cont = backend->measure(0, std::max(a.window_s, 5.0));
+  std::vector<Point> points;
+  std::printf("\n%-7s %10s %12s %10s %8s %8s\n", "gap", "period ms", "burst TF/s", "SM MHz", "capped", "W");
+  std::size_t k = 1;
+  for (const auto& g : gaps) {
+    for (int p : periods) {
+      backend->idle(1);
+      auto m = backend->measure(k++, std::max(a.window_s, 4 * p * 1e-3));
+      points.push_back({g, static_cast<double>(p), m.compute_tflops, m.sm_clock_mhz, m.power_capped, m.avg_power_w});
+      std::printf("%-7s %10d %12.1f %10.0f %7.0f%% %8.0f\n", g.c_str(), p, m.compute_tflops, m.sm_clock_mhz,
+                  m.power_capped * 100, m.avg_power_w);
+      std::fflush(stdout);
+    }
+  }
+  std::printf("%-7s %10s %12.1f %10.0f %7.0f%% %8.0f\n", "none", "-", cont.compute_tflops, cont.sm_clock_mhz,
+              cont.power_capped * 100, cont.avg_power_w);
+
+  double boost = 0;
+  for (const auto& pt : points) boost = std::max(boost, pt.burst_tflops);
+  // The power window: the longest burst that still runs within 3% of the best burst throughput,
+  // with idle gaps (or the first gap kind probed).
+  double window_ms = 0;
+  for (const auto& pt : points) {
+    if (pt.gap != gaps.front()) continue;
+    if (pt.burst_tflops >= 0.97 * boost) window_ms = std::max(window_ms, pt.period_ms * a.duty);
+  }
+  std::printf("\nboost (best burst) %.1f TFLOP/s, sustained %.1f TFLOP/s: sustained-to-boost %.3f\n", boost,
+              cont.compute_tflops, cont.compute_tflops / boost);
+  if (response) {
+    std::printf("controller response after a load step: the reported SM clock fell 5%% under its "
+                "maximum after %.0f ms\n", *response);
+  } else {
+    std::printf("controller response after a load step: the reported SM clock never fell 5%% under its maximum\n");
+  }
+  std::printf("power window: compute phases up to %.0f ms run unthrottled (within 3%% of boost) "
+              "between %s gaps at %.0f%% duty\n", window_ms, gaps.front().c_str(), a.duty * 100);
+
+  if (!a.out.empty()) {
+    nlohmann::json j = {{"backend", backend->describe()}, {"device", backend->device_json()},
+                        {"duty", a.duty}, {"boost_tflops", boost}, {"sustained_tflops", cont.compute_tflops},
+                        {"sustained_to_boost", cont.compute_tflops / boost}, {"power_window_ms", window_ms}};
+    j["step_response_ms"] = response ? nlohmann::json(*response) : nlohmann::json(nullptr);
+    j["points"] = nlohmann::json::array();
+    for (const auto& pt : points) {
+      j["points"].push_back({{"gap", pt.gap}, {"period_ms", pt.period_ms}, {"burst_tflops", pt.burst_tflops},
+                             {"sm_clock_mhz", pt.sm_clock_mhz}, {"power_capped", pt.power_capped},
+                             {"avg_power_w", pt.avg_power_w}});
+    }
+    std::ofstream out(a.out);
+    out << j.dump(1) << '\n';
+    if (!out) throw std::runtime_error("cannot write " + a.out);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_probe(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "probe", "Characterise a GPU's power management with square waves of compute and idle/memory");
+  static ProbeArgs a;
+  cmd->add_option("--device", a.device, "gpu, sim or sim:PROFILE (default: the GPU if there is one, else sim:h200)");
+  cmd->add_option("--periods", a.periods, "Square-wave periods in ms (default 1,2,5,10,20,50,100,200,500,1000,2000)");
+  cmd->add_option("--gaps", a.gaps, "Gap kinds: idle, memory or both (default idle,memory)");
+  cmd->add_option("--duty", a.duty, "Compute fraction of each period (default 0.5)");
+  cmd->add_option("--window", a.window_s, "Seconds per measurement, at least 4 periods (default 3)");
+  cmd->add_option("--seed", a.seed, "Seed (simulator noise)");
+  cmd->add_option("-o,--output", a.out, "Write the curve and figures as JSON");
+  cmd->callback([] { exit_code() = run_probe(a); });
+}
+
+}  // namespace powershape::cli

@@ -1,0 +1,35 @@
+#include "powershape/bench/backend.hpp"
+
+#include "powershape/analysis/summary.hpp"
+
+namespace powershape::bench {
+
+nlohmann::json to_json(const Measurement& m) {
+  return {{"config", m.config},
+          {"round", m.round},
+          {"seconds", m.seconds},
+          {"iterations", m.iterations},
+          {"ms_per_iteration", m.ms_per_iteration},
+          {"compute_tflops", m.compute_tflops},
+          {"energy_j", m.energy_j},
+          {"j_per_iteration", m.j_per_iteration()},
+          {"energy_updates", m.energy_updates},
+          {"avg_power_w", m.avg_power_w},
+          {"sm_clock_mhz", m.sm_clock_mhz},
+          {"power_capped", m.power_capped},
+          {"thermal_throttled", m.thermal_throttled},
+          {"peak_temp_c", m.peak_temp_c}};
+}
+
+void add_telemetry(Measurement& m, const trace::Trace& t, int64_t begin_ns, int64_t end_ns) {
+  auto s = analysis::summarize(t, 0, "window", begin_ns, end_ns);
+  m.energy_j = s.energy.energy_mj * 1e-3;
+  m.energy_updates = s.energy.counter_updates;
+  m.avg_power_w = s.avg_power_w.value_or(0);
+  m.sm_clock_mhz = s.sm_clock_mhz.mean;
+  m.power_capped = s.power_capped_fraction().value_or(0);
+  m.thermal_throttled = s.thermal_fraction().value_or(0);
+  m.peak_temp_c = static_cast<double>(s.peak_temp_c.value_or(0));
+}
+
+}  // namespace powershape::bench

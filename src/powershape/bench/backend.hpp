@@ -1,0 +1,60 @@
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+#include "powershape/trace/trace.hpp"
+#include "powershape/workload/plan.hpp"
+
+namespace powershape::bench {
+
+// One measurement window: a configuration run back to back.
+struct Measurement {
+  std::size_t config = 0;
+  int round = -1;  // -1: warm-up
+  double seconds = 0;
+  int iterations = 0;
+  double ms_per_iteration = 0;  // from device timing (CUDA events, or the simulator's clock)
+  double compute_tflops = 0;    // FLOPs of the compute phases over the time they took
+  double energy_j = 0;          // from the energy counter over the window
+  int energy_updates = 0;       // counter updates inside the window
+  double avg_power_w = 0;
+  double sm_clock_mhz = 0;      // time-weighted mean of the reported clock
+  double power_capped = 0;      // fraction of the window
+  double thermal_throttled = 0;
+  double peak_temp_c = 0;
+  double j_per_iteration() const { return iterations > 0 ? energy_j / iterations : 0; }
+};
+nlohmann::json to_json(const Measurement& m);
+
+// Fills the telemetry part of a measurement from a trace over [begin, end).
+void add_telemetry(Measurement& m, const trace::Trace& t, int64_t begin_ns, int64_t end_ns);
+
+// Where configurations run: a GPU (kernels + NVML) or the simulator. The engine sees only this.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string describe() const = 0;
+  virtual bool simulated() const = 0;
+  virtual nlohmann::json device_json() const = 0;  // device, driver, clocks, limits
+  // The rates square waves are sized with: dense bf16 products and streaming copies, unthrottled.
+  virtual double peak_flops_per_s() const = 0;
+  virtual double peak_bytes_per_s() const = 0;
+  // The configurations to compare, one workload each.
+  virtual void set_configs(std::vector<workload::Plan> configs) = 0;
+  virtual std::size_t config_count() const = 0;
+  virtual std::string config_name(std::size_t i) const = 0;
+  // Runs configuration i back to back for at least `seconds` and measures it.
+  virtual Measurement measure(std::size_t i, double seconds) = 0;
+  virtual void idle(double seconds) = 0;
+  virtual std::optional<double> temperature_c() = 0;
+  // Idles, then runs configuration i: the ms from the load step until the reported SM clock
+  // first falls 5% under its maximum; empty if it never does.
+  virtual std::optional<double> step_response_ms(std::size_t i) = 0;
+};
+
+}  // namespace powershape::bench

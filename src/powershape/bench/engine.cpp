@@ -1,0 +1,136 @@
+#include "powershape/bench/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+namespace powershape::bench {
+namespace {
+
+bool settled(const std::vector<Measurement>& w, int n, double tol) {
+  if (static_cast<int>(w.size()) < n) return false;
+  auto within = [&](auto get) {
+    double lo = 1e300, hi = -1e300, sum = 0;
+    for (auto it = w.end() - n; it != w.end(); ++it) {
+      double v = get(*it);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+    }
+    return (hi - lo) <= tol * (sum / n);
+  };
+  return within([](const Measurement& m) { return m.sm_clock_mhz; }) &&
+         within([](const Measurement& m) { return m.avg_power_w; });
+}
+
+std::string verdict(const Interval& i, const char* below, const char* above) {
+  if (i.hi < 1) return below;
+  if (i.lo > 1) return above;
+  return "no difference";
+}
+
+}  // namespace
+
+Result run_design(Backend& backend, const Design& d) {
+  const std::size_t n = backend.config_count();
+  if (n == 0) throw std::invalid_argument("the design has no configurations");
+  if (d.baseline >= n) throw std::invalid_argument("the baseline is not one of the configurations");
+  if (d.rounds < 2) throw std::invalid_argument("a design needs two rounds or more");
+  if (!(d.window_s > 0)) throw std::invalid_argument("the window must be positive");
+  Result r;
+  r.backend = backend.describe();
+  r.simulated = backend.simulated();
+  r.device = backend.device_json();
+  r.baseline = d.baseline;
+
+  while (r.warmup_s < d.warmup_max_s && !r.settled) {
+    Measurement m = backend.measure(d.baseline, d.warmup_window_s);
+    r.warmup_s += m.seconds;
+    r.warmup.push_back(m);
+    r.settled = settled(r.warmup, d.settle_windows, d.settle_tolerance);
+  }
+
+  std::mt19937_64 rng(d.seed);
+  std::vector<std::size_t> order(n);
+  for (int round = 0; round < d.rounds; ++round) {
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t c : order) {
+      if (d.cooldown_c > 0) {
+        for (int i = 0; i < 600; ++i) {
+          auto t = backend.temperature_c();
+          if (!t || *t <= d.cooldown_c) break;
+          backend.idle(0.1);
+        }
+      }
+      Measurement m = backend.measure(c, d.window_s);
+      m.round = round;
+      r.measurements.push_back(m);
+    }
+  }
+
+  auto of = [&](std::size_t c, auto get) {
+    std::vector<double> v(static_cast<std::size_t>(d.rounds));
+    for (const auto& m : r.measurements) {
+      if (m.config == c) v[static_cast<std::size_t>(m.round)] = get(m);
+    }
+    return v;
+  };
+  auto ms = [](const Measurement& m) { return m.ms_per_iteration; };
+  auto joules = [](const Measurement& m) { return m.j_per_iteration(); };
+  for (std::size_t c = 0; c < n; ++c) {
+    ConfigResult x;
+    x.name = backend.config_name(c);
+    x.ms_per_iteration = median(of(c, ms));
+    x.j_per_iteration = median(of(c, joules));
+    x.avg_power_w = median(of(c, [](const Measurement& m) { return m.avg_power_w; }));
+    x.sm_clock_mhz = median(of(c, [](const Measurement& m) { return m.sm_clock_mhz; }));
+    x.power_capped = median(of(c, [](const Measurement& m) { return m.power_capped; }));
+    x.thermal_throttled = median(of(c, [](const Measurement& m) { return m.thermal_throttled; }));
+    x.peak_temp_c = median(of(c, [](const Measurement& m) { return m.peak_temp_c; }));
+    x.compute_tflops = median(of(c, [](const Measurement& m) { return m.compute_tflops; }));
+    x.time_ratio = ratio_interval(of(c, ms), of(d.baseline, ms), d.seed + c);
+    x.energy_ratio = ratio_interval(of(c, joules), of(d.baseline, joules), d.seed + 1000 + c);
+    x.time_verdict = c == d.baseline ? "baseline" : verdict(x.time_ratio, "faster", "slower");
+    x.energy_verdict = c == d.baseline ? "baseline" : verdict(x.energy_ratio, "less energy", "more energy");
+    r.configs.push_back(x);
+  }
+  for (std::size_t c = 1; c < n; ++c) {
+    if (r.configs[c].ms_per_iteration < r.configs[r.best_time].ms_per_iteration) r.best_time = c;
+    if (r.configs[c].j_per_iteration < r.configs[r.best_energy].j_per_iteration) r.best_energy = c;
+  }
+  return r;
+}
+
+nlohmann::json to_json(const Result& r) {
+  nlohmann::json j = {{"backend", r.backend},       {"simulated", r.simulated},
+                      {"device", r.device},         {"warmup_s", r.warmup_s},
+                      {"settled", r.settled},       {"baseline", r.baseline},
+                      {"best_time", r.best_time},   {"best_energy", r.best_energy}};
+  j["configs"] = nlohmann::json::array();
+  for (const auto& c : r.configs) {
+    auto iv = [](const Interval& i) { return nlohmann::json{{"lo", i.lo}, {"ratio", i.mid}, {"hi", i.hi}}; };
+    j["configs"].push_back({{"name", c.name},
+                            {"ms_per_iteration", c.ms_per_iteration},
+                            {"j_per_iteration", c.j_per_iteration},
+                            {"avg_power_w", c.avg_power_w},
+                            {"sm_clock_mhz", c.sm_clock_mhz},
+                            {"power_capped", c.power_capped},
+                            {"thermal_throttled", c.thermal_throttled},
+                            {"peak_temp_c", c.peak_temp_c},
+                            {"compute_tflops", c.compute_tflops},
+                            {"time_ratio", iv(c.time_ratio)},
+                            {"energy_ratio", iv(c.energy_ratio)},
+                            {"time_verdict", c.time_verdict},
+                            {"energy_verdict", c.energy_verdict}});
+  }
+  for (const char* k : {"warmup", "measurements"}) {
+    j[k] = nlohmann::json::array();
+    for (const auto& m : (std::string(k) == "warmup" ? r.warmup : r.measurements)) j[k].push_back(to_json(m));
+  }
+  return j;
+}
+
+}  // namespace powershape::bench

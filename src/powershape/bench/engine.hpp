@@ -1,0 +1,50 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "powershape/bench/backend.hpp"
+#include "powershape/bench/stats.hpp"
+
+namespace powershape::bench {
+
+struct Design {
+  int rounds = 8;
+  double window_s = 2;        // each measurement; >= 1 s for 10 energy-counter updates
+  std::size_t baseline = 0;   // the configuration ratios are taken against
+  uint64_t seed = 1;          // shuffles the order within each round
+  // Warm-up: the baseline runs in windows of warmup_window_s until the mean SM clock and power
+  // of the last `settle_windows` agree within settle_tolerance, or warmup_max_s has passed.
+  double warmup_window_s = 0.5, warmup_max_s = 60, settle_tolerance = 0.01;
+  int settle_windows = 3;
+  double cooldown_c = 0;      // > 0: idle before each measurement until this cool (at most 60 s)
+};
+
+struct ConfigResult {
+  std::string name;
+  double ms_per_iteration = 0, j_per_iteration = 0, avg_power_w = 0, sm_clock_mhz = 0,
+         power_capped = 0, thermal_throttled = 0, peak_temp_c = 0, compute_tflops = 0;  // medians
+  Interval time_ratio, energy_ratio;  // against the baseline
+  std::string time_verdict, energy_verdict;  // "faster"/"slower"/"no difference", "less"/"more"/...
+};
+
+struct Result {
+  std::string backend;
+  bool simulated = false;
+  nlohmann::json device;
+  double warmup_s = 0;
+  bool settled = false;
+  std::vector<Measurement> warmup, measurements;
+  std::vector<ConfigResult> configs;
+  std::size_t baseline = 0;
+  std::size_t best_time = 0, best_energy = 0;  // by median
+};
+
+// Runs every configuration once per round, in an order shuffled anew each round, after a
+// warm-up detected from telemetry. Throws std::invalid_argument on a design it cannot run.
+Result run_design(Backend& backend, const Design& design);
+nlohmann::json to_json(const Result& r);
+
+}  // namespace powershape::bench
