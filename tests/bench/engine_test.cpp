@@ -1,0 +1,115 @@
+#include "powershape/bench/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace powershape::bench {
+namespace {
+
+// A deterministic backend: configuration i takes base_ms x effect[i] per iteration with a
+// seeded relative noise; its power and clock settle over the first `settle` measurements.
+class FakeBackend : public Backend {
+ public:
+  FakeBackend(std::vector<double> effect, double noise, uint64_t seed, int settle = 4)
+      : effect_(std::move(effect)), noise_(0, noise), rng_(seed), settle_(settle) {}
+  std::string describe() const override { return "fake"; }
+  bool simulated() const override { return true; }
+  nlohmann::json device_json() const override { return {{"fake", true}}; }
+  double peak_flops_per_s() const override { return 1e15; }
+  double peak_bytes_per_s() const override { return 1e12; }
+  void set_configs(std::vector<workload::Plan>) override {}
+  std::size_t config_count() const override { return effect_.size(); }
+  std::string config_name(std::size_t i) const override { return "c" + std::to_string(i); }
+  Measurement measure(std::size_t i, double seconds) override {
+    order.push_back(i);
+    ++calls_;
+    Measurement m;
+    m.config = i;
+    m.seconds = seconds;
+    m.iterations = 100;
+    m.ms_per_iteration = 10 * effect_[i] * (1 + noise_(rng_));
+    m.energy_j = 5 * m.iterations * effect_[i] * (1 + noise_(rng_));
+    const double warm = calls_ < settle_ ? 1.0 - 0.1 * (settle_ - calls_) : 1.0;  // 1980 -> settled
+    m.sm_clock_mhz = 1600 / warm;
+    m.avg_power_w = 700 * warm;
+    return m;
+  }
+  void idle(double) override {}
+  std::optional<double> temperature_c() override { return 50; }
+  std::optional<double> step_response_ms(std::size_t) override { return 100; }
+  std::vector<std::size_t> order;
+
+ private:
+  std::vector<double> effect_;
+  std::normal_distribution<double> noise_;
+  std::mt19937_64 rng_;
+  int settle_, calls_ = 0;
+};
+
+}  // namespace
+
+TEST(Engine, RunsEveryConfigurationOncePerRoundInShuffledOrders) {
+  FakeBackend b({1, 1, 1, 1}, 0.001, 1);
+  Design d;
+  d.rounds = 6;
+  auto r = run_design(b, d);
+  ASSERT_EQ(r.measurements.size(), 24u);
+  std::vector<std::vector<std::size_t>> rounds(6);
+  for (const auto& m : r.measurements) rounds[static_cast<std::size_t>(m.round)].push_back(m.config);
+  int distinct_orders = 0;
+  for (int i = 0; i < 6; ++i) {
+    auto sorted = rounds[static_cast<std::size_t>(i)];
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<std::size_t>{0, 1, 2, 3}));
+    if (i > 0 && rounds[static_cast<std::size_t>(i)] != rounds[0]) ++distinct_orders;
+  }
+  EXPECT_GE(distinct_orders, 3);
+}
+
+TEST(Engine, WarmsUpUntilTheTelemetrySettles) {
+  FakeBackend b({1, 1}, 0.001, 1, 6);
+  Design d;
+  auto r = run_design(b, d);
+  EXPECT_TRUE(r.settled);
+  EXPECT_EQ(r.warmup.size(), 8u);  // settles at the 6th window, and needs 3 agreeing windows
+  FakeBackend never({1, 1}, 0.001, 1, 1000);
+  d.warmup_max_s = 5;
+  auto n = run_design(never, d);
+  EXPECT_FALSE(n.settled);
+  EXPECT_EQ(n.warmup.size(), 10u);
+}
+
+TEST(Engine, FindsAOnePercentEffectWithEightRounds) {
+  FakeBackend b({1.0, 0.99}, 0.002, 7);
+  auto r = run_design(b, Design{});
+  const auto& c = r.configs[1];
+  EXPECT_EQ(c.time_verdict, "faster");
+  EXPECT_EQ(c.energy_verdict, "less energy");
+  EXPECT_NEAR(c.time_ratio.mid, 0.99, 0.003);
+  EXPECT_LE((c.time_ratio.hi - c.time_ratio.lo) / 2, 0.005);  // half-width 0.5% or less
+  EXPECT_EQ(r.best_time, 1u);
+}
+
+TEST(Engine, DoesNotCallANullEffectSignificantOften) {
+  int called = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    FakeBackend b({1.0, 1.0}, 0.003, seed);
+    Design d;
+    d.seed = seed;
+    if (run_design(b, d).configs[1].time_verdict != "no difference") ++called;
+  }
+  EXPECT_LE(called, 6);  // ~5% expected of 40 at a 95% interval; a percentile bootstrap of 8 runs a little hot
+}
+
+TEST(Engine, RejectsADesignItCannotRun) {
+  FakeBackend b({1.0}, 0.001, 1);
+  Design d;
+  d.rounds = 1;
+  EXPECT_THROW(run_design(b, d), std::invalid_argument);
+  d.rounds = 4;
+  d.baseline = 3;
+  EXPECT_THROW(run_design(b, d), std::invalid_argument);
+}
+
+}  // namespace powershape::bench
