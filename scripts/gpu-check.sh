@@ -10,6 +10,9 @@ scripts/build.sh -DPOWERSHAPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail 
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu --format=csv
 echo "== GPU tests"; (cd build && ctest -L gpu --output-on-failure 2>&1 | tail -n 6)
 echo "== CPU tests"; (cd build && ctest -L cpu -j 8 2>&1 | tail -n 3)
+echo "== compute-sanitizer memcheck on the kernel tests"
+compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/powershape_gpu_tests \
+  --gtest_filter='LmHeadGpu.*:-LmHeadGpu.ARealShapeSlice' 2>&1 | tail -n 4
 build/powershape devices
 echo "== NVML call costs"
 build/bench/nvml_call_cost
@@ -19,6 +22,8 @@ echo "== sampler cost at 1 ms, under a GEMM load"
 build/bench/gemm_load --seconds 14 &
 sleep 2; build/bench/sampler_cost --seconds 5; wait
 sleep 5
+echo "== LM head: chunk counts against the three products alone (sustained windows)"
+build/bench/lmhead --chunks "${LMHEAD_CHUNKS:-1,2,4,8,16,32,64}" --window 3
 echo "== monitor around a sustained 8192^3 bf16 GEMM load"
 build/powershape monitor --interval 1 -o "$out/monitor_gemm.csv" --json "$out/monitor_gemm.json" \
   -- build/bench/gemm_load --size 8192 --seconds 20

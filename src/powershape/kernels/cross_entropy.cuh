@@ -1,0 +1,33 @@
+#pragma once
+// The fused softmax / cross-entropy pass over one chunk of logits, rows of `ld` bf16 of which the
+// first `v` count: the loss of each row, and with write_grad the gradient written over the logits.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace powershape::kernels {
+
+struct CrossEntropyParams {
+  __nv_bfloat16* logits;  // [rows x ld], overwritten with dlogits when write_grad
+  int64_t ld, v;
+  const void* targets;    // the chunk's first target
+  bool targets_int64;
+  int64_t ignore_index;
+  float label_smoothing, z_loss, softcap;
+  const int* valid_count;  // tokens not ignored, over all N (for the mean)
+  float grad_scale;
+  bool mean;
+  bool write_grad;
+  float* token_loss;       // [rows]
+  float* token_zloss;      // [rows]
+  float* lse;              // [rows]
+};
+
+void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream);
+// Counts targets != ignore_index into *count (zeroed first).
+void count_valid(const void* targets, bool int64, int64_t n, int64_t ignore_index, int* count, cudaStream_t stream);
+// out[0] = sum(values) / (divide_by_valid ? max(*valid, 1) : 1), deterministic.
+void reduce_sum(const float* values, int64_t n, const int* valid, bool divide_by_valid, float* out, cudaStream_t stream);
+
+}  // namespace powershape::kernels

@@ -1,0 +1,30 @@
+#pragma once
+// Error checks for CUDA and cuBLASLt calls: a failed call throws std::runtime_error naming the
+// call, the file and line, and the library's reason.
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace powershape::kernels {
+
+inline void check_cuda(cudaError_t e, const char* what, const char* file, int line) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + " failed at " + file + ":" + std::to_string(line) +
+                             ": " + cudaGetErrorString(e));
+  }
+}
+
+inline void check_cublas(cublasStatus_t s, const char* what, const char* file, int line) {
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(std::string(what) + " failed at " + file + ":" + std::to_string(line) +
+                             ": cuBLAS status " + std::to_string(static_cast<int>(s)));
+  }
+}
+
+}  // namespace powershape::kernels
+
+#define PS_CUDA(x) ::powershape::kernels::check_cuda((x), #x, __FILE__, __LINE__)
+#define PS_CUBLAS(x) ::powershape::kernels::check_cublas((x), #x, __FILE__, __LINE__)
+#define PS_LAUNCHED() ::powershape::kernels::check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)

@@ -1,0 +1,38 @@
+#pragma once
+// bf16 matrix products through cuBLASLt, fp32 accumulation, column-major as BLAS sees them.
+#include <cublasLt.h>
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+namespace powershape::kernels {
+
+enum class Out { kBf16, kFp32 };
+
+class Gemm {
+ public:
+  Gemm();
+  ~Gemm();
+  Gemm(const Gemm&) = delete;
+  Gemm& operator=(const Gemm&) = delete;
+  // D = alpha op(A) op(B) + beta D, with op(A) m x k, op(B) k x n, D m x n; A and B bf16.
+  void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda,
+           const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha, float beta,
+           cudaStream_t stream);
+
+ private:
+  struct Plan {
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t a, b, d;
+    cublasLtMatmulAlgo_t algo;
+  };
+  using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
+  const Plan& plan(const Key& key);
+  cublasLtHandle_t handle_ = nullptr;
+  void* workspace_ = nullptr;
+  static constexpr std::size_t kWorkspaceBytes = 32u << 20;
+  std::map<Key, Plan> plans_;
+};
+
+}  // namespace powershape::kernels

@@ -1,0 +1,126 @@
+#include "powershape/kernels/lmhead.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "powershape/kernels/cross_entropy.cuh"
+#include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/gemm.hpp"
+
+namespace powershape::kernels {
+namespace {
+
+constexpr std::size_t kAlign = 256;
+
+std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
+
+int64_t rows_per_chunk(int64_t n, const LmHeadOptions& o) {
+  if (o.tokens_per_chunk > 0) return std::min(o.tokens_per_chunk, n);
+  if (o.chunks < 1) throw std::invalid_argument("lmhead: chunks must be at least 1 (or tokens_per_chunk set)");
+  return (n + o.chunks - 1) / o.chunks;
+}
+
+struct Layout {
+  int64_t ld;        // logits row stride: V rounded up to 8 elements (16 bytes)
+  int64_t rows;      // tokens per chunk
+  std::size_t logits, token_loss, token_zloss, lse, count, total;  // byte offsets, total size
+};
+
+Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
+  Layout l{};
+  l.ld = (v + 7) / 8 * 8;
+  l.rows = rows_per_chunk(n, o);
+  std::size_t off = 0;
+  auto take = [&](std::size_t bytes) {
+    std::size_t at = off;
+    off = round_up(off + bytes, kAlign);
+    return at;
+  };
+  l.logits = take(static_cast<std::size_t>(l.rows * l.ld) * 2);
+  l.token_loss = take(static_cast<std::size_t>(n) * 4);
+  l.token_zloss = take(static_cast<std::size_t>(n) * 4);
+  l.lse = take(static_cast<std::size_t>(n) * 4);
+  l.count = take(sizeof(int));
+  l.total = off;
+  return l;
+}
+
+void validate(const LmHeadArgs& a, const LmHeadOptions& o) {
+  auto bad = [](const std::string& what) { throw std::invalid_argument("lmhead: " + what); };
+  if (a.n < 1 || a.d < 1 || a.v < 1) bad("N, D and V must be positive");
+  if (a.d % 8 != 0) bad("D = " + std::to_string(a.d) + " must be a multiple of 8 (16-byte bf16 rows for the tensor-core products)");
+  if (a.x == nullptr || a.w == nullptr || a.targets == nullptr || a.loss == nullptr) bad("x, w, targets and loss are required");
+  if (o.backward && (a.dx == nullptr || a.dw == nullptr)) bad("the backward pass needs dx and dw");
+  if (!(o.label_smoothing >= 0 && o.label_smoothing < 1)) bad("label_smoothing must be in [0, 1)");
+  if (!(o.z_loss >= 0) || !(o.softcap >= 0)) bad("z_loss and softcap must not be negative");
+  if (a.workspace_bytes < LmHead::workspace_bytes(a.n, a.d, a.v, o)) {
+    bad("workspace of " + std::to_string(a.workspace_bytes) + " bytes is too small: " +
+        std::to_string(LmHead::workspace_bytes(a.n, a.d, a.v, o)) + " needed");
+  }
+}
+
+}  // namespace
+
+struct LmHead::Impl {
+  Gemm gemm;
+};
+
+LmHead::LmHead() : impl_(std::make_unique<Impl>()) {}
+LmHead::~LmHead() = default;
+
+std::size_t LmHead::workspace_bytes(int64_t n, int64_t /*d*/, int64_t v, const LmHeadOptions& o) {
+  return layout(n, v, o).total;
+}
+
+void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* stream) {
+  validate(a, o);
+  const Layout l = layout(a.n, a.v, o);
+  auto* ws = static_cast<char*>(a.workspace);
+  auto* logits = reinterpret_cast<__nv_bfloat16*>(ws + l.logits);
+  auto* token_loss = a.token_loss != nullptr ? a.token_loss : reinterpret_cast<float*>(ws + l.token_loss);
+  auto* token_zloss = reinterpret_cast<float*>(ws + l.token_zloss);
+  auto* lse = a.lse != nullptr ? a.lse : reinterpret_cast<float*>(ws + l.lse);
+  auto* count = reinterpret_cast<int*>(ws + l.count);
+  const bool mean = o.reduction == Reduction::kMean;
+  count_valid(a.targets, a.targets_int64, a.n, o.ignore_index, count, stream);
+
+  const auto* x = static_cast<const __nv_bfloat16*>(a.x);
+  const auto* w = static_cast<const __nv_bfloat16*>(a.w);
+  const std::size_t tsize = a.targets_int64 ? 8 : 4;
+  for (int64_t row0 = 0, c = 0; row0 < a.n; row0 += l.rows, ++c) {
+    const int64_t rows = std::min(l.rows, a.n - row0);
+    const __nv_bfloat16* xc = x + row0 * a.d;
+    // logits [rows x V] = X_c W^T: column-major, (V x rows) = W (as D x V, transposed) * X_c^T.
+    impl_->gemm.run(true, false, a.v, rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1, 0, stream);
+    CrossEntropyParams p{};
+    p.logits = logits;
+    p.ld = l.ld;
+    p.v = a.v;
+    p.targets = static_cast<const char*>(a.targets) + row0 * tsize;
+    p.targets_int64 = a.targets_int64;
+    p.ignore_index = o.ignore_index;
+    p.label_smoothing = o.label_smoothing;
+    p.z_loss = o.z_loss;
+    p.softcap = o.softcap;
+    p.valid_count = count;
+    p.grad_scale = o.grad_scale;
+    p.mean = mean;
+    p.write_grad = o.backward;
+    p.token_loss = token_loss + row0;
+    p.token_zloss = token_zloss + row0;
+    p.lse = lse + row0;
+    cross_entropy(p, rows, stream);
+    if (!o.backward) continue;
+    // dX_c [rows x D] = dlogits W: column-major (D x rows) = W^T (D x V) * dlogits^T (V x rows).
+    impl_->gemm.run(false, false, a.d, rows, a.v, w, a.d, logits, l.ld,
+                    static_cast<__nv_bfloat16*>(a.dx) + row0 * a.d, a.d, Out::kBf16, 1, 0, stream);
+    // dW [V x D] (+)= dlogits^T X_c: column-major (D x V) = X_c^T (D x rows) * dlogits (rows x V).
+    impl_->gemm.run(false, true, a.d, a.v, rows, xc, a.d, logits, l.ld, a.dw, a.d,
+                    o.dw_fp32 ? Out::kFp32 : Out::kBf16, 1, c == 0 ? 0.f : 1.f, stream);
+  }
+  reduce_sum(token_loss, a.n, count, mean, a.loss, stream);
+  if (a.z_loss != nullptr) reduce_sum(token_zloss, a.n, count, mean, a.z_loss, stream);
+}
+
+}  // namespace powershape::kernels

@@ -1,0 +1,64 @@
+#pragma once
+// The LM head + cross-entropy, forward and backward, chunked over tokens, on the caller's CUDA
+// stream. Callers need no CUDA headers: the stream is a CUstream_st*, pointers are device memory.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+struct CUstream_st;
+
+namespace powershape::kernels {
+
+enum class Reduction { kMean, kSum, kNone };
+
+struct LmHeadOptions {
+  int chunks = 1;                 // token chunks; the last may be ragged. 0: tokens_per_chunk says
+  int64_t tokens_per_chunk = 0;
+  int64_t ignore_index = -100;
+  Reduction reduction = Reduction::kMean;
+  float label_smoothing = 0;
+  float z_loss = 0;               // coefficient of lse^2 in each token's loss
+  float softcap = 0;              // > 0: logits -> softcap * tanh(logits / softcap)
+  float grad_scale = 1;           // the incoming gradient of the reduced loss (kNone: of the sum)
+  bool backward = true;           // false: the loss alone
+  bool dw_fp32 = true;            // dW accumulates in fp32; false: a bf16 dW (accumulated in bf16 between chunks)
+};
+
+// Device pointers. x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64. Outputs: loss and
+// z_loss (fp32 scalars; z_loss may be null), token_loss and lse ([N] fp32, may be null), dx
+// [N x D] bf16, dw [V x D] fp32 or bf16 (overwritten, not added to).
+struct LmHeadArgs {
+  const void* x = nullptr;
+  const void* w = nullptr;
+  const void* targets = nullptr;
+  bool targets_int64 = false;
+  int64_t n = 0, d = 0, v = 0;
+  float* loss = nullptr;
+  float* z_loss = nullptr;
+  float* token_loss = nullptr;
+  float* lse = nullptr;
+  void* dx = nullptr;
+  void* dw = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
+class LmHead {
+ public:
+  LmHead();
+  ~LmHead();
+  LmHead(const LmHead&) = delete;
+  LmHead& operator=(const LmHead&) = delete;
+  // Bytes of workspace run() needs: one chunk of logits (rows padded to 8 elements), per-token
+  // scratch, and the product library's workspace.
+  static std::size_t workspace_bytes(int64_t n, int64_t d, int64_t v, const LmHeadOptions& o);
+  // Throws std::invalid_argument naming what is wrong with a shape or option (D must be a
+  // multiple of 8; V may be anything), std::runtime_error on a CUDA or cuBLAS failure.
+  void run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* stream);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace powershape::kernels

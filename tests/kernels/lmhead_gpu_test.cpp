@@ -1,0 +1,199 @@
+// The CUDA LM head against the fp64 reference, on random data, every option, odd shapes.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "powershape/kernels/lmhead.hpp"
+#include "powershape/reference/lmhead_ref.hpp"
+
+namespace powershape::kernels {
+namespace {
+
+bool have_gpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+void check(cudaError_t e) { ASSERT_EQ(e, cudaSuccess) << cudaGetErrorString(e); }
+
+template <class T>
+struct Buffer {
+  explicit Buffer(std::size_t n) : count(n) {
+    cudaMalloc(&p, n * sizeof(T) + 16);
+    poison();
+  }
+  ~Buffer() { cudaFree(p); }
+  void poison() { cudaMemset(p, 0xff, count * sizeof(T)); }  // NaN in bf16 and fp32
+  void put(const std::vector<T>& h) { cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice); }
+  std::vector<T> get() const {
+    std::vector<T> h(count);
+    cudaMemcpy(h.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost);
+    return h;
+  }
+  T* p = nullptr;
+  std::size_t count;
+};
+
+double rel_error(const std::vector<double>& got, const std::vector<double>& ref) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i])) return INFINITY;
+    num += (got[i] - ref[i]) * (got[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return std::sqrt(num / std::max(den, 1e-300));
+}
+
+struct Case {
+  int64_t n, d, v;
+  int chunks;
+  LmHeadOptions o;
+  bool int64_targets = false;
+};
+
+void run_case(const Case& c, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0, 1);
+  std::uniform_int_distribution<int64_t> pick(0, c.v - 1);
+  std::uniform_real_distribution<float> u(0, 1);
+  std::vector<__nv_bfloat16> x(static_cast<std::size_t>(c.n * c.d)), w(static_cast<std::size_t>(c.v * c.d));
+  std::vector<double> xd(x.size()), wd(w.size());
+  const float xs = 1.0f, wscale = 1.0f / std::sqrt(static_cast<float>(c.d));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = __float2bfloat16(g(rng) * xs);
+    xd[i] = __bfloat162float(x[i]);
+  }
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    w[i] = __float2bfloat16(g(rng) * wscale * 3);
+    wd[i] = __bfloat162float(w[i]);
+  }
+  std::vector<int64_t> t(static_cast<std::size_t>(c.n));
+  for (auto& ti : t) ti = u(rng) < 0.2f ? c.o.ignore_index : pick(rng);
+  if (c.n > 1) t[0] = pick(rng);  // at least one valid token
+
+  reference::LmHeadOptions ro;
+  ro.ignore_index = c.o.ignore_index;
+  ro.reduction = c.o.reduction == Reduction::kMean ? reference::Reduction::kMean
+                 : c.o.reduction == Reduction::kSum ? reference::Reduction::kSum
+                                                     : reference::Reduction::kNone;
+  ro.label_smoothing = c.o.label_smoothing;
+  ro.z_loss = c.o.z_loss;
+  ro.softcap = c.o.softcap;
+  ro.grad_scale = c.o.grad_scale;
+  auto ref = reference::lmhead_reference(xd, wd, t, c.n, c.d, c.v, ro);
+
+  LmHeadOptions o = c.o;
+  o.chunks = c.chunks;
+  Buffer<__nv_bfloat16> dx_b(x.size()), x_b(x.size()), w_b(w.size());
+  Buffer<float> dw32(w.size()), loss(1), zloss(1), tok(static_cast<std::size_t>(c.n)), lse(static_cast<std::size_t>(c.n));
+  Buffer<__nv_bfloat16> dw16(w.size());
+  Buffer<int64_t> t64(t.size());
+  Buffer<int32_t> t32(t.size());
+  x_b.put(x);
+  w_b.put(w);
+  t64.put(t);
+  t32.put(std::vector<int32_t>(t.begin(), t.end()));
+  const std::size_t wsb = LmHead::workspace_bytes(c.n, c.d, c.v, o);
+  Buffer<char> ws(wsb);
+  LmHeadArgs a;
+  a.x = x_b.p;
+  a.w = w_b.p;
+  a.targets = c.int64_targets ? static_cast<const void*>(t64.p) : static_cast<const void*>(t32.p);
+  a.targets_int64 = c.int64_targets;
+  a.n = c.n;
+  a.d = c.d;
+  a.v = c.v;
+  a.loss = loss.p;
+  a.z_loss = zloss.p;
+  a.token_loss = tok.p;
+  a.lse = lse.p;
+  a.dx = dx_b.p;
+  a.dw = o.dw_fp32 ? static_cast<void*>(dw32.p) : static_cast<void*>(dw16.p);
+  a.workspace = ws.p;
+  a.workspace_bytes = wsb;
+  LmHead op;
+  op.run(a, o, nullptr);
+  check(cudaDeviceSynchronize());
+
+  const double got_loss = loss.get()[0];
+  ASSERT_FALSE(std::isnan(got_loss));
+  EXPECT_NEAR(got_loss, ref.loss, 2e-3 * std::abs(ref.loss) + 1e-4);
+  EXPECT_NEAR(zloss.get()[0], ref.z_loss, 1e-2 * std::abs(ref.z_loss) + 1e-5);
+  auto tl = tok.get();
+  auto ls = lse.get();
+  EXPECT_LT(rel_error(std::vector<double>(tl.begin(), tl.end()), ref.token_loss), 3e-3);
+  EXPECT_LT(rel_error(std::vector<double>(ls.begin(), ls.end()), ref.lse), 1e-3);
+  if (!o.backward) return;
+  auto dxh = dx_b.get();
+  std::vector<double> dxd(dxh.size());
+  for (std::size_t i = 0; i < dxh.size(); ++i) dxd[i] = __bfloat162float(dxh[i]);
+  EXPECT_LT(rel_error(dxd, ref.dx), 1e-2);
+  std::vector<double> dwd(w.size());
+  if (o.dw_fp32) {
+    auto h = dw32.get();
+    dwd.assign(h.begin(), h.end());
+  } else {
+    auto h = dw16.get();
+    for (std::size_t i = 0; i < h.size(); ++i) dwd[i] = __bfloat162float(h[i]);
+  }
+  EXPECT_LT(rel_error(dwd, ref.dw), 1e-2);
+}
+
+}  // namespace
+
+class LmHeadGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA GPU";
+  }
+};
+
+TEST_F(LmHeadGpu, PlainMeanLossOneChunk) { run_case({64, 128, 1024, 1, {}}, 1); }
+TEST_F(LmHeadGpu, RaggedChunksAndAVocabularyNotAMultipleOf8) { run_case({37, 64, 1003, 4, {}}, 2); }
+TEST_F(LmHeadGpu, OneToken) { run_case({1, 64, 517, 1, {}}, 3); }
+TEST_F(LmHeadGpu, Int64TargetsAndSum) {
+  LmHeadOptions o;
+  o.reduction = Reduction::kSum;
+  o.grad_scale = 0.5f;
+  run_case({50, 64, 800, 3, o, true}, 4);
+}
+TEST_F(LmHeadGpu, LabelSmoothingZLossAndSoftcap) {
+  LmHeadOptions o;
+  o.label_smoothing = 0.1f;
+  o.z_loss = 1e-3f;
+  o.softcap = 15;
+  run_case({48, 128, 2048, 2, o}, 5);
+}
+TEST_F(LmHeadGpu, NoReductionAndABf16Dw) {
+  LmHeadOptions o;
+  o.reduction = Reduction::kNone;
+  o.dw_fp32 = false;
+  run_case({40, 64, 1000, 2, o}, 6);
+}
+TEST_F(LmHeadGpu, ForwardOnly) {
+  LmHeadOptions o;
+  o.backward = false;
+  run_case({33, 64, 999, 5, o}, 7);
+}
+TEST_F(LmHeadGpu, ARealShapeSlice) { run_case({256, 896, 151936 / 16, 3, {}}, 8); }
+
+TEST_F(LmHeadGpu, BadShapesAreNamed) {
+  LmHead op;
+  LmHeadArgs a;
+  a.n = 4;
+  a.d = 100;
+  a.v = 10;
+  try {
+    op.run(a, {}, nullptr);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("D = 100 must be a multiple of 8"), std::string::npos);
+  }
+}
+
+}  // namespace powershape::kernels
