@@ -3,7 +3,9 @@
 #include <stdexcept>
 
 #include "powershape/bench/sim_backend.hpp"
-#include "powershape/telemetry/nvml_source.hpp"
+#ifdef POWERSHAPE_HAVE_GPU
+#include "powershape/bench/gpu_backend.hpp"
+#endif
 
 namespace powershape::cli {
 namespace {
@@ -16,7 +18,11 @@ std::unique_ptr<bench::Backend> open_sim(const std::string& profile, uint64_t se
 }
 
 std::unique_ptr<bench::Backend> open_gpu() {
+#ifdef POWERSHAPE_HAVE_GPU
+  return std::make_unique<bench::GpuBackend>();
+#else
   throw std::runtime_error("this build has no GPU backend (it needs the CUDA kernels: build with nvcc)");
+#endif
 }
 
 }  // namespace
@@ -27,7 +33,6 @@ std::unique_ptr<bench::Backend> open_backend(const std::string& spec, uint64_t s
   if (spec == "gpu") return open_gpu();
   if (!spec.empty()) throw std::runtime_error("--device: expected gpu, sim or sim:PROFILE, found '" + spec + "'");
   try {
-    telemetry::NvmlSource probe;
     return open_gpu();
   } catch (const std::runtime_error& e) {
     if (why != nullptr) *why = e.what();

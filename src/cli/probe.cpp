@@ -51,13 +51,7 @@ int run_probe(const ProbeArgs& a) {
 
   // Configuration 0: products back to back; then one square wave per gap and period.
   std::vector<workload::Plan> configs;
-  workload::Plan continuous;
-  continuous.name = "continuous products";
-  workload::Phase product;
-  product.name = "product";
-  product.flops = 2.0 * 8192 * 8192 * 8192;
-  continuous.phases.push_back(product);
-  configs.push_back(continuous);
+  configs.push_back(workload::products_plan(8192));
   for (const auto& g : gaps) {
     for (int p : periods) {
       if (p < 1) throw std::runtime_error("--periods: periods start at 1 ms");

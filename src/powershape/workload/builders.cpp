@@ -46,6 +46,7 @@ Plan lmhead_plan(const LmHeadShape& s, int chunks, bool backward, double ce_byte
   Plan plan;
   plan.name = "lmhead " + std::to_string(s.n) + "x" + std::to_string(s.d) + "x" +
               std::to_string(s.v) + " chunks=" + std::to_string(chunks);
+  plan.spec = {Spec::Kind::kLmHead, s.n, s.d, s.v, chunks, backward};
   const int64_t per = (s.n + chunks - 1) / chunks;
   for (int64_t start = 0; start < s.n; start += per) {
     const double n = static_cast<double>(std::min(per, s.n - start));
@@ -67,6 +68,7 @@ Plan msm_plan(int64_t rows, int64_t d, int64_t cols, int chunks) {
   Plan plan;
   plan.name = "msm " + std::to_string(rows) + "x" + std::to_string(d) + "x" + std::to_string(cols) +
               " chunks=" + std::to_string(chunks);
+  plan.spec = {Spec::Kind::kMsm, rows, d, cols, chunks};
   const int64_t per = (rows + chunks - 1) / chunks;
   for (int64_t start = 0; start < rows; start += per) {
     const double r = static_cast<double>(std::min(per, rows - start));
@@ -77,12 +79,27 @@ Plan msm_plan(int64_t rows, int64_t d, int64_t cols, int chunks) {
   return plan;
 }
 
+Plan products_plan(int64_t size) {
+  require(size > 0, "products: the size must be positive");
+  Plan plan;
+  plan.name = "products " + std::to_string(size) + "^3";
+  plan.spec.kind = Spec::Kind::kProducts;
+  plan.spec.a = size;
+  plan.phases.push_back(product("product", static_cast<double>(size), static_cast<double>(size), static_cast<double>(size)));
+  plan.phases.back().efficiency = 1;  // the size profiles are fitted to
+  return plan;
+}
+
 Plan square_plan(double period_s, double duty, Gap gap, double flops_per_s, double bytes_per_s) {
   require(period_s > 0, "square: the period must be positive");
   require(duty > 0 && duty < 1, "square: the duty must be between 0 and 1");
   require(flops_per_s > 0 && bytes_per_s > 0, "square: rates must be positive");
   Plan plan;
   plan.name = "square " + std::to_string(period_s * 1e3) + " ms duty " + std::to_string(duty);
+  plan.spec.kind = Spec::Kind::kSquare;
+  plan.spec.period_s = period_s;
+  plan.spec.duty = duty;
+  plan.spec.memory_gap = gap == Gap::kMemory;
   Phase burst;
   burst.name = "burst";
   burst.flops = duty * period_s * flops_per_s;

@@ -30,6 +30,9 @@ Plan lmhead_plan(const LmHeadShape& s, int chunks, bool backward = true,
 // over rows.
 Plan msm_plan(int64_t rows, int64_t d, int64_t cols, int chunks);
 
+// Back-to-back size^3 products (the load profiles are calibrated with).
+Plan products_plan(int64_t size);
+
 // One period of a square wave: a compute burst of `duty` x period (sized for `flops_per_s`, the
 // rate the burst would run at unthrottled) and a gap of the rest, idle or memory-bound (sized for
 // `bytes_per_s`).
