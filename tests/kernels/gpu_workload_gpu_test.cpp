@@ -1,0 +1,47 @@
+#include "powershape/kernels/gpu_workload.hpp"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include "powershape/workload/builders.hpp"
+
+namespace powershape::kernels {
+
+class GpuWorkloadGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) GTEST_SKIP() << "no CUDA GPU";
+  }
+};
+
+TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
+  auto [flops, bytes] = measure_peak_rates();
+  EXPECT_GT(flops, 1e13);
+  EXPECT_GT(bytes, 1e11);
+  for (const auto& plan : {workload::msm_plan(1000, 64, 1024, 3), workload::lmhead_plan({100, 64, 1003}, 4),
+                           workload::products_plan(1024),
+                           workload::square_plan(0.002, 0.5, workload::Gap::kIdle, flops, bytes),
+                           workload::square_plan(0.002, 0.5, workload::Gap::kMemory, flops, bytes)}) {
+    GpuWorkload w(plan, flops, bytes);
+    auto r = w.run_for(0.05);
+    EXPECT_GT(r.iterations, 0) << plan.name;
+    EXPECT_GT(r.ms_per_iteration, 0) << plan.name;
+    EXPECT_GT(r.compute_flops, 0) << plan.name;
+    EXPECT_LE(r.compute_ms, r.ms_per_iteration * r.iterations * 1.5) << plan.name;
+  }
+  // A square wave's bursts are timed apart from its gaps: half of each 2 ms period.
+  GpuWorkload sq(workload::square_plan(0.002, 0.5, workload::Gap::kIdle, flops, bytes), flops, bytes);
+  auto r = sq.run_for(0.2);
+  EXPECT_NEAR(r.ms_per_iteration, 2.0, 0.6);
+  EXPECT_LT(r.compute_ms / r.iterations, 0.8 * r.ms_per_iteration);
+}
+
+TEST_F(GpuWorkloadGpu, ACustomPlanIsRefused) {
+  workload::Plan p;
+  p.name = "mine";
+  p.phases.push_back({});
+  EXPECT_THROW(GpuWorkload(p, 1e15, 1e12), std::invalid_argument);
+}
+
+}  // namespace powershape::kernels
