@@ -56,7 +56,8 @@ struct SimDevice::State {
         thermal(p),
         governor(p, o.step_s, o.power_limit_w, o.clock_cap_mhz),
         sensor(p, o.step_s, o.seed, o.sensor_noise, o.expected_s),
-        step_ns(static_cast<int64_t>(std::llround(o.step_s * 1e9))) {}
+        step_ns(static_cast<int64_t>(std::llround(o.step_s * 1e9))),
+        inv_step(1 / o.step_s) {}
 
   // One step with `plan` (null: idle) at its cursor; returns the energy the step drew.
   template <class OnPhaseEnd>
@@ -66,26 +67,28 @@ struct SimDevice::State {
     const workload::Phase* current = plan != nullptr ? &plan->phases[phase] : nullptr;
     const Activity act = activity_of(p, current);
     const double temp = thermal.die_c();
-    const double mhz = std::min(governor.target_mhz(),
-                                power.max_clock_under(p.fast_limit_w, act.sm, act.mem, temp));
+    const double mhz = std::min(governor.target_mhz(), fast_limit_clock(act, temp));
     double energy_j = 0, remaining = opt.step_s;
     bool working = plan != nullptr;
     while (working && remaining > 0) {
       const workload::Phase& ph = plan->phases[phase];
       const Activity a = activity_of(p, &ph);
       const double rate = rate_of(p, ph, mhz);
-      const double need = left / rate;
-      const double used = std::min(need, remaining);
-      energy_j += power.power_w(mhz, a.sm, a.mem, temp) * used;
-      remaining -= used;
-      left -= used * rate;
-      if (need <= used + 1e-15) {
-        const int64_t at = t_next - static_cast<int64_t>(remaining * 1e9);
-        working = on_end(at);  // moves the cursor; false when the run is over
+      const double watts = power.power_w(mhz, a.sm, a.mem, temp);
+      if (left > rate * remaining) {  // the phase outlasts the step
+        energy_j += watts * remaining;
+        left -= rate * remaining;
+        remaining = 0;
+        break;
       }
+      const double used = left / rate;
+      energy_j += watts * used;
+      remaining -= used;
+      const int64_t at = t_next - static_cast<int64_t>(remaining * 1e9);
+      working = on_end(at);  // moves the cursor and refills `left`; false when the run is over
     }
     if (remaining > 0) energy_j += power.power_w(mhz, p.idle_activity, 0, temp) * remaining;
-    const double watts = energy_j / opt.step_s;
+    const double watts = energy_j * inv_step;
     thermal.step(watts, opt.step_s);
     governor.observe(watts, thermal.die_c());
     sensor.step(t_next, watts, governor.target_mhz(), thermal.die_c(), governor.reasons());
@@ -95,6 +98,19 @@ struct SimDevice::State {
     return energy_j;
   }
 
+  // The fast limiter's clock for an activity, recomputed only when the activity changes or the
+  // die moves by 0.1 C (the leakage that temperature adds changes the answer by far less).
+  double fast_limit_clock(const Activity& a, double temp_c) {
+    const double temp_q = std::floor(temp_c * 10);
+    if (a.sm != cached_sm || a.mem != cached_mem || temp_q != cached_temp_q) {
+      cached_sm = a.sm;
+      cached_mem = a.mem;
+      cached_temp_q = temp_q;
+      cached_mhz = power.max_clock_under(p.fast_limit_w, a.sm, a.mem, temp_c);
+    }
+    return cached_mhz;
+  }
+
   Profile p;
   DeviceOptions opt;
   PowerModel power;
@@ -102,8 +118,10 @@ struct SimDevice::State {
   Governor governor;
   Sensor sensor;
   int64_t step_ns;
+  double inv_step;
   int64_t t = 0;
   int64_t steps = 0;
+  double cached_sm = -1, cached_mem = -1, cached_temp_q = -1e9, cached_mhz = 0;
 };
 
 SimDevice::SimDevice(Profile p, const DeviceOptions& o) {
@@ -132,6 +150,12 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
   if (iterations <= 0 && !(seconds > 0)) throw std::invalid_argument("give a number of iterations or a duration");
   RunRecord r;
   r.begin_ns = s_->t;
+  {  // size the record once: iterations at the unthrottled rates, times the phases
+    double nominal_s = 0;
+    for (const auto& ph : plan.phases) nominal_s += work_of(ph) / rate_of(s_->p, ph, s_->p.max_mhz);
+    const double iters = iterations > 0 ? iterations : seconds / std::max(nominal_s, 1e-9) * 1.05 + 1;
+    r.phases.reserve(static_cast<std::size_t>(std::min(iters * static_cast<double>(plan.phases.size()), 5e7)));
+  }
   std::size_t phase = 0;
   double left = work_of(plan.phases[0]);
   int64_t phase_begin = r.begin_ns;
