@@ -80,6 +80,16 @@ TEST(Engine, WarmsUpUntilTheTelemetrySettles) {
   EXPECT_EQ(n.warmup.size(), 10u);
 }
 
+TEST(Engine, WarmUpWindowsHoldFiveIterations) {
+  FakeBackend b({1, 1}, 0.001, 1, 6);  // 10 ms iterations
+  Design d;
+  d.warmup_window_s = 0.01;
+  auto r = run_design(b, d);
+  ASSERT_GE(r.warmup.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.warmup[0].seconds, 0.01);
+  EXPECT_NEAR(r.warmup[1].seconds, 0.05, 1e-3);
+}
+
 TEST(Engine, FindsAOnePercentEffectWithEightRounds) {
   FakeBackend b({1.0, 0.99}, 0.002, 7);
   auto r = run_design(b, Design{});

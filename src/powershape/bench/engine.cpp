@@ -45,8 +45,12 @@ Result run_design(Backend& backend, const Design& d) {
   r.device = backend.device_json();
   r.baseline = d.baseline;
 
+  // Warm-up windows hold five iterations at least, so that a slow configuration's windows are
+  // comparable with each other.
+  double window = d.warmup_window_s;
   while (r.warmup_s < d.warmup_max_s && !r.settled) {
-    Measurement m = backend.measure(d.baseline, d.warmup_window_s);
+    Measurement m = backend.measure(d.baseline, window);
+    window = std::max(window, 5 * m.ms_per_iteration * 1e-3);
     r.warmup_s += m.seconds;
     r.warmup.push_back(m);
     r.settled = settled(r.warmup, d.settle_windows, d.settle_tolerance);
