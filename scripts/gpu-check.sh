@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# On a machine with an NVIDIA GPU: builds with CUDA (sm_90), runs the GPU tests, the CPU tests,
-# and the telemetry benchmarks, and records the monitor's view of a sustained bf16 GEMM load.
-# Prints its log; the monitor's trace and summary go to $OUT (default build/gpu-check).
+# On a machine with an NVIDIA GPU: builds with CUDA (sm_90), runs the GPU tests (and memcheck on
+# the kernel tests), the CPU tests, the telemetry and LM-head benchmarks, probe and repro, and
+# records the monitor's view of a sustained bf16 GEMM load. About 15 minutes. Prints its log; the
+# monitor's trace and the JSON results go to $OUT (default build/gpu-check).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
@@ -24,6 +25,10 @@ sleep 2; build/bench/sampler_cost --seconds 5; wait
 sleep 5
 echo "== LM head: chunk counts against the three products alone (sustained windows)"
 build/bench/lmhead --chunks "${LMHEAD_CHUNKS:-1,2,4,8,16,32,64}" --window 3
+echo "== probe and repro on the GPU"
+build/powershape probe --gaps idle --periods 2,10,50,200,1000 --window 3 -o "$out/probe.json"
+build/powershape repro -o "$out/repro_msm.json"
+build/powershape repro --workload lmhead --shape 131072,896,151936 --chunks 1,4,16,64 --rounds 4 -o "$out/repro_lmhead.json"
 echo "== monitor around a sustained 8192^3 bf16 GEMM load"
 build/powershape monitor --interval 1 -o "$out/monitor_gemm.csv" --json "$out/monitor_gemm.json" \
   -- build/bench/gemm_load --size 8192 --seconds 20
