@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -9,6 +8,7 @@
 #include "backend_spec.hpp"
 #include "powershape/workload/builders.hpp"
 #include "source_spec.hpp"
+#include "json_out.hpp"
 #include "subcommands.hpp"
 
 namespace powershape::cli {
@@ -111,9 +111,7 @@ int run_probe(const ProbeArgs& a) {
                              {"sm_clock_mhz", pt.sm_clock_mhz}, {"power_capped", pt.power_capped},
                              {"avg_power_w", pt.avg_power_w}});
     }
-    std::ofstream out(a.out);
-    out << j.dump(1) << '\n';
-    if (!out) throw std::runtime_error("cannot write " + a.out);
+    write_json_file(a.out, j);
   }
   return 0;
 }

@@ -1,5 +1,4 @@
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -9,6 +8,7 @@
 #include "result_table.hpp"
 #include "sim_workload.hpp"
 #include "source_spec.hpp"
+#include "json_out.hpp"
 #include "subcommands.hpp"
 
 namespace powershape::cli {
@@ -50,11 +50,7 @@ int run_repro(ReproArgs& a) {
   std::fflush(stdout);
   bench::Result r = bench::run_design(*backend, a.design);
   print_result(stdout, r);
-  if (!a.out.empty()) {
-    std::ofstream out(a.out);
-    out << bench::to_json(r).dump(1) << '\n';
-    if (!out) throw std::runtime_error("cannot write " + a.out);
-  }
+  if (!a.out.empty()) write_json_file(a.out, bench::to_json(r));
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "powershape/workload/plan_json.hpp"
 #include "report.hpp"
 #include "sim_workload.hpp"
+#include "json_out.hpp"
 #include "subcommands.hpp"
 
 namespace powershape::cli {
@@ -91,10 +92,7 @@ int run_calibrate(const CalibrateArgs& a) {
               q.flops_per_cycle, q.dynamic_w, q.fast_limit_w, q.window_ms, q.gain_mhz_per_w_s, q.recovery_mhz_per_s,
               q.r_die_c_per_w, q.tau_die_s, q.r_sink_c_per_w, q.tau_sink_s, q.ambient_c);
   if (!a.out.empty()) {
-    std::FILE* f = std::fopen(a.out.c_str(), "w");
-    if (f == nullptr) throw std::runtime_error("cannot write " + a.out);
-    std::fprintf(f, "%s\n", sim::to_json(q).dump(1).c_str());
-    std::fclose(f);
+    write_json_file(a.out, sim::to_json(q));
     std::printf("wrote %s\n", a.out.c_str());
   }
   return 0;

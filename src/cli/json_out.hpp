@@ -1,0 +1,11 @@
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace powershape::cli {
+
+// Writes `j` to `path`, indented; throws std::runtime_error naming the path when it cannot.
+void write_json_file(const std::string& path, const nlohmann::json& j);
+
+}  // namespace powershape::cli
