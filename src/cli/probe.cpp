@@ -43,7 +43,7 @@ int run_probe(const ProbeArgs& a) {
     if (c == std::string::npos) break;
     s = c + 1;
   }
-  std::vector<int> periods = parse_gpu_list(a.periods);
+  std::vector<int> periods = parse_int_list(a.periods, "--periods");
   std::string why;
   auto backend = open_backend(a.device, a.seed, &why);
   std::printf("powershape probe on the %s%s\n", backend->describe().c_str(),

@@ -36,7 +36,7 @@ int run_repro(ReproArgs& a) {
     std::printf("powershape repro on %s\n", backend->describe().c_str());
   }
   std::vector<workload::Plan> configs;
-  for (int c : parse_gpu_list(a.chunks)) {  // the same comma-separated non-negative integers
+  for (int c : parse_int_list(a.chunks, "--chunks")) {
     if (c < 1) throw std::runtime_error("--chunks: chunk counts start at 1");
     WorkloadArgs w;
     w.workload = a.workload;

@@ -27,7 +27,7 @@ std::unique_ptr<telemetry::Source> open_source(const std::string& spec,
   throw std::runtime_error("unknown --source '" + spec + "' (expected nvml, fake:TRACE.csv or hwmon[:ROOT])");
 }
 
-std::vector<int> parse_gpu_list(const std::string& list) {
+std::vector<int> parse_int_list(const std::string& list, const std::string& option) {
   std::vector<int> out;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -36,7 +36,7 @@ std::vector<int> parse_gpu_list(const std::string& list) {
     int v = -1;
     auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc() || p != item.data() + item.size() || v < 0) {
-      throw std::runtime_error("--gpus: expected comma-separated GPU indices like 0,1, found '" + list + "'");
+      throw std::runtime_error(option + ": expected comma-separated non-negative integers like 0,1, found '" + list + "'");
     }
     out.push_back(v);
     if (comma == std::string::npos) break;

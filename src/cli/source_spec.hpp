@@ -16,7 +16,7 @@ namespace powershape::cli {
 std::unique_ptr<telemetry::Source> open_source(const std::string& spec,
                                                const std::vector<int>& gpus);
 
-// Parses "0,2,3" into indices; throws on anything else.
-std::vector<int> parse_gpu_list(const std::string& list);
+// Parses "0,2,3" into non-negative integers; throws naming `option` on anything else.
+std::vector<int> parse_int_list(const std::string& list, const std::string& option);
 
 }  // namespace powershape::cli

@@ -61,7 +61,7 @@ check "and keeps what it recorded" test "$(grep -vc '^#' "$tmp/f.csv")" -gt 10
 "$ps" monitor --interval 0 --source "fake:$trace" -- true 2>"$tmp/g.err"; rc=$?
 check "a bad interval is refused" test $rc -ne 0 -a "$(wc -l <"$tmp/g.err")" -eq 1
 "$ps" monitor --gpus 0,x -- true 2>"$tmp/h.err"; rc=$?
-check "a bad GPU list is refused" grep -q "expected comma-separated GPU indices" "$tmp/h.err"
+check "a bad GPU list is refused" grep -q "^powershape: --gpus: expected comma-separated non-negative integers" "$tmp/h.err"
 "$ps" monitor --source "fake:/nonexistent.csv" -- true 2>"$tmp/i.err"; rc=$?
 check "a missing trace is named" grep -q "cannot read /nonexistent.csv" "$tmp/i.err"
 
