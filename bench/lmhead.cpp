@@ -98,11 +98,8 @@ Timing time_it(const std::function<void()>& iteration, double window, trace::Tra
   tr.samples.insert(tr.samples.end(), rows.begin(), rows.end());
   const int64_t half = t0 + (t1 - t0) / 2;
   auto s = analysis::summarize(tr, 0, "w", half, t1);
-  double late_ms = 0;
-  for (double x : late) late_ms += x;
   Timing t{burst[1], late[late.size() / 2], s.energy.energy_mj * 1e-3 / (late.size()), s.avg_power_w.value_or(0),
            s.sm_clock_mhz.mean, s.power_capped_fraction().value_or(0)};
-  (void)late_ms;
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   return t;
@@ -160,8 +157,7 @@ int main(int argc, char** argv) {
         };
         fill_random(ceil_logits, sh.n * ld, 3, 0.01f);
         for (int i = 0; i < 3; ++i) products();  // plans and warm-up
-        Timing warm = time_it(products, window, tr, sampler);  // also lets the controller settle
-        (void)warm;
+        time_it(products, window, tr, sampler);  // warm-up: lets the power controller settle
         Timing c = time_it(products, window, tr, sampler);
         std::printf("%-22s %6s %9.2f %11.2f %8.1f %9.2f %7.0f %6.0f %6.0f%% %9s %9s\n",
                     (std::to_string(sh.n) + "x" + std::to_string(sh.d) + "x" + std::to_string(sh.v)).c_str(),
