@@ -22,20 +22,19 @@ PowerModel::PowerModel(const Profile& p) : p_(p) {
   }
 }
 
-double PowerModel::static_w(double mem_activity, double temp_c) const {
-  return p_.idle_w + p_.memory_w * mem_activity +
-         p_.leakage_w * (1 + p_.leakage_per_c * (temp_c - p_.leakage_ref_c));
+double PowerModel::base_w(double temp_c) const {
+  return p_.idle_w + p_.leakage_w * (1 + p_.leakage_per_c * (temp_c - p_.leakage_ref_c));
 }
 
-double PowerModel::power_w(double mhz, double activity, double mem_activity, double temp_c) const {
+double PowerModel::power_above_base_w(double mhz, double activity, double mem_activity) const {
   auto i = static_cast<std::size_t>(std::clamp(mhz - p_.min_mhz, 0.0, static_cast<double>(shape_.size() - 1)));
-  return static_w(mem_activity, temp_c) + p_.dynamic_w * activity * shape_[i];
+  return p_.memory_w * mem_activity + p_.dynamic_w * activity * shape_[i];
 }
 
 double PowerModel::max_clock_under(double limit_w, double activity, double mem_activity,
                                    double temp_c) const {
   if (activity <= 0) return p_.max_mhz;
-  const double budget = (limit_w - static_w(mem_activity, temp_c)) / (p_.dynamic_w * activity);
+  const double budget = (limit_w - base_w(temp_c) - p_.memory_w * mem_activity) / (p_.dynamic_w * activity);
   if (budget >= shape_.back()) return p_.max_mhz;
   if (budget < shape_.front()) return p_.min_mhz;
   const auto bin = static_cast<std::size_t>(budget / shape_.back() * static_cast<double>(inverse_.size() - 1));

@@ -19,8 +19,7 @@ Sensor::Sensor(const Profile& p, double step_s, uint64_t seed, double noise, dou
                                          expected_s * 1e3 / p.sensor_update_ms) + 16);
 }
 
-void Sensor::step(int64_t t_ns, double power_w, double reported_mhz, double temp_c,
-                  uint64_t reasons) {
+bool Sensor::step(int64_t t_ns, double power_w) {
   energy_j_ += power_w * step_s_;
   update_sum_ += power_w;
   driver_sum_ += power_w;
@@ -32,7 +31,10 @@ void Sensor::step(int64_t t_ns, double power_w, double reported_mhz, double temp
     driver_sum_ = 0;
     driver_count_ = 0;
   }
-  if (++update_count_ < steps_per_update_) return;
+  return ++update_count_ >= steps_per_update_;
+}
+
+void Sensor::report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t reasons) {
   const double mean_w = update_sum_ / update_count_;
   usage_ring_[usage_head_] = mean_w;
   usage_head_ = (usage_head_ + 1) % usage_ring_.size();

@@ -17,8 +17,10 @@ class Sensor {
  public:
   // expected_s: how long the run will be, if known, to size the row buffer once.
   Sensor(const Profile& p, double step_s, uint64_t seed, double noise, double expected_s = 0);
-  // One simulation step ending at t_ns.
-  void step(int64_t t_ns, double power_w, double reported_mhz, double temp_c, uint64_t reasons);
+  // One simulation step ending at t_ns; true when the readings are due for an update, which the
+  // caller then gives through report().
+  bool step(int64_t t_ns, double power_w);
+  void report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t reasons);
   std::vector<telemetry::Sample>& rows() { return rows_; }
 
  private:

@@ -68,13 +68,14 @@ struct SimDevice::State {
     const Activity act = activity_of(p, current);
     const double temp = thermal.die_c();
     const double mhz = std::min(governor.target_mhz(), fast_limit_clock(act, temp));
-    double energy_j = 0, remaining = opt.step_s;
+    const double base_w = power.base_w(temp);
+    double energy_j = base_w * opt.step_s, remaining = opt.step_s;
     bool working = plan != nullptr;
     while (working && remaining > 0) {
       const workload::Phase& ph = plan->phases[phase];
       const Activity a = activity_of(p, &ph);
       const double rate = rate_of(p, ph, mhz);
-      const double watts = power.power_w(mhz, a.sm, a.mem, temp);
+      const double watts = power.power_above_base_w(mhz, a.sm, a.mem);
       if (left > rate * remaining) {  // the phase outlasts the step
         energy_j += watts * remaining;
         left -= rate * remaining;
@@ -87,11 +88,12 @@ struct SimDevice::State {
       const int64_t at = t_next - static_cast<int64_t>(remaining * 1e9);
       working = on_end(at);  // moves the cursor and refills `left`; false when the run is over
     }
-    if (remaining > 0) energy_j += power.power_w(mhz, p.idle_activity, 0, temp) * remaining;
+    if (remaining > 0) energy_j += power.power_above_base_w(mhz, p.idle_activity, 0) * remaining;
     const double watts = energy_j * inv_step;
     thermal.step(watts, opt.step_s);
-    governor.observe(watts, thermal.die_c());
-    sensor.step(t_next, watts, governor.target_mhz(), thermal.die_c(), governor.reasons());
+    const double die = thermal.die_c();
+    governor.observe(watts, die);
+    if (sensor.step(t_next, watts)) sensor.report(t_next, governor.target_mhz(), die, governor.reasons());
     t = t_next;
     ++steps;
     if (mhz_out != nullptr) *mhz_out = mhz;
