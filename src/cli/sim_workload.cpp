@@ -3,13 +3,15 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "powershape/sim/profile.hpp"
 #include "powershape/workload/builders.hpp"
 #include "powershape/workload/plan_json.hpp"
+#include "powershape/workload/timeline.hpp"
 
 namespace powershape::cli {
 
 void add_workload_options(CLI::App& cmd, WorkloadArgs& a) {
-  cmd.add_option("--workload", a.workload, "lmhead, msm, square or PLAN.json (default lmhead)");
+  cmd.add_option("--workload", a.workload, "lmhead, msm, square, PLAN.json or a kernel TIMELINE.csv (default lmhead)");
   cmd.add_option("--shape", a.shape,
                  "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 65536,512,65536)");
   cmd.add_option("--chunks", a.chunks, "Row chunks (default 1)");
@@ -20,6 +22,8 @@ void add_workload_options(CLI::App& cmd, WorkloadArgs& a) {
   cmd.add_option("--period-ms", a.period_ms, "square: period in ms (default 50)");
   cmd.add_option("--duty", a.duty, "square: compute fraction of a period (default 0.5)");
   cmd.add_option("--gap", a.gap, "square: idle or memory (default idle)");
+  cmd.add_option("--recorded-on", a.recorded_on,
+                 "TIMELINE.csv: the profile of the GPU it was recorded on (default the simulated one)");
 }
 
 std::array<int64_t, 3> parse_shape(const std::string& s) {
@@ -59,10 +63,17 @@ workload::Plan build_plan(const WorkloadArgs& a, double peak_flops_per_s, double
     if (a.workload.size() > 5 && a.workload.substr(a.workload.size() - 5) == ".json") {
       return workload::read_plan(a.workload);
     }
+    if (a.workload.size() > 4 && a.workload.substr(a.workload.size() - 4) == ".csv") {
+      // A recorded kernel timeline: each kernel did in its recorded time what the recording GPU
+      // does at its unthrottled rates.
+      if (a.recorded_on.empty()) return workload::read_timeline(a.workload, peak_flops_per_s, peak_bytes_per_s);
+      const sim::Profile r = sim::load_profile(a.recorded_on);
+      return workload::read_timeline(a.workload, r.flops_per_cycle * r.max_mhz * 1e6, r.mem_bandwidth_gbs * 1e9);
+    }
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(e.what());
   }
-  throw std::runtime_error("--workload: expected lmhead, msm, square or a PLAN.json file, found '" + a.workload + "'");
+  throw std::runtime_error("--workload: expected lmhead, msm, square, a PLAN.json or a kernel TIMELINE.csv, found '" + a.workload + "'");
 }
 
 }  // namespace powershape::cli

@@ -18,6 +18,7 @@ struct WorkloadArgs {
   double ce_bytes_per_logit = 4;
   double period_ms = 50, duty = 0.5;
   std::string gap = "idle";
+  std::string recorded_on;  // a kernel timeline's GPU (a profile); default the simulated one
 };
 
 void add_workload_options(CLI::App& cmd, WorkloadArgs& a);

@@ -21,6 +21,9 @@ check "an lmhead on another profile runs" test $rc -eq 0 -a -n "$(grep '20 itera
 echo '{"name": "p", "phases": [{"kind": "compute", "flops": 1e12}, {"kind": "idle", "seconds": 0.001}]}' >"$tmp/plan.json"
 "$ps" sim --workload "$tmp/plan.json" --iterations 10 >/dev/null 2>&1; rc=$?
 check "a JSON plan runs" test $rc -eq 0
+printf '"Start (ns)","Duration (ns)","Name"\n0,5000000,"sm90_xmma_gemm"\n5000000,2000000,"softmax"\n' >"$tmp/tl.csv"
+"$ps" sim --profile dgx-spark --workload "$tmp/tl.csv" --recorded-on h200 --iterations 10 >"$tmp/tl.out" 2>&1; rc=$?
+check "a kernel timeline recorded on an H200 replays on another profile" grep -q "timeline .*(2 kernels)" "$tmp/tl.out"
 echo '{"phases": [{"kind": "compute"}]}' >"$tmp/bad.json"
 "$ps" sim --workload "$tmp/bad.json" --iterations 1 2>"$tmp/bad.err" >/dev/null; rc=$?
 check "a bad plan names the field" test $rc -ne 0 -a "$(cat "$tmp/bad.err")" = "powershape: $tmp/bad.json: phases[0].flops: missing"

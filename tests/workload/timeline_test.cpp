@@ -1,0 +1,56 @@
+#include "powershape/workload/timeline.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace powershape::workload {
+namespace {
+
+Plan parse(const std::string& text) {
+  std::istringstream in(text);
+  return plan_from_timeline(in, "t.csv", 1e15, 1e12);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Timeline, ReadsAnNsightExportIntoPhases) {
+  Plan p = parse(
+      "\"Start (ns)\",\"Duration (ns)\",\"CorrId\",\"Name\"\n"
+      "1000,2000,1,\"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64\"\n"
+      "3000,500,2,\"softmax_kernel<float, 1024>(float*, int)\"\n"
+      "4500,1000,3,\"ampere_bf16_s16816gemm_bf16_128x128\"\n");
+  ASSERT_EQ(p.phases.size(), 4u);
+  EXPECT_EQ(p.phases[0].kind, PhaseKind::kCompute);
+  EXPECT_DOUBLE_EQ(p.phases[0].flops, 2e-6 * 1e15);
+  EXPECT_EQ(p.phases[1].kind, PhaseKind::kMemory);
+  EXPECT_DOUBLE_EQ(p.phases[1].bytes, 0.5e-6 * 1e12);
+  EXPECT_EQ(p.phases[2].kind, PhaseKind::kIdle);  // 3500 .. 4500
+  EXPECT_DOUBLE_EQ(p.phases[2].seconds, 1e-6);
+  EXPECT_EQ(p.phases[3].kind, PhaseKind::kCompute);
+}
+
+TEST(Timeline, OverlappingKernelsLeaveNoGapAndOrderIsByStart) {
+  Plan p = parse("start_ns,duration_ns,name\n100,50,copy\n0,200,gemm\n");
+  ASSERT_EQ(p.phases.size(), 2u);
+  EXPECT_EQ(p.phases[0].name, "gemm");
+  EXPECT_EQ(p.phases[1].name, "copy");
+}
+
+TEST(Timeline, MalformedRowsAreNamed) {
+  EXPECT_EQ(error_of("a,b\n1,2\n").rfind("t.csv:1: expected a header", 0), 0u);
+  EXPECT_EQ(error_of("start_ns,duration_ns,name\n5,x,k\n"),
+            "t.csv:2: column 2: expected a non-negative integer, found 'x'");
+  EXPECT_EQ(error_of("start_ns,duration_ns,name\n"), "t.csv:1: no kernels");
+}
+
+}  // namespace powershape::workload
