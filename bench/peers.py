@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""LM head + cross-entropy, forward and backward: powershape against the peers a user would pick,
+in one GPU run. PyTorch eager always; Liger-Kernel's fused linear cross-entropy and Apple's Cut
+Cross-Entropy when their source is placed in bench/peers/ (git-ignored, never committed):
+bench/peers/Liger-Kernel/src and bench/peers/ml-cross-entropy. Sustained median ms over >= 3 s
+windows and peak GiB, then the ratio of each peer's time to powershape's.
+
+  python3 bench/peers.py [--shapes 4096,4096,128256;16384,896,151936;16384,4096,128256] [--window 3]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+for extra in ("peers/Liger-Kernel/src", "peers/ml-cross-entropy"):
+    path = os.path.join(HERE, extra)
+    if os.path.isdir(path):
+        sys.path.insert(0, path)
+
+
+def eager(x, w, t):
+    logits = (x @ w.t()).float()
+    return torch.nn.functional.cross_entropy(logits, t)
+
+
+def peers():
+    out = {"torch eager": eager}
+    try:
+        from liger_kernel.transformers.functional import liger_fused_linear_cross_entropy
+        out["Liger FLCE"] = lambda x, w, t: liger_fused_linear_cross_entropy(x, w, t)
+    except ImportError:
+        pass
+    try:
+        from cut_cross_entropy import linear_cross_entropy
+        out["CCE"] = lambda x, w, t: linear_cross_entropy(x, w, t)
+    except ImportError:
+        pass
+    return out
+
+
+def sustained_ms(fn, x, w, t, window):
+    def step():
+        x.grad = w.grad = None
+        fn(x, w, t).backward()
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    times = []
+    end = time.time() + window
+    while time.time() < end:
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        step()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    late = sorted(times[len(times) // 2:])
+    return late[len(late) // 2], torch.cuda.max_memory_allocated() / 2**30
+
+
+def ours(shape, window):
+    exe = os.path.join(HERE, "..", "build", "bench", "lmhead")
+    res = subprocess.run([exe, "--shapes", shape, "--chunks", "1", "--window", str(window)],
+                         check=True, capture_output=True, text=True).stdout
+    row = [l for l in res.splitlines() if re.match(r"\s+1\s", l)][0].split()
+    return float(row[2])  # sustained ms
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", default="4096,4096,128256;16384,896,151936;16384,4096,128256")
+    ap.add_argument("--window", type=float, default=3)
+    a = ap.parse_args()
+    print(f"{'N x D x V':22} {'implementation':14} {'ms':>9} {'GiB':>7} {'/ powershape':>13}")
+    for shape in a.shapes.split(";"):
+        n, d, v = map(int, shape.split(","))
+        base = ours(shape, a.window)
+        print(f"{shape:22} {'powershape':14} {base:9.2f} {'':>7} {1:13.3f}")
+        x = (torch.randn(n, d, device="cuda", dtype=torch.bfloat16)).requires_grad_()
+        w = (torch.randn(v, d, device="cuda", dtype=torch.bfloat16) * d ** -0.5).requires_grad_()
+        t = torch.randint(0, v, (n,), device="cuda")
+        for name, fn in peers().items():
+            try:
+                ms, gib = sustained_ms(fn, x, w, t, a.window)
+                print(f"{'':22} {name:14} {ms:9.2f} {gib:7.1f} {ms / base:13.3f}")
+            except torch.OutOfMemoryError:
+                print(f"{'':22} {name:14} {'out of memory':>9}")
+        del x, w, t
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
