@@ -25,6 +25,8 @@ sleep 2; build/bench/sampler_cost --seconds 5; wait
 sleep 5
 echo "== LM head: chunk counts against the three products alone (sustained windows)"
 build/bench/lmhead --chunks "${LMHEAD_CHUNKS:-1,2,4,8,16,32,64}" --window 3
+echo "== the LM head against its peers (PyTorch eager; Liger and CCE when placed in bench/peers/)"
+python3 bench/peers.py
 echo "== the SM clock's step response, on the GPU's own clock (10 us bins)"
 build/bench/clock_step -o "$out/clock_step.csv"
 echo "== probe and repro on the GPU"
