@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "error_of.hpp"
+
 #include <filesystem>
 
 namespace powershape::sim {
@@ -21,13 +23,8 @@ TEST(Profile, EveryShippedProfileLoadsAndNamesItsSources) {
 
 TEST(Profile, AMissingOrOutOfRangeFieldIsNamed) {
   nlohmann::json j = to_json(load_profile("h200"));
-  auto error_of = [](const nlohmann::json& x) -> std::string {
-    try {
-      profile_from_json(x);
-    } catch (const std::runtime_error& e) {
-      return e.what();
-    }
-    return "no error";
+  auto error_of = [](const nlohmann::json& x) {
+    return testing::error_of([&] { profile_from_json(x); });
   };
   auto a = j;
   a["governor"].erase("window_ms");

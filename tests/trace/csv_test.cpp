@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "error_of.hpp"
+
 #include <cstdio>
 #include <sstream>
 
@@ -52,12 +54,7 @@ Trace parse(const std::string& text) {
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::error_of([&] { parse(text); });
 }
 
 }  // namespace

@@ -2,17 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "error_of.hpp"
+
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::workload {
 
 std::string error_of(const char* text) {
-  try {
-    plan_from_json(nlohmann::json::parse(text));
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::error_of([&] { plan_from_json(nlohmann::json::parse(text)); });
 }
 
 TEST(PlanJson, RoundTrips) {

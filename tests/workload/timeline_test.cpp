@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "error_of.hpp"
+
 #include <sstream>
 
 namespace powershape::workload {
@@ -13,12 +15,7 @@ Plan parse(const std::string& text) {
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::error_of([&] { parse(text); });
 }
 
 }  // namespace
