@@ -3,9 +3,12 @@
 in one GPU run. PyTorch eager always; Liger-Kernel's fused linear cross-entropy and Apple's Cut
 Cross-Entropy when their source is placed in bench/peers/ (git-ignored, never committed):
 bench/peers/Liger-Kernel/src and bench/peers/ml-cross-entropy. Sustained median ms over >= 3 s
-windows and peak GiB, then the ratio of each peer's time to powershape's.
+windows and the device memory each needs beyond inputs and outputs (peak allocated minus x, W,
+targets and their gradients), then the ratio of each peer's time to powershape's. --ours passes
+options to build/bench/lmhead (chunks, overlap pieces); its fastest row is powershape's figure.
 
   python3 bench/peers.py [--shapes 4096,4096,128256;16384,896,151936;16384,4096,128256] [--window 3]
+                         [--ours "--chunks 1 --pieces 4"]
 """
 import argparse
 import os
@@ -50,6 +53,7 @@ def sustained_ms(fn, x, w, t, window):
     for _ in range(3):
         step()
     torch.cuda.synchronize()
+    io_bytes = torch.cuda.memory_allocated()  # inputs and, after a step, their gradients
     torch.cuda.reset_peak_memory_stats()
     times = []
     end = time.time() + window
@@ -61,27 +65,30 @@ def sustained_ms(fn, x, w, t, window):
         b.synchronize()
         times.append(a.elapsed_time(b))
     late = sorted(times[len(times) // 2:])
-    return late[len(late) // 2], torch.cuda.max_memory_allocated() / 2**30
+    return late[len(late) // 2], (torch.cuda.max_memory_allocated() - io_bytes) / 2**30
 
 
-def ours(shape, window):
+def ours(shape, window, options):
     exe = os.path.join(HERE, "..", "build", "bench", "lmhead")
-    res = subprocess.run([exe, "--shapes", shape, "--chunks", "1", "--window", str(window)],
+    res = subprocess.run([exe, "--shapes", shape, "--window", str(window)] + options.split(),
                          check=True, capture_output=True, text=True).stdout
-    row = [l for l in res.splitlines() if re.match(r"\s+1\s", l)][0].split()
-    return float(row[2])  # sustained ms
+    # Rows of the chunk table start with blanks: chunks, pieces, reserve, burst, sustained, ...
+    rows = [l.split() for l in res.splitlines() if re.match(r"\s+\d", l)]
+    best = min(rows, key=lambda r: float(r[4]))
+    return float(best[4]), float(best[10]), " ".join(best[:3])
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default="4096,4096,128256;16384,896,151936;16384,4096,128256")
     ap.add_argument("--window", type=float, default=3)
+    ap.add_argument("--ours", default="--chunks 1", help="options for build/bench/lmhead")
     a = ap.parse_args()
     print(f"{'N x D x V':22} {'implementation':14} {'ms':>9} {'GiB':>7} {'/ powershape':>13}")
     for shape in a.shapes.split(";"):
         n, d, v = map(int, shape.split(","))
-        base = ours(shape, a.window)
-        print(f"{shape:22} {'powershape':14} {base:9.2f} {'':>7} {1:13.3f}")
+        base, gib, config = ours(shape, a.window, a.ours)
+        print(f"{shape:22} {'powershape':14} {base:9.2f} {gib:7.1f} {1:13.3f}  (chunks, pieces, reserve: {config})")
         x = (torch.randn(n, d, device="cuda", dtype=torch.bfloat16)).requires_grad_()
         w = (torch.randn(v, d, device="cuda", dtype=torch.bfloat16) * d ** -0.5).requires_grad_()
         t = torch.randint(0, v, (n,), device="cuda")

@@ -181,6 +181,15 @@ TEST_F(LmHeadGpu, ForwardOnly) {
   run_case({33, 64, 999, 5, o}, 7);
 }
 TEST_F(LmHeadGpu, ARealShapeSlice) { run_case({256, 896, 151936 / 16, 3, {}}, 8); }
+// Rows of 262147 logits (512 KB) overflow the shared-memory cache: the rest is read twice.
+TEST_F(LmHeadGpu, RowsLongerThanTheSharedMemoryCache) { run_case({6, 64, 262147, 2, {}}, 9); }
+TEST_F(LmHeadGpu, OverlappedPiecesOnASecondStream) {
+  LmHeadOptions o;
+  o.overlap_pieces = 3;
+  o.overlap_sm_reserve = 16;
+  o.z_loss = 1e-3f;
+  run_case({70, 128, 5003, 2, o}, 10);
+}
 
 TEST_F(LmHeadGpu, BadShapesAreNamed) {
   LmHead op;

@@ -1,10 +1,13 @@
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 
+#include <algorithm>
+
 namespace powershape::kernels {
 namespace {
 
-constexpr int kThreads = 512;
+constexpr int kThreads = 1024;
+constexpr int kUnroll = 4;  // 16-byte loads in flight per thread
 
 __device__ __forceinline__ float capped(float x, float cap) { return cap > 0 ? cap * tanhf(x / cap) : x; }
 
@@ -59,30 +62,55 @@ __device__ void block_reduce(float& m, float& s, float& zsum) {
   zsum = sz[0];
 }
 
-__global__ void __launch_bounds__(kThreads) ce_kernel(CrossEntropyParams p) {
+// Adds 8 logits (one 16-byte vector, columns col..col+7 of which those < v count) to the running
+// (max, sum of exp) and the sum of the logits.
+__device__ __forceinline__ void accumulate(const uint4& raw, int64_t col, const CrossEntropyParams& p, float& m,
+                                           float& s, float& zsum) {
+  const __nv_bfloat16* e = reinterpret_cast<const __nv_bfloat16*>(&raw);
+  float z[8];
+  float lm = -INFINITY;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const bool in = col + k < p.v;
+    z[k] = in ? capped(__bfloat162float(e[k]), p.softcap) : -INFINITY;
+    lm = fmaxf(lm, z[k]);
+    if (in) zsum += z[k];
+  }
+  float ls = 0;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) ls += __expf(z[k] - lm);
+  if (lm > -INFINITY) merge(m, s, lm, ls);
+}
+
+// One block a row. The first pass streams the row from memory once, keeping its first `cached`
+// vectors in shared memory (the whole row when it fits: 227 KB holds 116k bf16 logits); the second
+// pass reads them from there and the rest again from global memory, where with one block a
+// multiprocessor they are still in L2, and writes the gradient over the logits.
+__global__ void __launch_bounds__(kThreads, 1) ce_kernel(CrossEntropyParams p, int64_t cached) {
+  extern __shared__ uint4 cache[];
   const int64_t row = blockIdx.x;
   __nv_bfloat16* logits = p.logits + row * p.ld;
+  uint4* vecs = reinterpret_cast<uint4*>(logits);
   const int64_t t = target_of(p.targets, p.targets_int64, row);
   const bool ignored = t == p.ignore_index;
   const bool bad = !ignored && (t < 0 || t >= p.v);  // an out-of-range target: NaN loss, no read
   const int64_t vec = p.ld / 8;  // ld is a multiple of 8: rows are 16-byte aligned
+  const int64_t stride = blockDim.x;
   float m = -INFINITY, s = 0, zsum = 0;
-  for (int64_t i = threadIdx.x; i < vec; i += blockDim.x) {
-    uint4 raw = reinterpret_cast<const uint4*>(logits)[i];
-    const __nv_bfloat16* e = reinterpret_cast<const __nv_bfloat16*>(&raw);
-    float z[8];
-    float lm = -INFINITY;
+  for (int64_t base = threadIdx.x; base < vec; base += kUnroll * stride) {
+    uint4 r[kUnroll];
 #pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      const bool in = i * 8 + k < p.v;
-      z[k] = in ? capped(__bfloat162float(e[k]), p.softcap) : -INFINITY;
-      lm = fmaxf(lm, z[k]);
-      if (in) zsum += z[k];
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t i = base + u * stride;
+      if (i < vec) r[u] = i < cached ? __ldcs(vecs + i) : vecs[i];  // the cached part is not read again
     }
-    float ls = 0;
 #pragma unroll
-    for (int k = 0; k < 8; ++k) ls += __expf(z[k] - lm);
-    if (lm > -INFINITY) merge(m, s, lm, ls);
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t i = base + u * stride;
+      if (i >= vec) break;
+      if (i < cached) cache[i] = r[u];
+      accumulate(r[u], i * 8, p, m, s, zsum);
+    }
   }
   block_reduce(m, s, zsum);
   const float lse = m + logf(s);
@@ -105,26 +133,35 @@ __global__ void __launch_bounds__(kThreads) ce_kernel(CrossEntropyParams p) {
   const float scale = ignored || bad ? 0.f : p.grad_scale / (p.mean ? fmaxf(static_cast<float>(*p.valid_count), 1.f) : 1.f);
   const float smooth = p.label_smoothing / static_cast<float>(p.v);
   const float zfac = 1 + 2 * p.z_loss * lse;
-  for (int64_t i = threadIdx.x; i < vec; i += blockDim.x) {
-    uint4 raw = reinterpret_cast<const uint4*>(logits)[i];
-    __nv_bfloat16* e = reinterpret_cast<__nv_bfloat16*>(&raw);
+  for (int64_t base = threadIdx.x; base < vec; base += kUnroll * stride) {
+    uint4 r[kUnroll];
 #pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      const int64_t col = i * 8 + k;
-      float g = 0;
-      if (col < p.v && scale != 0.f) {
-        const float x = __bfloat162float(e[k]);
-        const float z = capped(x, p.softcap);
-        g = __expf(z - lse) * zfac - smooth - (col == t ? 1 - p.label_smoothing : 0.f);
-        if (p.softcap > 0) {
-          const float c = z / p.softcap;
-          g *= 1 - c * c;
-        }
-        g *= scale;
-      }
-      e[k] = __float2bfloat16(g);
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t i = base + u * stride;
+      if (i < vec) r[u] = i < cached ? cache[i] : vecs[i];
     }
-    reinterpret_cast<uint4*>(logits)[i] = raw;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t i = base + u * stride;
+      if (i >= vec) break;
+      __nv_bfloat16* e = reinterpret_cast<__nv_bfloat16*>(&r[u]);
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const int64_t col = i * 8 + k;
+        float g = 0;
+        if (col < p.v && scale != 0.f) {
+          const float z = capped(__bfloat162float(e[k]), p.softcap);
+          g = __expf(z - lse) * zfac - smooth - (col == t ? 1 - p.label_smoothing : 0.f);
+          if (p.softcap > 0) {
+            const float c = z / p.softcap;
+            g *= 1 - c * c;
+          }
+          g *= scale;
+        }
+        e[k] = __float2bfloat16(g);
+      }
+      vecs[i] = r[u];
+    }
   }
 }
 
@@ -158,7 +195,20 @@ __global__ void reduce_kernel(const float* v, int64_t n, const int* valid, bool 
 
 void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream) {
   if (rows == 0) return;
-  ce_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(p);
+  static const int max_smem = [] {
+    int dev = 0, optin = 0;
+    PS_CUDA(cudaGetDevice(&dev));
+    PS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    cudaFuncAttributes fa{};
+    PS_CUDA(cudaFuncGetAttributes(&fa, ce_kernel));
+    const int dynamic = optin - static_cast<int>(fa.sharedSizeBytes);
+    PS_CUDA(cudaFuncSetAttribute(ce_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic));
+    return dynamic;
+  }();
+  const int64_t vec = p.ld / 8;
+  const int64_t cached = std::min<int64_t>(vec, max_smem / static_cast<int>(sizeof(uint4)));
+  const auto smem = static_cast<std::size_t>(cached) * sizeof(uint4);
+  ce_kernel<<<static_cast<unsigned>(rows), kThreads, smem, stream>>>(p, cached);
   PS_LAUNCHED();
 }
 
