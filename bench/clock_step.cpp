@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   try {
     auto [flops, bytes] = kernels::measure_peak_rates();
     kernels::GpuWorkload load(workload::products_plan(4096), flops, bytes);
+    // Load every kernel now: loading a module lazily waits for the running probe to finish.
+    load.run_for(0.05);
     std::this_thread::sleep_for(std::chrono::seconds(2));  // cool down after the rate check
     cudaStream_t s;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) throw std::runtime_error("no stream");

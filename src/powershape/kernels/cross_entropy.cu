@@ -1,12 +1,16 @@
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 
+#include <cooperative_groups.h>
+
 #include <algorithm>
 
 namespace powershape::kernels {
 namespace {
 
-constexpr int kThreads = 1024;
+namespace cg = cooperative_groups;
+
+constexpr int kThreads = 256;
 constexpr int kUnroll = 4;  // 16-byte loads in flight per thread
 
 __device__ __forceinline__ float capped(float x, float cap) { return cap > 0 ? cap * tanhf(x / cap) : x; }
@@ -82,87 +86,116 @@ __device__ __forceinline__ void accumulate(const uint4& raw, int64_t col, const 
   if (lm > -INFINITY) merge(m, s, lm, ls);
 }
 
-// One block a row. The first pass streams the row from memory once, keeping its first `cached`
-// vectors in shared memory (the whole row when it fits: 227 KB holds 116k bf16 logits); the second
-// pass reads them from there and the rest again from global memory, where with one block a
-// multiprocessor they are still in L2, and writes the gradient over the logits.
-__global__ void __launch_bounds__(kThreads, 1) ce_kernel(CrossEntropyParams p, int64_t cached) {
+// The part of a row's reduction one block of its cluster publishes to the others.
+struct Partial {
+  float m, s, zsum, zt;
+};
+
+// A cluster of blocks a row, each block one segment of it. The first pass streams the segment from
+// memory once into shared memory (its first `cached` vectors: all of it unless the row is over
+// ~1.6 M logits) and reduces it; the blocks merge their partials through distributed shared
+// memory; the second pass reads the segment back from shared memory and writes the gradient over
+// the logits. Several blocks a multiprocessor keep memory busy while others sit at a barrier.
+__global__ void __launch_bounds__(kThreads) ce_kernel(CrossEntropyParams p, int64_t seg_vecs, int64_t cached) {
   extern __shared__ uint4 cache[];
-  const int64_t row = blockIdx.x;
-  __nv_bfloat16* logits = p.logits + row * p.ld;
-  uint4* vecs = reinterpret_cast<uint4*>(logits);
+  __shared__ Partial part;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank(), blocks = cluster.num_blocks();
+  const int64_t row = blockIdx.x / blocks;
+  const int64_t vec = p.ld / 8;  // ld is a multiple of 8: rows are 16-byte aligned
+  const int64_t v0 = rank * seg_vecs, v1 = v0 + seg_vecs < vec ? v0 + seg_vecs : vec, nv = v1 > v0 ? v1 - v0 : 0;
+  uint4* vecs = reinterpret_cast<uint4*>(p.logits + row * p.ld) + v0;
   const int64_t t = target_of(p.targets, p.targets_int64, row);
   const bool ignored = t == p.ignore_index;
   const bool bad = !ignored && (t < 0 || t >= p.v);  // an out-of-range target: NaN loss, no read
-  const int64_t vec = p.ld / 8;  // ld is a multiple of 8: rows are 16-byte aligned
+  const unsigned owner = bad || ignored ? 0 : static_cast<unsigned>(t / 8 / seg_vecs);  // whose segment holds t
   const int64_t stride = blockDim.x;
   float m = -INFINITY, s = 0, zsum = 0;
-  for (int64_t base = threadIdx.x; base < vec; base += kUnroll * stride) {
+  for (int64_t base = threadIdx.x; base < nv; base += kUnroll * stride) {
     uint4 r[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int64_t i = base + u * stride;
-      if (i < vec) r[u] = i < cached ? __ldcs(vecs + i) : vecs[i];  // the cached part is not read again
+      if (i < nv) r[u] = i < cached ? __ldcs(vecs + i) : vecs[i];  // the cached part is not read again
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int64_t i = base + u * stride;
-      if (i >= vec) break;
+      if (i >= nv) break;
       if (i < cached) cache[i] = r[u];
-      accumulate(r[u], i * 8, p, m, s, zsum);
+      accumulate(r[u], (v0 + i) * 8, p, m, s, zsum);
     }
   }
-  block_reduce(m, s, zsum);
+  block_reduce(m, s, zsum);  // ends with a barrier: the cache is complete
+  if (threadIdx.x == 0) {
+    float zt = 0;
+    if (!ignored && !bad && rank == owner) {
+      const int64_t i = t / 8 - v0;
+      const uint4 raw = i < cached ? cache[i] : vecs[i];
+      zt = capped(__bfloat162float(reinterpret_cast<const __nv_bfloat16*>(&raw)[t % 8]), p.softcap);
+    }
+    part = {m, s, zsum, zt};
+  }
+  cluster.sync();
+  float zt = 0;
+  m = -INFINITY;
+  s = zsum = 0;
+  for (unsigned b = 0; b < blocks; ++b) {
+    const Partial q = *cluster.map_shared_rank(&part, b);
+    merge(m, s, q.m, q.s);
+    zsum += q.zsum;
+    if (b == owner) zt = q.zt;
+  }
   const float lse = m + logf(s);
   float loss = 0, zl = 0;
   if (bad) {
     loss = __int_as_float(0x7fc00000);
   } else if (!ignored) {
-    const float zt = capped(__bfloat162float(logits[t]), p.softcap);
     zl = p.z_loss * lse * lse;
     const float eps = p.label_smoothing;
     loss = (1 - eps) * (lse - zt) + eps * (lse - zsum / static_cast<float>(p.v)) + zl;
   }
-  if (threadIdx.x == 0) {
+  if (rank == 0 && threadIdx.x == 0) {
     p.token_loss[row] = loss;
     p.token_zloss[row] = zl;
     p.lse[row] = lse;
   }
-  if (!p.write_grad) return;
-  __syncthreads();  // every thread has read logits[t] before any overwrites it
-  const float scale = ignored || bad ? 0.f : p.grad_scale / (p.mean ? fmaxf(static_cast<float>(*p.valid_count), 1.f) : 1.f);
-  const float smooth = p.label_smoothing / static_cast<float>(p.v);
-  const float zfac = 1 + 2 * p.z_loss * lse;
-  for (int64_t base = threadIdx.x; base < vec; base += kUnroll * stride) {
-    uint4 r[kUnroll];
+  if (p.write_grad) {
+    const float scale = ignored || bad ? 0.f : p.grad_scale / (p.mean ? fmaxf(static_cast<float>(*p.valid_count), 1.f) : 1.f);
+    const float smooth = p.label_smoothing / static_cast<float>(p.v);
+    const float zfac = 1 + 2 * p.z_loss * lse;
+    for (int64_t base = threadIdx.x; base < nv; base += kUnroll * stride) {
+      uint4 r[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int64_t i = base + u * stride;
-      if (i < vec) r[u] = i < cached ? cache[i] : vecs[i];
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int64_t i = base + u * stride;
-      if (i >= vec) break;
-      __nv_bfloat16* e = reinterpret_cast<__nv_bfloat16*>(&r[u]);
-#pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        const int64_t col = i * 8 + k;
-        float g = 0;
-        if (col < p.v && scale != 0.f) {
-          const float z = capped(__bfloat162float(e[k]), p.softcap);
-          g = __expf(z - lse) * zfac - smooth - (col == t ? 1 - p.label_smoothing : 0.f);
-          if (p.softcap > 0) {
-            const float c = z / p.softcap;
-            g *= 1 - c * c;
-          }
-          g *= scale;
-        }
-        e[k] = __float2bfloat16(g);
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t i = base + u * stride;
+        if (i < nv) r[u] = i < cached ? cache[i] : vecs[i];
       }
-      vecs[i] = r[u];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t i = base + u * stride;
+        if (i >= nv) break;
+        __nv_bfloat16* e = reinterpret_cast<__nv_bfloat16*>(&r[u]);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+          const int64_t col = (v0 + i) * 8 + k;
+          float g = 0;
+          if (col < p.v && scale != 0.f) {
+            const float z = capped(__bfloat162float(e[k]), p.softcap);
+            g = __expf(z - lse) * zfac - smooth - (col == t ? 1 - p.label_smoothing : 0.f);
+            if (p.softcap > 0) {
+              const float c = z / p.softcap;
+              g *= 1 - c * c;
+            }
+            g *= scale;
+          }
+          e[k] = __float2bfloat16(g);
+        }
+        vecs[i] = r[u];
+      }
     }
   }
+  cluster.sync();  // no block leaves while another may still read its partial
 }
 
 __global__ void count_kernel(const void* t, bool i64, int64_t n, int64_t ignore, int* count) {
@@ -205,10 +238,25 @@ void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t strea
     PS_CUDA(cudaFuncSetAttribute(ce_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic));
     return dynamic;
   }();
+  // The fewest blocks a row (1, 2, 4 or 8: a portable cluster) whose segments are at most 48 KB,
+  // so that several blocks share a multiprocessor.
   const int64_t vec = p.ld / 8;
-  const int64_t cached = std::min<int64_t>(vec, max_smem / static_cast<int>(sizeof(uint4)));
-  const auto smem = static_cast<std::size_t>(cached) * sizeof(uint4);
-  ce_kernel<<<static_cast<unsigned>(rows), kThreads, smem, stream>>>(p, cached);
+  unsigned blocks = 1;
+  while (blocks < 8 && (vec + blocks - 1) / blocks * static_cast<int64_t>(sizeof(uint4)) > (48 << 10)) blocks *= 2;
+  const int64_t seg_vecs = (vec + blocks - 1) / blocks;
+  const int64_t cached = std::min<int64_t>(seg_vecs, max_smem / static_cast<int>(sizeof(uint4)));
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(rows) * blocks);
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = static_cast<std::size_t>(cached) * sizeof(uint4);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = blocks;
+  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  PS_CUDA(cudaLaunchKernelEx(&cfg, ce_kernel, p, seg_vecs, cached));
   PS_LAUNCHED();
 }
 
