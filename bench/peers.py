@@ -5,10 +5,10 @@ Cross-Entropy when their source is placed in bench/peers/ (git-ignored, never co
 bench/peers/Liger-Kernel/src and bench/peers/ml-cross-entropy. Sustained median ms over >= 3 s
 windows and the device memory each needs beyond inputs and outputs (peak allocated minus x, W,
 targets and their gradients), then the ratio of each peer's time to powershape's. --ours passes
-options to build/bench/lmhead (chunks, overlap pieces); its fastest row is powershape's figure.
+options to build/bench/lmhead (the chunk counts to try); its fastest row is powershape's figure.
 
   python3 bench/peers.py [--shapes 4096,4096,128256;16384,896,151936;16384,4096,128256] [--window 3]
-                         [--ours "--chunks 1 --pieces 4"]
+                         [--ours "--chunks 1,2"]
 """
 import argparse
 import os
@@ -72,10 +72,10 @@ def ours(shape, window, options):
     exe = os.path.join(HERE, "..", "build", "bench", "lmhead")
     res = subprocess.run([exe, "--shapes", shape, "--window", str(window)] + options.split(),
                          check=True, capture_output=True, text=True).stdout
-    # Rows of the chunk table start with blanks: chunks, pieces, reserve, burst, sustained, ...
+    # Rows of the chunk table start with blanks: chunks, burst, sustained, ..., extra GiB, ratio
     rows = [l.split() for l in res.splitlines() if re.match(r"\s+\d", l)]
-    best = min(rows, key=lambda r: float(r[4]))
-    return float(best[4]), float(best[10]), " ".join(best[:3])
+    best = min(rows, key=lambda r: float(r[2]))
+    return float(best[2]), float(best[8]), best[0]
 
 
 def main():
@@ -88,7 +88,7 @@ def main():
     for shape in a.shapes.split(";"):
         n, d, v = map(int, shape.split(","))
         base, gib, config = ours(shape, a.window, a.ours)
-        print(f"{shape:22} {'powershape':14} {base:9.2f} {gib:7.1f} {1:13.3f}  (chunks, pieces, reserve: {config})")
+        print(f"{shape:22} {'powershape':14} {base:9.2f} {gib:7.1f} {1:13.3f}  ({config} chunks)")
         x = (torch.randn(n, d, device="cuda", dtype=torch.bfloat16)).requires_grad_()
         w = (torch.randn(v, d, device="cuda", dtype=torch.bfloat16) * d ** -0.5).requires_grad_()
         t = torch.randint(0, v, (n,), device="cuda")

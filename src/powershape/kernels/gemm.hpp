@@ -17,10 +17,9 @@ class Gemm {
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
   // D = alpha op(A) op(B) + beta D, with op(A) m x k, op(B) k x n, D m x n; A and B bf16.
-  // sm_count > 0: plan for that many multiprocessors, leaving the rest to a concurrent stream.
   void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda,
            const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha, float beta,
-           cudaStream_t stream, int sm_count = 0);
+           cudaStream_t stream);
 
  private:
   struct Plan {
@@ -28,7 +27,7 @@ class Gemm {
     cublasLtMatrixLayout_t a, b, d;
     cublasLtMatmulAlgo_t algo;
   };
-  using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, int>;
+  using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
   const Plan& plan(const Key& key);
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
@@ -55,7 +54,6 @@ void validate(const LmHeadArgs& a, const LmHeadOptions& o) {
   if (o.backward && (a.dx == nullptr || a.dw == nullptr)) bad("the backward pass needs dx and dw");
   if (!(o.label_smoothing >= 0 && o.label_smoothing < 1)) bad("label_smoothing must be in [0, 1)");
   if (!(o.z_loss >= 0) || !(o.softcap >= 0)) bad("z_loss and softcap must not be negative");
-  if (o.overlap_pieces < 1 || o.overlap_sm_reserve < 0) bad("overlap_pieces must be at least 1 and overlap_sm_reserve not negative");
   if (a.workspace_bytes < LmHead::workspace_bytes(a.n, a.d, a.v, o)) {
     bad("workspace of " + std::to_string(a.workspace_bytes) + " bytes is too small: " +
         std::to_string(LmHead::workspace_bytes(a.n, a.d, a.v, o)) + " needed");
@@ -66,28 +64,6 @@ void validate(const LmHeadArgs& a, const LmHeadOptions& o) {
 
 struct LmHead::Impl {
   Gemm gemm;
-  cudaStream_t side = nullptr;       // the overlapped cross-entropy's stream, made on first use
-  std::vector<cudaEvent_t> events;   // [0]: the side stream is done; [1 + j]: piece j's logits are ready
-  int sms = 0;
-
-  ~Impl() {
-    for (cudaEvent_t e : events) cudaEventDestroy(e);
-    if (side != nullptr) cudaStreamDestroy(side);
-  }
-  void prepare(int pieces) {
-    if (side == nullptr) {
-      int least = 0, greatest = 0, dev = 0;
-      PS_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-      PS_CUDA(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, greatest));
-      PS_CUDA(cudaGetDevice(&dev));
-      PS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    }
-    while (static_cast<int>(events.size()) < pieces + 1) {
-      cudaEvent_t e;
-      PS_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-      events.push_back(e);
-    }
-  }
 };
 
 LmHead::LmHead() : impl_(std::make_unique<Impl>()) {}
@@ -115,6 +91,8 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
   for (int64_t row0 = 0, c = 0; row0 < a.n; row0 += l.rows, ++c) {
     const int64_t rows = std::min(l.rows, a.n - row0);
     const __nv_bfloat16* xc = x + row0 * a.d;
+    // logits [rows x V] = X_c W^T: column-major, (V x rows) = W (as D x V, transposed) * X_c^T.
+    impl_->gemm.run(true, false, a.v, rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1, 0, stream);
     CrossEntropyParams p{};
     p.logits = logits;
     p.ld = l.ld;
@@ -132,33 +110,7 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
     p.token_loss = token_loss + row0;
     p.token_zloss = token_zloss + row0;
     p.lse = lse + row0;
-    const int64_t pieces = std::min<int64_t>(o.overlap_pieces, rows);
-    if (pieces <= 1) {
-      // logits [rows x V] = X_c W^T: column-major, (V x rows) = W (as D x V, transposed) * X_c^T.
-      impl_->gemm.run(true, false, a.v, rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1, 0, stream);
-      cross_entropy(p, rows, stream);
-    } else {
-      Impl& im = *impl_;
-      im.prepare(static_cast<int>(pieces));
-      const int sms = o.overlap_sm_reserve > 0 ? std::max(1, im.sms - o.overlap_sm_reserve) : 0;
-      for (int64_t j = 0, r0 = 0; j < pieces; ++j) {
-        const int64_t r1 = rows * (j + 1) / pieces;
-        CrossEntropyParams pj = p;
-        pj.logits = logits + r0 * l.ld;
-        pj.targets = static_cast<const char*>(p.targets) + r0 * tsize;
-        pj.token_loss += r0;
-        pj.token_zloss += r0;
-        pj.lse += r0;
-        im.gemm.run(true, false, a.v, r1 - r0, a.d, w, a.d, xc + r0 * a.d, a.d, pj.logits, l.ld, Out::kBf16, 1, 0,
-                    stream, sms);
-        PS_CUDA(cudaEventRecord(im.events[1 + j], stream));
-        PS_CUDA(cudaStreamWaitEvent(im.side, im.events[1 + j]));
-        cross_entropy(pj, r1 - r0, im.side);
-        r0 = r1;
-      }
-      PS_CUDA(cudaEventRecord(im.events[0], im.side));
-      PS_CUDA(cudaStreamWaitEvent(stream, im.events[0]));
-    }
+    cross_entropy(p, rows, stream);
     if (!o.backward) continue;
     // dX_c [rows x D] = dlogits W: column-major (D x rows) = W^T (D x V) * dlogits^T (V x rows).
     impl_->gemm.run(false, false, a.d, rows, a.v, w, a.d, logits, l.ld,

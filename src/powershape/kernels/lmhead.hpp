@@ -22,10 +22,6 @@ struct LmHeadOptions {
   float grad_scale = 1;           // the incoming gradient of the reduced loss (kNone: of the sum)
   bool backward = true;           // false: the loss alone
   bool dw_fp32 = true;            // dW accumulates in fp32; false: a bf16 dW (accumulated in bf16 between chunks)
-  // > 1: each chunk's logits product runs in this many row pieces, and each piece's cross-entropy
-  // on a second, high-priority stream while the next piece's product runs. No extra memory.
-  int overlap_pieces = 1;
-  int overlap_sm_reserve = 0;     // multiprocessors those products leave to the cross-entropy
 };
 
 // Device pointers. x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64. Outputs: loss and
