@@ -23,6 +23,8 @@ echo "== sampler cost at 1 ms, under a GEMM load"
 build/bench/gemm_load --seconds 14 &
 sleep 2; build/bench/sampler_cost --seconds 5; wait
 sleep 5
+echo "== the cross-entropy pass alone, against a copy of the same logits"
+build/bench/ce_pass
 echo "== LM head: chunk counts against the three products alone (sustained windows)"
 build/bench/lmhead --chunks "${LMHEAD_CHUNKS:-1,2,4,8,16,32,64}" --window 3
 echo "== the LM head against its peers (PyTorch eager; Liger and CCE when placed in bench/peers/)"
