@@ -1,40 +1,66 @@
 #!/usr/bin/env bash
-# On a machine with an NVIDIA GPU: builds with CUDA (sm_90), runs the GPU tests (and memcheck on
-# the kernel tests), the CPU tests, the telemetry and LM-head benchmarks, probe and repro, and
-# records the monitor's view of a sustained bf16 GEMM load. About 15 minutes. Prints its log; the
-# monitor's trace and the JSON results go to $OUT (default build/gpu-check).
+# On a machine with an NVIDIA GPU: builds with CUDA (sm_90), then runs the parts named (all of them,
+# ~20 minutes, when none is named; each part fits a 10-minute call):
+#   tests      GPU tests, CPU tests, compute-sanitizer memcheck on the kernel tests (~2 min)
+#   telemetry  NVML call costs, the sampler's cost idle and under load (~1 min)
+#   lmhead     the cross-entropy pass alone, the LM head at every shape and chunk count (~5 min)
+#   peers      the LM head against PyTorch eager, Liger and CCE (bench/peers/) (~3 min)
+#   clock      the on-GPU clock probe's step response, probe, repro, monitor (~8 min)
+# Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
+#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock)
+for p in "${parts[@]}"; do
+  case $p in tests|telemetry|lmhead|peers|clock) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock)" >&2; exit 2 ;; esac
+done
+
+tests() {
+  echo "== GPU tests"; (cd build && ctest -L gpu --output-on-failure 2>&1 | tail -n 6)
+  echo "== CPU tests"; (cd build && ctest -L cpu -j 8 2>&1 | tail -n 3)
+  echo "== compute-sanitizer memcheck on the kernel tests"
+  compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/powershape_gpu_tests \
+    --gtest_filter='LmHeadGpu.*:-LmHeadGpu.ARealShapeSlice' 2>&1 | tail -n 4
+}
+
+telemetry() {
+  build/powershape devices
+  echo "== NVML call costs"
+  build/bench/nvml_call_cost
+  echo "== sampler cost at 1 ms, idle GPU"
+  build/bench/sampler_cost --seconds 5
+  echo "== sampler cost at 1 ms, under a GEMM load"
+  build/bench/gemm_load --seconds 14 &
+  sleep 2; build/bench/sampler_cost --seconds 5; wait
+}
+
+lmhead() {
+  echo "== the cross-entropy pass alone, against a copy of the same logits"
+  build/bench/ce_pass
+  echo "== LM head: chunk counts against the three products alone (sustained windows)"
+  build/bench/lmhead --chunks "${LMHEAD_CHUNKS:-1,2,4,8,16,32,64}" --window 3
+}
+
+peers() {
+  echo "== the LM head against its peers (PyTorch eager; Liger and CCE when placed in bench/peers/)"
+  python3 bench/peers.py
+}
+
+clock() {
+  echo "== the SM clock's step response, on the GPU's own clock (10 us bins)"
+  build/bench/clock_step -o "$out/clock_step.csv"
+  echo "== probe and repro on the GPU"
+  build/powershape probe --gaps idle --periods 2,10,50,200,1000 --window 3 -o "$out/probe.json"
+  build/powershape repro -o "$out/repro_msm.json"
+  build/powershape repro --workload lmhead --shape 131072,896,151936 --chunks 1,4,16,64 --rounds 4 -o "$out/repro_lmhead.json"
+  echo "== monitor around a sustained 8192^3 bf16 GEMM load"
+  build/powershape monitor --interval 1 -o "$out/monitor_gemm.csv" --json "$out/monitor_gemm.json" \
+    -- build/bench/gemm_load --size 8192 --seconds 20
+}
+
 scripts/build.sh -DPOWERSHAPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -n 3
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu --format=csv
-echo "== GPU tests"; (cd build && ctest -L gpu --output-on-failure 2>&1 | tail -n 6)
-echo "== CPU tests"; (cd build && ctest -L cpu -j 8 2>&1 | tail -n 3)
-echo "== compute-sanitizer memcheck on the kernel tests"
-compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/powershape_gpu_tests \
-  --gtest_filter='LmHeadGpu.*:-LmHeadGpu.ARealShapeSlice' 2>&1 | tail -n 4
-build/powershape devices
-echo "== NVML call costs"
-build/bench/nvml_call_cost
-echo "== sampler cost at 1 ms, idle GPU"
-build/bench/sampler_cost --seconds 5
-echo "== sampler cost at 1 ms, under a GEMM load"
-build/bench/gemm_load --seconds 14 &
-sleep 2; build/bench/sampler_cost --seconds 5; wait
-sleep 5
-echo "== the cross-entropy pass alone, against a copy of the same logits"
-build/bench/ce_pass
-echo "== LM head: chunk counts against the three products alone (sustained windows)"
-build/bench/lmhead --chunks "${LMHEAD_CHUNKS:-1,2,4,8,16,32,64}" --window 3
-echo "== the LM head against its peers (PyTorch eager; Liger and CCE when placed in bench/peers/)"
-python3 bench/peers.py
-echo "== the SM clock's step response, on the GPU's own clock (10 us bins)"
-build/bench/clock_step -o "$out/clock_step.csv"
-echo "== probe and repro on the GPU"
-build/powershape probe --gaps idle --periods 2,10,50,200,1000 --window 3 -o "$out/probe.json"
-build/powershape repro -o "$out/repro_msm.json"
-build/powershape repro --workload lmhead --shape 131072,896,151936 --chunks 1,4,16,64 --rounds 4 -o "$out/repro_lmhead.json"
-echo "== monitor around a sustained 8192^3 bf16 GEMM load"
-build/powershape monitor --interval 1 -o "$out/monitor_gemm.csv" --json "$out/monitor_gemm.json" \
-  -- build/bench/gemm_load --size 8192 --seconds 20
+for p in "${parts[@]}"; do "$p"; done
