@@ -1,6 +1,8 @@
-// The fused softmax / cross-entropy pass alone (forward and gradient, in place), against a
-// device-to-device copy of the same logits measured in the same run: the copy reads and writes
-// each byte once, the least any in-place pass must move. Median of 20 runs on fresh random logits.
+// The fused softmax / cross-entropy pass alone (forward and gradient, in place), two ways (two
+// reads of each row, mostly the second from L2; one read, a cluster of blocks a row keeping it in
+// shared memory), against a device-to-device copy of the same logits measured in the same run: the
+// copy reads and writes each byte once, the least any in-place pass must move. Median of 20 runs
+// on fresh random logits.
 //   ce_pass [--shapes ROWS,V;ROWS,V...]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -74,7 +76,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    std::printf("%-16s %9s %9s %10s %s\n", "rows x V", "pass ms", "copy ms", "pass GB/s", "copy / pass");
+    std::printf("%-16s %-8s %9s %9s %10s %s\n", "rows x V", "pass", "pass ms", "copy ms", "pass GB/s", "copy / pass");
     for (const Shape& sh : parse(shapes)) {
       const int64_t ld = (sh.v + 7) / 8 * 8, count = sh.rows * ld;
       const auto bytes = static_cast<std::size_t>(count) * 2;
@@ -106,10 +108,13 @@ int main(int argc, char** argv) {
       p.lse = scratch + 2 * sh.rows;
       uint64_t seed = 1;
       auto refill = [&] { fill_random_bf16(logits, count, seed++, 8.0f, nullptr); };
-      const double pass = median_ms(20, refill, [&] { cross_entropy(p, sh.rows, nullptr); });
       const double cp = median_ms(20, [] {}, [&] { PS_CUDA(cudaMemcpyAsync(copy, logits, bytes, cudaMemcpyDeviceToDevice)); });
-      std::printf("%-16s %9.3f %9.3f %10.0f %11.3f\n", (std::to_string(sh.rows) + "x" + std::to_string(sh.v)).c_str(),
-                  pass, cp, 2.0 * static_cast<double>(bytes) / pass * 1e-6, cp / pass);
+      const std::string name = std::to_string(sh.rows) + "x" + std::to_string(sh.v);
+      for (auto [label, pass_fn] : {std::pair{"two-read", &cross_entropy}, std::pair{"cluster", &cross_entropy_cluster}}) {
+        const double pass = median_ms(20, refill, [&] { pass_fn(p, sh.rows, nullptr); });
+        std::printf("%-16s %-8s %9.3f %9.3f %10.0f %11.3f\n", name.c_str(), label, pass, cp,
+                    2.0 * static_cast<double>(bytes) / pass * 1e-6, cp / pass);
+      }
       std::fflush(stdout);
       for (void* q : {static_cast<void*>(logits), static_cast<void*>(copy), static_cast<void*>(targets),
                       static_cast<void*>(scratch), static_cast<void*>(valid)}) {

@@ -25,6 +25,9 @@ struct CrossEntropyParams {
 };
 
 void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream);
+// The same pass reading each logit from memory once (a cluster of blocks a row, segments kept in
+// shared memory); bench/ce_pass measures it against cross_entropy().
+void cross_entropy_cluster(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream);
 // Counts targets != ignore_index into *count (zeroed first).
 void count_valid(const void* targets, bool int64, int64_t n, int64_t ignore_index, int* count, cudaStream_t stream);
 // out[0] = sum(values) / (divide_by_valid ? max(*valid, 1) : 1), deterministic.
