@@ -1,6 +1,6 @@
 // The fused softmax / cross-entropy pass alone (forward and gradient, in place), two ways (two
 // reads of each row, mostly the second from L2; one read, a cluster of blocks a row keeping it in
-// shared memory), against a device-to-device copy of the same logits measured in the same run: the
+// shared memory, at several pipeline depths and cluster sizes), against a device-to-device copy of the same logits measured in the same run: the
 // copy reads and writes each byte once, the least any in-place pass must move. Median of 20 runs
 // on fresh random logits.
 //   ce_pass [--shapes ROWS,V;ROWS,V...]
@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -76,7 +77,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    std::printf("%-16s %-8s %9s %9s %10s %s\n", "rows x V", "pass", "pass ms", "copy ms", "pass GB/s", "copy / pass");
+    std::printf("%-16s %-18s %9s %9s %10s %s\n", "rows x V", "pass", "pass ms", "copy ms", "pass GB/s", "copy / pass");
     for (const Shape& sh : parse(shapes)) {
       const int64_t ld = (sh.v + 7) / 8 * 8, count = sh.rows * ld;
       const auto bytes = static_cast<std::size_t>(count) * 2;
@@ -110,10 +111,17 @@ int main(int argc, char** argv) {
       auto refill = [&] { fill_random_bf16(logits, count, seed++, 8.0f, nullptr); };
       const double cp = median_ms(20, [] {}, [&] { PS_CUDA(cudaMemcpyAsync(copy, logits, bytes, cudaMemcpyDeviceToDevice)); });
       const std::string name = std::to_string(sh.rows) + "x" + std::to_string(sh.v);
-      for (auto [label, pass_fn] : {std::pair{"two-read", &cross_entropy}, std::pair{"cluster", &cross_entropy_cluster}}) {
-        const double pass = median_ms(20, refill, [&] { pass_fn(p, sh.rows, nullptr); });
-        std::printf("%-16s %-8s %9.3f %9.3f %10.0f %11.3f\n", name.c_str(), label, pass, cp,
+      auto report = [&](const std::string& label, const std::function<void()>& pass_fn) {
+        const double pass = median_ms(20, refill, pass_fn);
+        std::printf("%-16s %-18s %9.3f %9.3f %10.0f %11.3f\n", name.c_str(), label.c_str(), pass, cp,
                     2.0 * static_cast<double>(bytes) / pass * 1e-6, cp / pass);
+      };
+      report("two-read", [&] { cross_entropy_two_read(p, sh.rows, nullptr); });
+      // One read: stages rows in flight, a cluster of at least min_cluster blocks (default: 2, 1).
+      for (auto [stages, min_cluster] : {std::pair{2, 1}, std::pair{3, 1}, std::pair{2, 4}, std::pair{4, 8}}) {
+        report("one-read s" + std::to_string(stages) + " c>=" + std::to_string(min_cluster), [&, stages = stages, min_cluster = min_cluster] {
+          if (!cross_entropy_one_read(p, sh.rows, nullptr, stages, min_cluster)) throw std::runtime_error("a row does not fit");
+        });
       }
       std::fflush(stdout);
       for (void* q : {static_cast<void*>(logits), static_cast<void*>(copy), static_cast<void*>(targets),

@@ -3,8 +3,7 @@
 // 6NDV, energy per iteration from NVML, the extra device memory (measured: workspace, product
 // plans), and the ratio to a ceiling measured in the same run: the same three cuBLAS products
 // alone, unchunked.
-// --piece-rows lists LmHeadOptions::piece_rows values to try (0: the whole chunk at once).
-//   lmhead [--shapes N,D,V;N,D,V...] [--chunks 1,2,...] [--piece-rows 0,128,...] [--window S]
+//   lmhead [--shapes N,D,V;N,D,V...] [--chunks 1,2,...] [--window S]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -120,13 +119,11 @@ Timing time_it(const std::function<void()>& iteration, double window, trace::Tra
 int main(int argc, char** argv) {
   std::string shapes_s = "4096,4096,128256;16384,896,151936;16384,4096,128256;131072,896,151936";
   std::string chunks_s = "1,2,4,8,16,32,64";
-  std::string pieces_s = "0";
   double window = 4;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--shapes") shapes_s = argv[i + 1];
     else if (k == "--chunks") chunks_s = argv[i + 1];
-    else if (k == "--piece-rows") pieces_s = argv[i + 1];
     else if (k == "--window") window = std::atof(argv[i + 1]);
     else { std::fprintf(stderr, "lmhead: unknown option %s\n", k.c_str()); return 2; }
   }
@@ -137,13 +134,13 @@ int main(int argc, char** argv) {
       for (std::string c; std::getline(ss, c, ',');) out.push_back(std::stoi(c));
       return out;
     };
-    const std::vector<int> chunks = ints(chunks_s), pieces = ints(pieces_s);
+    const std::vector<int> chunks = ints(chunks_s);
     telemetry::NvmlSource nvml({0});
     telemetry::Sampler sampler(nvml, {});
     sampler.start();
     trace::Trace tr;
     tr.devices = nvml.devices();
-    std::printf("%-22s %6s %6s %9s %11s %8s %9s %7s %6s %7s %9s %9s %s\n", "N x D x V", "chunks", "piece", "burst ms",
+    std::printf("%-22s %6s %9s %11s %8s %9s %7s %6s %7s %9s %9s %s\n", "N x D x V", "chunks", "burst ms",
                 "sustain ms", "TFLOP/s", "J/iter", "W", "MHz", "capped", "extra GiB", "/ceiling", "target");
     for (const Shape& sh : parse_shapes(shapes_s)) {
       const double flops = 6.0 * sh.n * sh.d * sh.v;
@@ -174,17 +171,16 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 3; ++i) products();  // plans and warm-up
         time_it(products, window, tr, sampler);  // warm-up: lets the power controller settle
         Timing c = time_it(products, window, tr, sampler);
-        std::printf("%-22s %6s %6s %9.2f %11.2f %8.1f %9.2f %7.0f %6.0f %6.0f%% %9s %9s\n",
+        std::printf("%-22s %6s %9.2f %11.2f %8.1f %9.2f %7.0f %6.0f %6.0f%% %9s %9s\n",
                     (std::to_string(sh.n) + "x" + std::to_string(sh.d) + "x" + std::to_string(sh.v)).c_str(),
-                    "ceil", "-", c.burst_ms, c.sustained_ms, flops / c.sustained_ms * 1e-9, c.energy_j_per_iter,
+                    "ceil", c.burst_ms, c.sustained_ms, flops / c.sustained_ms * 1e-9, c.energy_j_per_iter,
                     c.avg_power_w, c.sm_clock_mhz, c.capped * 100, "-", "1.000");
         std::fflush(stdout);
         CK(cudaFree(ceil_logits));
-        for (int ch : chunks) for (int pr : pieces) {
+        for (int ch : chunks) {
           if (ch > sh.n) continue;
           kernels::LmHeadOptions o;
           o.chunks = ch;
-          o.piece_rows = pr;
           std::size_t free0 = 0, free1 = 0, total = 0;
           CK(cudaMemGetInfo(&free0, &total));
           auto op = std::make_unique<kernels::LmHead>();
@@ -201,7 +197,7 @@ int main(int argc, char** argv) {
           Timing m = time_it(iteration, window, tr, sampler);
           char target[32] = "";
           if (target_ms > 0) std::snprintf(target, sizeof target, "%s %.0f ms", m.sustained_ms <= target_ms ? "meets" : "MISSES", target_ms);
-          std::printf("%-22s %6d %6d %9.2f %11.2f %8.1f %9.2f %7.0f %6.0f %6.0f%% %9.2f %9.3f %s\n", "", ch, pr, m.burst_ms,
+          std::printf("%-22s %6d %9.2f %11.2f %8.1f %9.2f %7.0f %6.0f %6.0f%% %9.2f %9.3f %s\n", "", ch, m.burst_ms,
                       m.sustained_ms, flops / m.sustained_ms * 1e-9, m.energy_j_per_iter, m.avg_power_w,
                       m.sm_clock_mhz, m.capped * 100, static_cast<double>(free0 - free1) / (1 << 30),
                       c.sustained_ms / m.sustained_ms, target);

@@ -72,10 +72,10 @@ def ours(shape, window, options):
     exe = os.path.join(HERE, "..", "build", "bench", "lmhead")
     res = subprocess.run([exe, "--shapes", shape, "--window", str(window)] + options.split(),
                          check=True, capture_output=True, text=True).stdout
-    # Rows of the chunk table start with blanks: chunks, piece rows, burst, sustained, ..., extra GiB
+    # Rows of the chunk table start with blanks: chunks, burst, sustained, ..., extra GiB, ratio
     rows = [l.split() for l in res.splitlines() if re.match(r"\s+\d", l)]
-    best = min(rows, key=lambda r: float(r[3]))
-    return float(best[3]), float(best[9]), f"{best[0]} chunks, pieces of {best[1]} rows"
+    best = min(rows, key=lambda r: float(r[2]))
+    return float(best[2]), float(best[8]), best[0]
 
 
 def main():
@@ -88,7 +88,7 @@ def main():
     for shape in a.shapes.split(";"):
         n, d, v = map(int, shape.split(","))
         base, gib, config = ours(shape, a.window, a.ours)
-        print(f"{shape:22} {'powershape':14} {base:9.2f} {gib:7.1f} {1:13.3f}  ({config})")
+        print(f"{shape:22} {'powershape':14} {base:9.2f} {gib:7.1f} {1:13.3f}  ({config} chunks)")
         x = (torch.randn(n, d, device="cuda", dtype=torch.bfloat16)).requires_grad_()
         w = (torch.randn(v, d, device="cuda", dtype=torch.bfloat16) * d ** -0.5).requires_grad_()
         t = torch.randint(0, v, (n,), device="cuda")

@@ -19,7 +19,9 @@ for p in "${parts[@]}"; do
 done
 
 tests() {
-  echo "== GPU tests"; (cd build && ctest -L gpu --output-on-failure 2>&1 | tail -n 6)
+  echo "== GPU tests (whole output in $out/gpu_tests.log)"
+  (cd build && ctest -L gpu --output-on-failure) > "$out/gpu_tests.log" 2>&1
+  grep -E "tests passed|Failure|Expected|Which is|Value of|Actual|  [a-z_]+ *[<>=]+|\(Failed\)" "$out/gpu_tests.log" | head -n 40
   echo "== CPU tests"; (cd build && ctest -L cpu -j 8 2>&1 | tail -n 3)
   echo "== compute-sanitizer memcheck on the kernel tests"
   compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/powershape_gpu_tests \

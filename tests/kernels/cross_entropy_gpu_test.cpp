@@ -1,11 +1,13 @@
-// The one-read (cluster) cross-entropy pass against the two-read one, which the LM head tests hold
-// to the fp64 reference: the same losses, log-sum-exps and gradients on random logits, for every
-// option and for rows of one to eight blocks and past the shared-memory cache.
+// The one-read cross-entropy pass against the two-read one, which the LM head tests hold to the fp64
+// reference: the same losses, log-sum-exps and gradients on random logits, for every option, for
+// rows of one to eight blocks, pipelines of one to four rows, and more rows than clusters.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <stdexcept>
 #include <random>
 #include <vector>
 
@@ -23,10 +25,13 @@ struct PassCase {
   int64_t rows, v;
   float smoothing = 0, z_loss = 0, softcap = 0;
   bool write_grad = true;
+  int stages = 2, min_cluster = 1;  // the one-read pass's pipeline depth and least cluster size
 };
 
+using Pass = std::function<void(const CrossEntropyParams&, int64_t)>;
+
 Outputs run(const PassCase& c, const std::vector<__nv_bfloat16>& logits, const std::vector<int32_t>& targets,
-            void (*pass)(const CrossEntropyParams&, int64_t, cudaStream_t)) {
+            const Pass& pass) {
   const int64_t ld = (c.v + 7) / 8 * 8;
   __nv_bfloat16* d_logits = nullptr;
   int32_t* d_t = nullptr;
@@ -56,7 +61,7 @@ Outputs run(const PassCase& c, const std::vector<__nv_bfloat16>& logits, const s
   p.token_loss = d_out;
   p.token_zloss = d_out + c.rows;
   p.lse = d_out + 2 * c.rows;
-  pass(p, c.rows, nullptr);
+  pass(p, c.rows);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   Outputs o;
   std::vector<float> out(static_cast<std::size_t>(c.rows * 3));
@@ -84,8 +89,12 @@ void expect_same(const PassCase& c, uint64_t seed) {
   std::vector<int32_t> targets(static_cast<std::size_t>(c.rows));
   std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(c.v - 1));
   for (std::size_t r = 0; r < targets.size(); ++r) targets[r] = r % 5 == 4 ? -100 : pick(rng);
-  const Outputs a = run(c, logits, targets, &cross_entropy);
-  const Outputs b = run(c, logits, targets, &cross_entropy_cluster);
+  const Outputs a = run(c, logits, targets, [](const CrossEntropyParams& p, int64_t rows) {
+    cross_entropy_two_read(p, rows, nullptr);
+  });
+  const Outputs b = run(c, logits, targets, [&](const CrossEntropyParams& p, int64_t rows) {
+    ASSERT_TRUE(cross_entropy_one_read(p, rows, nullptr, c.stages, c.min_cluster)) << "the row should fit";
+  });
   for (int64_t r = 0; r < c.rows; ++r) {
     ASSERT_FALSE(std::isnan(b.loss[r])) << "row " << r;
     EXPECT_NEAR(b.loss[r], a.loss[r], 1e-4f * (1 + std::abs(a.loss[r]))) << "row " << r;
@@ -104,7 +113,7 @@ void expect_same(const PassCase& c, uint64_t seed) {
 }
 
 TEST(CrossEntropyGpu, OneBlockARowAndAPartialLastVector) { expect_same({9, 1003}, 1); }
-TEST(CrossEntropyGpu, EightBlocksARowWithEveryOption) {
+TEST(CrossEntropyGpu, SeveralBlocksARowWithEveryOption) {
   PassCase c{7, 151939};
   c.smoothing = 0.1f;
   c.z_loss = 1e-3f;
@@ -116,7 +125,30 @@ TEST(CrossEntropyGpu, ForwardOnly) {
   c.write_grad = false;
   expect_same(c, 3);
 }
-TEST(CrossEntropyGpu, SegmentsLongerThanTheSharedMemoryCache) { expect_same({3, (1 << 21) + 5}, 4); }
+TEST(CrossEntropyGpu, ManyRowsAClusterThroughAFullPipeline) {
+  PassCase c{300, 151939};
+  c.stages = 4;
+  c.min_cluster = 8;
+  expect_same(c, 4);
+}
+TEST(CrossEntropyGpu, ManyRowsOfOneBlock) {
+  PassCase c{1000, 4099};
+  c.stages = 1;
+  expect_same(c, 5);
+}
+TEST(CrossEntropyGpu, BlocksWithNothingToHold) {
+  PassCase c{5, 20};
+  c.min_cluster = 8;  // three vectors a row: five of the eight blocks hold none
+  expect_same(c, 6);
+}
+TEST(CrossEntropyGpu, ARowTooLongForAClusterIsLeftToTheTwoReadPass) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) GTEST_SKIP() << "no CUDA GPU";
+  CrossEntropyParams p{};
+  p.ld = p.v = (1 << 21) + 8;
+  EXPECT_FALSE(cross_entropy_one_read(p, 3, nullptr));
+  EXPECT_THROW(cross_entropy_one_read(p, 3, nullptr, 5), std::invalid_argument);
+}
 
 }  // namespace
 }  // namespace powershape::kernels

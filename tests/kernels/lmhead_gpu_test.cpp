@@ -184,13 +184,6 @@ TEST_F(LmHeadGpu, ARealShapeSlice) { run_case({256, 896, 151936 / 16, 3, {}}, 8)
 TEST_F(LmHeadGpu, AVocabularyOf262147) { run_case({6, 64, 262147, 2, {}}, 9); }
 TEST_F(LmHeadGpu, RowsOfTwoMillionLogits) { run_case({4, 16, (1 << 21) + 3, 1, {}}, 11); }
 
-TEST_F(LmHeadGpu, ProductAndCrossEntropyInPiecesOfAChunk) {
-  LmHeadOptions o;
-  o.piece_rows = 7;
-  o.z_loss = 1e-3f;
-  run_case({61, 64, 3001, 2, o}, 12);
-}
-
 TEST_F(LmHeadGpu, BadShapesAreNamed) {
   LmHead op;
   LmHeadArgs a;

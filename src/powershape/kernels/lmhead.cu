@@ -54,7 +54,6 @@ void validate(const LmHeadArgs& a, const LmHeadOptions& o) {
   if (o.backward && (a.dx == nullptr || a.dw == nullptr)) bad("the backward pass needs dx and dw");
   if (!(o.label_smoothing >= 0 && o.label_smoothing < 1)) bad("label_smoothing must be in [0, 1)");
   if (!(o.z_loss >= 0) || !(o.softcap >= 0)) bad("z_loss and softcap must not be negative");
-  if (o.piece_rows < 0) bad("piece_rows must not be negative");
   if (a.workspace_bytes < LmHead::workspace_bytes(a.n, a.d, a.v, o)) {
     bad("workspace of " + std::to_string(a.workspace_bytes) + " bytes is too small: " +
         std::to_string(LmHead::workspace_bytes(a.n, a.d, a.v, o)) + " needed");
@@ -92,6 +91,8 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
   for (int64_t row0 = 0, c = 0; row0 < a.n; row0 += l.rows, ++c) {
     const int64_t rows = std::min(l.rows, a.n - row0);
     const __nv_bfloat16* xc = x + row0 * a.d;
+    // logits [rows x V] = X_c W^T: column-major, (V x rows) = W (as D x V, transposed) * X_c^T.
+    impl_->gemm.run(true, false, a.v, rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1, 0, stream);
     CrossEntropyParams p{};
     p.logits = logits;
     p.ld = l.ld;
@@ -109,21 +110,7 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
     p.token_loss = token_loss + row0;
     p.token_zloss = token_zloss + row0;
     p.lse = lse + row0;
-    // The logits product and the cross-entropy in pieces of the chunk's rows: a piece small enough
-    // to stay in L2 is read back from there, not from memory.
-    const int64_t piece = o.piece_rows > 0 ? std::min(o.piece_rows, rows) : rows;
-    for (int64_t r0 = 0; r0 < rows; r0 += piece) {
-      const int64_t pr = std::min(piece, rows - r0);
-      CrossEntropyParams pp = p;
-      pp.logits += r0 * l.ld;
-      pp.targets = static_cast<const char*>(p.targets) + r0 * tsize;
-      pp.token_loss += r0;
-      pp.token_zloss += r0;
-      pp.lse += r0;
-      // logits [pr x V] = X_p W^T: column-major, (V x pr) = W (as D x V, transposed) * X_p^T.
-      impl_->gemm.run(true, false, a.v, pr, a.d, w, a.d, xc + r0 * a.d, a.d, pp.logits, l.ld, Out::kBf16, 1, 0, stream);
-      cross_entropy(pp, pr, stream);
-    }
+    cross_entropy(p, rows, stream);
     if (!o.backward) continue;
     // dX_c [rows x D] = dlogits W: column-major (D x rows) = W^T (D x V) * dlogits^T (V x rows).
     impl_->gemm.run(false, false, a.d, rows, a.v, w, a.d, logits, l.ld,

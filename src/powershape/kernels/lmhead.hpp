@@ -22,7 +22,6 @@ struct LmHeadOptions {
   float grad_scale = 1;           // the incoming gradient of the reduced loss (kNone: of the sum)
   bool backward = true;           // false: the loss alone
   bool dw_fp32 = true;            // dW accumulates in fp32; false: a bf16 dW (accumulated in bf16 between chunks)
-  int64_t piece_rows = 0;         // > 0: the logits product and cross-entropy in pieces of this many rows
 };
 
 // Device pointers. x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64. Outputs: loss and
