@@ -92,8 +92,10 @@ __device__ __forceinline__ void accumulate(const uint4& raw, int count, float ca
                                            float& zsum) {
   float z[8];
   unpack(raw, z);
-  if (count < 8) {  // a row's last, partial vector
-    for (int k = 0; k < count; ++k) {
+  if (count < 8) {  // a row's last, partial vector (unrolled: z stays in registers)
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      if (k >= count) break;
       const float zk = kSoftcap ? cap * tanhf(z[k] / cap) : z[k];
       merge(m, s, zk, 1.f);
       zsum += zk;

@@ -68,6 +68,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int vec = static_cast<int>(p.ld / 8), full = static_cast<int>(p.v / 8);
   const int last = static_cast<int>(p.v - static_cast<int64_t>(full) * 8);
   const int v0 = rank * seg_vecs, nv = max(0, min(vec, v0 + seg_vecs) - v0);
+  // The segment's vectors wholly inside V take a path with no bounds checks; a row's last, partial
+  // vector (if this segment holds it) is taken apart.
+  const int nfull = max(0, min(nv, full - v0));
+  const bool partial = nfull < nv;
   const bool smoothing = p.label_smoothing > 0;
   auto segment = [&](int64_t row) { return reinterpret_cast<uint4*>(p.logits + row * p.ld) + v0; };
   auto fetch = [&](int64_t row, int stage) {
@@ -89,9 +93,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool bad = !ignored && (t < 0 || t >= p.v);
     const int owner = ignored || bad ? -1 : static_cast<int>(t / 8 / seg_vecs);  // whose segment holds t
     float m = -INFINITY, s = 0, zsum = 0;
-    for (int i = threadIdx.x; i < nv; i += kThreads) {
-      accumulate<kSoftcap>(cache[i], v0 + i < full ? 8 : last, p.softcap, smoothing, m, s, zsum);
-    }
+    for (int i = threadIdx.x; i < nfull; i += kThreads) accumulate<kSoftcap>(cache[i], 8, p.softcap, smoothing, m, s, zsum);
+    if (partial && threadIdx.x == 0) accumulate<kSoftcap>(cache[nfull], last, p.softcap, smoothing, m, s, zsum);
     block_reduce(m, s, zsum);
     if (threadIdx.x == 0) {
       const float zt = rank == owner ? capped(__bfloat162float(reinterpret_cast<const __nv_bfloat16*>(cache)[t - v0 * 8]), p.softcap) : 0.f;
@@ -127,9 +130,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int i = threadIdx.x; i < nv; i += kThreads) out[i] = make_uint4(0, 0, 0, 0);
       } else {
         const Grad grad(p, scale, lse, t, true);
-        for (int i = threadIdx.x; i < nv; i += kThreads) {
-          out[i] = grad.of<kSoftcap>(cache[i], v0 + i, v0 + i < full ? 8 : last);
-        }
+        for (int i = threadIdx.x; i < nfull; i += kThreads) out[i] = grad.of<kSoftcap>(cache[i], v0 + i, 8);
+        if (partial && threadIdx.x == 0) out[nfull] = grad.of<kSoftcap>(cache[nfull], full, last);
       }
     }
     __syncthreads();  // the stage is read: it may take the row `stages` ahead
