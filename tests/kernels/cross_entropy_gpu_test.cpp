@@ -25,7 +25,7 @@ struct PassCase {
   int64_t rows, v;
   float smoothing = 0, z_loss = 0, softcap = 0;
   bool write_grad = true;
-  int stages = 2, min_cluster = 1;  // the one-read pass's pipeline depth and least cluster size
+  int stages = 2, min_cluster = 1, per_sm = 1;  // the one-read pass's pipeline depth, least cluster size, blocks an SM
 };
 
 using Pass = std::function<void(const CrossEntropyParams&, int64_t)>;
@@ -93,7 +93,7 @@ void expect_same(const PassCase& c, uint64_t seed) {
     cross_entropy_two_read(p, rows, nullptr);
   });
   const Outputs b = run(c, logits, targets, [&](const CrossEntropyParams& p, int64_t rows) {
-    ASSERT_TRUE(cross_entropy_one_read(p, rows, nullptr, c.stages, c.min_cluster)) << "the row should fit";
+    ASSERT_TRUE(cross_entropy_one_read(p, rows, nullptr, c.stages, c.min_cluster, c.per_sm)) << "the row should fit";
   });
   for (int64_t r = 0; r < c.rows; ++r) {
     ASSERT_FALSE(std::isnan(b.loss[r])) << "row " << r;
@@ -136,6 +136,15 @@ TEST(CrossEntropyGpu, ManyRowsOfOneBlock) {
   c.stages = 1;
   expect_same(c, 5);
 }
+TEST(CrossEntropyGpu, TwoBlocksAMultiprocessorWithEveryOption) {
+  PassCase c{600, 151939};
+  c.smoothing = 0.1f;
+  c.z_loss = 1e-3f;
+  c.softcap = 20;
+  c.stages = 3;
+  c.per_sm = 2;
+  expect_same(c, 7);
+}
 TEST(CrossEntropyGpu, BlocksWithNothingToHold) {
   PassCase c{5, 20};
   c.min_cluster = 8;  // three vectors a row: five of the eight blocks hold none
@@ -148,6 +157,7 @@ TEST(CrossEntropyGpu, ARowTooLongForAClusterIsLeftToTheTwoReadPass) {
   p.ld = p.v = (1 << 21) + 8;
   EXPECT_FALSE(cross_entropy_one_read(p, 3, nullptr));
   EXPECT_THROW(cross_entropy_one_read(p, 3, nullptr, 5), std::invalid_argument);
+  EXPECT_THROW(cross_entropy_one_read(p, 3, nullptr, 2, 1, 3), std::invalid_argument);
 }
 
 }  // namespace

@@ -55,8 +55,8 @@ __device__ __forceinline__ void bar_wait(uint64_t* bar, uint32_t parity) {
   } while (!done);
 }
 
-template <bool kSoftcap>
-__global__ void __launch_bounds__(kThreads, 1)
+template <bool kSoftcap, int kPerSm>
+__global__ void __launch_bounds__(kThreads, kPerSm)
     ce_one_read_kernel(CrossEntropyParams p, int64_t rows, int seg_vecs, int stages) {
 #if __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) uint4 buf[];  // [stages][seg_vecs]
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int64_t t = target_of(p.targets, p.targets_int64, row);
     const bool ignored = t == p.ignore_index;
     const bool bad = !ignored && (t < 0 || t >= p.v);
-    const int owner = ignored || bad ? -1 : static_cast<int>(t / 8 / seg_vecs);  // whose segment holds t
+    const int owner = ignored || bad ? -1 : static_cast<int>(t) / 8 / seg_vecs;  // whose segment holds t
     float m = -INFINITY, s = 0, zsum = 0;
     for (int i = threadIdx.x; i < nfull; i += kThreads) accumulate<kSoftcap>(cache[i], 8, p.softcap, smoothing, m, s, zsum);
     if (partial && threadIdx.x == 0) accumulate<kSoftcap>(cache[nfull], last, p.softcap, smoothing, m, s, zsum);
@@ -150,16 +150,15 @@ struct Config {
   int cluster, seg_vecs, smem;
 };
 
-int max_dynamic_smem() {
+// The dynamic shared memory a block may have with per_sm blocks a multiprocessor.
+int max_dynamic_smem(int per_sm) {
   static const int bytes = [] {
     int dev = 0, optin = 0;
     PS_CUDA(cudaGetDevice(&dev));
     PS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    cudaFuncAttributes fa{};
-    PS_CUDA(cudaFuncGetAttributes(&fa, ce_one_read_kernel<false>));
-    return optin - static_cast<int>(fa.sharedSizeBytes) - 1024;
+    return optin;
   }();
-  return bytes;
+  return (bytes + 1024) / per_sm - 1024 - 1024;  // less the driver's 1 KB a block and the static part
 }
 
 bool hopper_or_later() {
@@ -172,11 +171,11 @@ bool hopper_or_later() {
   return yes;
 }
 
-template <bool kSoftcap>
+template <bool kSoftcap, int kPerSm>
 void launch(const CrossEntropyParams& p, int64_t rows, const Config& c, int stages, cudaStream_t stream) {
-  static const bool sized = [] {
-    PS_CUDA(cudaFuncSetAttribute(ce_one_read_kernel<kSoftcap>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 max_dynamic_smem()));
+  auto* kernel = ce_one_read_kernel<kSoftcap, kPerSm>;
+  static const bool sized = [&] {
+    PS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic_smem(kPerSm)));
     return true;
   }();
   (void)sized;
@@ -192,31 +191,31 @@ void launch(const CrossEntropyParams& p, int64_t rows, const Config& c, int stag
   cfg.numAttrs = 1;
   cfg.gridDim = dim3(static_cast<unsigned>(c.cluster));
   int active = 0;
-  PS_CUDA(cudaOccupancyMaxActiveClusters(&active, ce_one_read_kernel<kSoftcap>, &cfg));
+  PS_CUDA(cudaOccupancyMaxActiveClusters(&active, kernel, &cfg));
   const int64_t clusters = std::min<int64_t>(std::max(active, 1), rows);
   cfg.gridDim = dim3(static_cast<unsigned>(clusters * c.cluster));
-  PS_CUDA(cudaLaunchKernelEx(&cfg, ce_one_read_kernel<kSoftcap>, p, rows, c.seg_vecs, stages));
+  PS_CUDA(cudaLaunchKernelEx(&cfg, kernel, p, rows, c.seg_vecs, stages));
 }
 
 }  // namespace
 
 bool cross_entropy_one_read(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream, int stages,
-                            int min_cluster) {
-  if (stages < 1 || stages > kMaxStages || min_cluster < 1 || min_cluster > kMaxCluster) {
-    throw std::invalid_argument("cross_entropy_one_read: stages must be 1-4 and min_cluster 1-8");
+                            int min_cluster, int per_sm) {
+  if (stages < 1 || stages > kMaxStages || min_cluster < 1 || min_cluster > kMaxCluster || per_sm < 1 || per_sm > 2) {
+    throw std::invalid_argument("cross_entropy_one_read: stages must be 1-4, min_cluster 1-8 and per_sm 1-2");
   }
   if (!hopper_or_later()) return false;
   // The fewest blocks a row whose segments, `stages` of them, fit in shared memory.
   const int64_t vec = p.ld / 8;
   for (int cluster = min_cluster; cluster <= kMaxCluster; ++cluster) {
     const int64_t seg = (vec + cluster - 1) / cluster;
-    if (seg * 16 * stages > max_dynamic_smem()) continue;
+    if (seg * 16 * stages > max_dynamic_smem(per_sm)) continue;
     if (rows == 0) return true;
     const Config c{cluster, static_cast<int>(seg), static_cast<int>(seg * 16 * stages)};
-    if (p.softcap > 0) {
-      launch<true>(p, rows, c, stages, stream);
+    if (per_sm == 2) {
+      p.softcap > 0 ? launch<true, 2>(p, rows, c, stages, stream) : launch<false, 2>(p, rows, c, stages, stream);
     } else {
-      launch<false>(p, rows, c, stages, stream);
+      p.softcap > 0 ? launch<true, 1>(p, rows, c, stages, stream) : launch<false, 1>(p, rows, c, stages, stream);
     }
     PS_LAUNCHED();
     return true;
