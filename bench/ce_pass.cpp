@@ -1,19 +1,15 @@
-// The fused softmax / cross-entropy pass alone (forward and gradient, in place), two ways (two
-// reads of each row, mostly the second from L2; one read, a cluster of blocks a row keeping it in
-// shared memory, at several pipeline depths and cluster sizes), against a device-to-device copy of the same logits measured in the same run: the
-// copy reads and writes each byte once, the least any in-place pass must move. Median of 20 runs
-// on fresh random logits.
+// The fused softmax / cross-entropy pass alone (forward and gradient, in place), against a
+// device-to-device copy of the same logits measured in the same run: the copy reads and writes
+// each byte once, the least any in-place pass must move. Median of 20 runs on fresh random logits.
 //   ce_pass [--shapes ROWS,V;ROWS,V...]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "powershape/kernels/cross_entropy.cuh"
@@ -78,7 +74,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    std::printf("%-16s %-18s %9s %9s %10s %s\n", "rows x V", "pass", "pass ms", "copy ms", "pass GB/s", "copy / pass");
+    std::printf("%-16s %9s %9s %10s %s\n", "rows x V", "pass ms", "copy ms", "pass GB/s", "copy / pass");
     for (const Shape& sh : parse(shapes)) {
       const int64_t ld = (sh.v + 7) / 8 * 8, count = sh.rows * ld;
       const auto bytes = static_cast<std::size_t>(count) * 2;
@@ -110,29 +106,10 @@ int main(int argc, char** argv) {
       p.lse = scratch + 2 * sh.rows;
       uint64_t seed = 1;
       auto refill = [&] { fill_random_bf16(logits, count, seed++, 8.0f, nullptr); };
+      const double pass = median_ms(20, refill, [&] { cross_entropy(p, sh.rows, nullptr); });
       const double cp = median_ms(20, [] {}, [&] { PS_CUDA(cudaMemcpyAsync(copy, logits, bytes, cudaMemcpyDeviceToDevice)); });
-      const std::string name = std::to_string(sh.rows) + "x" + std::to_string(sh.v);
-      auto report = [&](const std::string& label, const std::function<bool()>& pass_fn) {
-        if (!pass_fn()) {
-          std::printf("%-16s %-18s (a row does not fit)\n", name.c_str(), label.c_str());
-          return;
-        }
-        const double pass = median_ms(20, refill, pass_fn);
-        std::printf("%-16s %-18s %9.3f %9.3f %10.0f %11.3f\n", name.c_str(), label.c_str(), pass, cp,
-                    2.0 * static_cast<double>(bytes) / pass * 1e-6, cp / pass);
-      };
-      report("two-read", [&] {
-        cross_entropy_two_read(p, sh.rows, nullptr);
-        return true;
-      });
-      // One read: stages rows in flight, a cluster of at least min_cluster blocks (default: 2, 1).
-      // One read: `stages` rows in flight, a cluster of at least c blocks, per_sm blocks an SM.
-      for (auto [stages, c, per_sm] : {std::tuple{2, 1, 1}, std::tuple{1, 1, 2}, std::tuple{2, 1, 2}, std::tuple{3, 1, 2}}) {
-        const std::string label = "one-read s" + std::to_string(stages) + " c>=" + std::to_string(c) + " x" + std::to_string(per_sm);
-        report(label, [&, stages = stages, c = c, per_sm = per_sm] {
-          return cross_entropy_one_read(p, sh.rows, nullptr, stages, c, per_sm);
-        });
-      }
+      std::printf("%-16s %9.3f %9.3f %10.0f %11.3f\n", (std::to_string(sh.rows) + "x" + std::to_string(sh.v)).c_str(),
+                  pass, cp, 2.0 * static_cast<double>(bytes) / pass * 1e-6, cp / pass);
       std::fflush(stdout);
       for (void* q : {static_cast<void*>(logits), static_cast<void*>(copy), static_cast<void*>(targets),
                       static_cast<void*>(scratch), static_cast<void*>(valid)}) {

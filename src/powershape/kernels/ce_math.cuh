@@ -1,5 +1,5 @@
 #pragma once
-// Device pieces shared by the cross-entropy kernels: the running (max, sum of exp) of a row, its
+// The cross-entropy kernel's device arithmetic: the running (max, sum of exp) of a row, its
 // block-wide merge, and the per-vector forward and gradient arithmetic on 8 bf16 logits.
 #include <cuda_bf16.h>
 

@@ -102,10 +102,6 @@ __global__ void reduce_kernel(const float* v, int64_t n, const int* valid, bool 
 }  // namespace
 
 void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream) {
-  if (!cross_entropy_one_read(p, rows, stream)) cross_entropy_two_read(p, rows, stream);
-}
-
-void cross_entropy_two_read(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream) {
   if (rows == 0) return;
   if (p.softcap > 0) {
     ce_kernel<true><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(p);

@@ -24,16 +24,7 @@ struct CrossEntropyParams {
   float* lse;              // [rows]
 };
 
-// The pass, one-read where it can (Hopper or later, a row of at most ~900 KB), two-read elsewhere.
 void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream);
-// Two reads of each row (the second mostly from L2) and one write; one block a row.
-void cross_entropy_two_read(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream);
-// One read and one write: a cluster of blocks a row (the fewest, from min_cluster up, whose
-// segments fit `stages` times in shared memory), rows brought in by bulk copies `stages` ahead,
-// per_sm (1 or 2) blocks a multiprocessor. Returns false, launching nothing, where no cluster of
-// up to 8 blocks holds a row or the GPU is older than Hopper.
-bool cross_entropy_one_read(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream, int stages = 2,
-                            int min_cluster = 1, int per_sm = 1);
 // Counts targets != ignore_index into *count (zeroed first).
 void count_valid(const void* targets, bool int64, int64_t n, int64_t ignore_index, int* count, cudaStream_t stream);
 // out[0] = sum(values) / (divide_by_valid ? max(*valid, 1) : 1), deterministic.
