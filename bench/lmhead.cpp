@@ -20,6 +20,7 @@
 #include "powershape/analysis/summary.hpp"
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/lmhead.hpp"
+#include "powershape/kernels/synthetic.cuh"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/nvml_source.hpp"
 #include "powershape/telemetry/sampler.hpp"
@@ -58,18 +59,6 @@ std::vector<Shape> parse_shapes(const std::string& s) {
     out.push_back(sh);
   }
   return out;
-}
-
-void fill_random(void* dst, std::size_t count, uint64_t seed, float scale) {
-  std::vector<__nv_bfloat16> h(count);
-  uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1;
-  for (auto& e : h) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    e = __float2bfloat16((static_cast<float>(x >> 40) / 16777216.0f - 0.5f) * scale);
-  }
-  CK(cudaMemcpy(dst, h.data(), count * 2, cudaMemcpyHostToDevice));
 }
 
 struct Timing {
@@ -152,8 +141,9 @@ int main(int argc, char** argv) {
       CK(cudaMalloc(&dw, sh.v * sh.d * 4));
       CK(cudaMalloc(&t, sh.n * 4));
       CK(cudaMalloc(&loss, 16));
-      fill_random(x, sh.n * sh.d, 1, 2.0f);
-      fill_random(w, sh.v * sh.d, 2, 0.1f);
+      // Filled on the GPU: the ceiling's logits alone are 40 GB at 131072 tokens.
+      kernels::fill_random_bf16(static_cast<__nv_bfloat16*>(x), sh.n * sh.d, 1, 2.0f, nullptr);
+      kernels::fill_random_bf16(static_cast<__nv_bfloat16*>(w), sh.v * sh.d, 2, 0.1f, nullptr);
       std::vector<int32_t> th(sh.n);
       for (int64_t i = 0; i < sh.n; ++i) th[i] = static_cast<int32_t>((i * 7919) % sh.v);
       CK(cudaMemcpy(t, th.data(), sh.n * 4, cudaMemcpyHostToDevice));
@@ -167,7 +157,7 @@ int main(int argc, char** argv) {
           gemm.run(false, false, sh.d, sh.n, sh.v, w, sh.d, ceil_logits, ld, dx, sh.d, kernels::Out::kBf16, 1, 0, nullptr);
           gemm.run(false, true, sh.d, sh.v, sh.n, x, sh.d, ceil_logits, ld, dw, sh.d, kernels::Out::kFp32, 1, 0, nullptr);
         };
-        fill_random(ceil_logits, sh.n * ld, 3, 0.01f);
+        kernels::fill_random_bf16(static_cast<__nv_bfloat16*>(ceil_logits), sh.n * ld, 3, 0.01f, nullptr);
         for (int i = 0; i < 3; ++i) products();  // plans and warm-up
         time_it(products, window, tr, sampler);  // warm-up: lets the power controller settle
         Timing c = time_it(products, window, tr, sampler);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: builds with CUDA (sm_90), then runs the parts named (all of them,
-# ~20 minutes, when none is named; each part fits a 10-minute call):
+# ~25 minutes, when none is named; each part fits a 10-minute call):
 #   tests      GPU tests, CPU tests, compute-sanitizer memcheck on the kernel tests (~2 min)
 #   telemetry  NVML call costs, the sampler's cost idle and under load (~1 min)
-#   lmhead     the cross-entropy pass alone, the LM head at every shape and chunk count (~5 min)
+#   lmhead     the cross-entropy pass alone, the LM head at every shape and chunk count (~8 min)
 #   peers      the LM head against PyTorch eager, Liger and CCE (bench/peers/) (~3 min)
 #   clock      the on-GPU clock probe's step response, probe, repro, monitor (~8 min)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
