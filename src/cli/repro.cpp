@@ -20,6 +20,7 @@ struct ReproArgs {
   std::string chunks = "1,2,4,8,16,32";
   std::string device;
   bench::Design design;
+  double min_effect_pct = 0.2;
   std::string out;
 };
 
@@ -27,6 +28,10 @@ int run_repro(ReproArgs& a) {
   if (a.workload != "msm" && a.workload != "lmhead") {
     throw std::runtime_error("--workload: expected msm or lmhead, found '" + a.workload + "'");
   }
+  if (!(a.min_effect_pct >= 0 && a.min_effect_pct < 100)) {
+    throw std::runtime_error("--min-effect: expected a percentage in [0, 100), found " + std::to_string(a.min_effect_pct));
+  }
+  a.design.min_effect = a.min_effect_pct / 100;
   std::string why;
   auto backend = open_backend(a.device, a.design.seed, &why);
   if (backend->simulated()) {
@@ -69,6 +74,8 @@ void add_repro(CLI::App& app) {
   cmd->add_option("--window", a.design.window_s, "Seconds per measurement (default 2)");
   cmd->add_option("--cooldown", a.design.cooldown_c, "Idle before each measurement until this cool (C)");
   cmd->add_option("--seed", a.design.seed, "Seed of the run order (default 1)");
+  cmd->add_option("--min-effect", a.min_effect_pct,
+                  "A difference under this many percent is called 'within' it, not faster or slower (default 0.2)");
   cmd->add_option("-o,--output", a.out, "Write every measurement and the device as JSON");
   cmd->callback([] { exit_code() = run_repro(a); });
 }

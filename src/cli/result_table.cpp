@@ -1,5 +1,6 @@
 #include "result_table.hpp"
 
+#include <cmath>
 #include <string>
 
 namespace powershape::cli {
@@ -26,13 +27,20 @@ void print_result(std::FILE* out, const bench::Result& r) {
                  c.power_capped * 100, c.peak_temp_c, c.time_verdict.c_str(), c.energy_verdict.c_str());
   }
   const auto& b = r.configs[r.baseline];
-  const auto& t = r.configs[r.best_time];
-  const auto& e = r.configs[r.best_energy];
-  std::fprintf(out, "\nfastest: %s, %.2f%% %s than %s (%s); least energy: %s, %.2f%% %s (%s)\n",
-               t.name.c_str(), std::abs(1 - t.time_ratio.mid) * 100,
-               t.time_ratio.mid <= 1 ? "faster" : "slower", b.name.c_str(), t.time_verdict.c_str(),
-               e.name.c_str(), std::abs(1 - e.energy_ratio.mid) * 100,
-               e.energy_ratio.mid <= 1 ? "less" : "more", e.energy_verdict.c_str());
+  // "fastest: X, 1.23% faster than B (verdict)", or the baseline itself.
+  auto best = [&](std::size_t i, const bench::Interval bench::ConfigResult::*ratio, const char* less,
+                  const char* more, const std::string bench::ConfigResult::*verdict) {
+    const auto& c = r.configs[i];
+    if (i == r.baseline) return "the baseline, " + b.name;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s, %.2f%% %s than %s (%s)", c.name.c_str(), std::abs(1 - (c.*ratio).mid) * 100,
+                  (c.*ratio).mid <= 1 ? less : more, b.name.c_str(), (c.*verdict).c_str());
+    return std::string(buf);
+  };
+  std::fprintf(out, "\nfastest: %s; least energy: %s\n",
+               best(r.best_time, &bench::ConfigResult::time_ratio, "faster", "slower", &bench::ConfigResult::time_verdict).c_str(),
+               best(r.best_energy, &bench::ConfigResult::energy_ratio, "less energy", "more energy",
+                    &bench::ConfigResult::energy_verdict).c_str());
 }
 
 }  // namespace powershape::cli

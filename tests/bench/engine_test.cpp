@@ -101,6 +101,19 @@ TEST(Engine, FindsAOnePercentEffectWithEightRounds) {
   EXPECT_EQ(r.best_time, 1u);
 }
 
+TEST(Engine, CallsAResolvedDifferenceUnderTheMinimumEffectWithin) {
+  FakeBackend b({1.0, 0.999}, 0.00001, 3);  // 0.1% faster, resolved: the interval excludes 1
+  auto r = run_design(b, Design{});
+  EXPECT_LT(r.configs[1].time_ratio.hi, 1);
+  EXPECT_EQ(r.configs[1].time_verdict, "within 0.2%");
+  FakeBackend b2({1.0, 0.999}, 0.00001, 3);
+  Design d;
+  d.min_effect = 0;
+  EXPECT_EQ(run_design(b2, d).configs[1].time_verdict, "faster");
+  d.min_effect = 1;
+  EXPECT_THROW(run_design(b2, d), std::invalid_argument);
+}
+
 TEST(Engine, DoesNotCallANullEffectSignificantOften) {
   int called = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {

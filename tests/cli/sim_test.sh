@@ -42,14 +42,17 @@ check "calibrate reports the fit error per figure" grep -q "square 1000 ms burst
 "$ps" repro --device sim --chunks 1,4 --rounds 3 --window 1 -o "$tmp/r.json" >"$tmp/r.out" 2>&1; rc=$?
 check "repro exits 0" test $rc -eq 0
 check "repro says it is simulated, first" grep -q "^powershape repro on the simulated h200" <(head -1 "$tmp/r.out")
-check "repro prints intervals and verdicts" grep -qE "chunks=4 .*\[[0-9.]+, [0-9.]+\].*(faster|slower|no difference)" "$tmp/r.out"
+check "repro prints intervals and verdicts" grep -qE "chunks=4 .*\[[0-9.]+, [0-9.]+\].*(faster|slower|no difference|within)" "$tmp/r.out"
 check "repro writes raw measurements" grep -q '"measurements"' "$tmp/r.json"
+check "repro names the fastest and the least energy" grep -qE "^fastest: .*; least energy: " "$tmp/r.out"
 "$ps" repro --device sim:dgx-spark --workload lmhead --shape 4096,896,151936 --chunks 1,2 --rounds 2 --window 1 >"$tmp/rl.out" 2>&1; rc=$?
 check "repro runs the LM head on another profile" test $rc -eq 0
 "$ps" repro --device sim --chunks 0,2 2>"$tmp/rc.err" >/dev/null; rc=$?
 check "repro refuses a zero chunk count" test $rc -ne 0 -a "$(cat "$tmp/rc.err")" = "powershape: --chunks: chunk counts start at 1"
 "$ps" repro --device tpu 2>"$tmp/rd.err" >/dev/null; rc=$?
 check "repro refuses an unknown device" grep -q "expected gpu, sim or sim:PROFILE" "$tmp/rd.err"
+"$ps" repro --device sim --min-effect 100 2>"$tmp/rm.err" >/dev/null; rc=$?
+check "repro refuses a minimum effect of 100%" test $rc -ne 0 -a "$(wc -l <"$tmp/rm.err")" -eq 1
 "$ps" probe --device sim --periods 2,1000 --gaps idle --window 2 -o "$tmp/p.json" >"$tmp/p.out" 2>&1; rc=$?
 check "probe exits 0" test $rc -eq 0
 check "probe reports the power window" grep -q "^power window: compute phases up to 1 ms" "$tmp/p.out"

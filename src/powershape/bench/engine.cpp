@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -25,10 +26,14 @@ bool settled(const std::vector<Measurement>& w, int n, double tol) {
          within([](const Measurement& m) { return m.avg_power_w; });
 }
 
-std::string verdict(const Interval& i, const char* below, const char* above) {
-  if (i.hi < 1) return below;
-  if (i.lo > 1) return above;
-  return "no difference";
+std::string verdict(const Interval& i, double min_effect, const char* below, const char* above) {
+  if (i.hi >= 1 && i.lo <= 1) return "no difference";
+  if (std::abs(i.mid - 1) < min_effect) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "within %g%%", min_effect * 100);
+    return buf;
+  }
+  return i.hi < 1 ? below : above;
 }
 
 }  // namespace
@@ -39,6 +44,7 @@ Result run_design(Backend& backend, const Design& d) {
   if (d.baseline >= n) throw std::invalid_argument("the baseline is not one of the configurations");
   if (d.rounds < 2) throw std::invalid_argument("a design needs two rounds or more");
   if (!(d.window_s > 0)) throw std::invalid_argument("the window must be positive");
+  if (!(d.min_effect >= 0 && d.min_effect < 1)) throw std::invalid_argument("the minimum effect must be in [0, 1)");
   Result r;
   r.backend = backend.describe();
   r.simulated = backend.simulated();
@@ -97,8 +103,8 @@ Result run_design(Backend& backend, const Design& d) {
     x.compute_tflops = median(of(c, [](const Measurement& m) { return m.compute_tflops; }));
     x.time_ratio = ratio_interval(of(c, ms), of(d.baseline, ms), d.seed + c);
     x.energy_ratio = ratio_interval(of(c, joules), of(d.baseline, joules), d.seed + 1000 + c);
-    x.time_verdict = c == d.baseline ? "baseline" : verdict(x.time_ratio, "faster", "slower");
-    x.energy_verdict = c == d.baseline ? "baseline" : verdict(x.energy_ratio, "less energy", "more energy");
+    x.time_verdict = c == d.baseline ? "baseline" : verdict(x.time_ratio, d.min_effect, "faster", "slower");
+    x.energy_verdict = c == d.baseline ? "baseline" : verdict(x.energy_ratio, d.min_effect, "less energy", "more energy");
     r.configs.push_back(x);
   }
   for (std::size_t c = 1; c < n; ++c) {

@@ -21,6 +21,9 @@ struct Design {
   double warmup_window_s = 0.5, warmup_max_s = 60, settle_tolerance = 0.01;
   int settle_windows = 3;
   double cooldown_c = 0;      // > 0: idle before each measurement until this cool (at most 60 s)
+  // A ratio whose interval excludes 1 but which lies within min_effect of it is called "within"
+  // that, not faster or slower: a deterministic simulator resolves differences nobody would act on.
+  double min_effect = 0.002;
 };
 
 struct ConfigResult {
@@ -28,7 +31,9 @@ struct ConfigResult {
   double ms_per_iteration = 0, j_per_iteration = 0, avg_power_w = 0, sm_clock_mhz = 0,
          power_capped = 0, thermal_throttled = 0, peak_temp_c = 0, compute_tflops = 0;  // medians
   Interval time_ratio, energy_ratio;  // against the baseline
-  std::string time_verdict, energy_verdict;  // "faster"/"slower"/"no difference", "less"/"more"/...
+  // "faster"/"slower", "less energy"/"more energy", "within 0.2%" (a difference under min_effect),
+  // "no difference" (the interval holds 1), "baseline".
+  std::string time_verdict, energy_verdict;
 };
 
 struct Result {
