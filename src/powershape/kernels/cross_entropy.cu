@@ -13,6 +13,22 @@ using namespace ce;
 constexpr int kThreads = 512;
 constexpr int kUnroll = 4;  // 16-byte loads in flight per thread
 
+// Calls f(i, vector i) for the vectors below `full` that this thread takes, kUnroll loads in flight.
+template <class F>
+__device__ __forceinline__ void for_each_vector(const uint4* vecs, int full, F f) {
+  for (int base = threadIdx.x; base < full; base += kUnroll * kThreads) {
+    uint4 r[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (base + u * kThreads < full) r[u] = vecs[base + u * kThreads];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (base + u * kThreads < full) f(base + u * kThreads, r[u]);
+    }
+  }
+}
+
 // One block a row, two reads of it from memory (the second mostly from L2) and one write. Only a
 // row's last vector can hold columns past V: the others take a path with no per-logit bounds
 // checks, exponentials as one FFMA and one MUFU each, and the target looked for once a vector.
@@ -28,17 +44,7 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3) ce_kernel(CrossEnt
   const int last = static_cast<int>(p.v - static_cast<int64_t>(full) * 8);  // logits in the partial one
   const bool smoothing = p.label_smoothing > 0;
   float m = -INFINITY, s = 0, zsum = 0;
-  for (int base = threadIdx.x; base < full; base += kUnroll * kThreads) {
-    uint4 r[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (base + u * kThreads < full) r[u] = vecs[base + u * kThreads];
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (base + u * kThreads < full) accumulate<kSoftcap>(r[u], 8, p.softcap, smoothing, m, s, zsum);
-    }
-  }
+  for_each_vector(vecs, full, [&](int, const uint4& v) { accumulate<kSoftcap>(v, 8, p.softcap, smoothing, m, s, zsum); });
   if (full < vec && threadIdx.x == 0) accumulate<kSoftcap>(vecs[full], last, p.softcap, smoothing, m, s, zsum);
   block_reduce(m, s, zsum);
   const float lse = m + logf(s);
@@ -58,18 +64,7 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3) ce_kernel(CrossEnt
     return;
   }
   const Grad grad(p, scale, lse, t, true);
-  for (int base = threadIdx.x; base < full; base += kUnroll * kThreads) {
-    uint4 r[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (base + u * kThreads < full) r[u] = vecs[base + u * kThreads];
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int i = base + u * kThreads;
-      if (i < full) vecs[i] = grad.of<kSoftcap>(r[u], i, 8);
-    }
-  }
+  for_each_vector(vecs, full, [&](int i, const uint4& v) { vecs[i] = grad.of<kSoftcap>(v, i, 8); });
   if (full < vec && threadIdx.x == 0) vecs[full] = grad.of<kSoftcap>(vecs[full], full, last);
 }
 
