@@ -128,16 +128,17 @@ __device__ __forceinline__ void accumulate(const uint4& raw, int count, float ca
 // hit = -scale (1 - smoothing).
 struct Grad {
   float a, b, hit, lb, cap;  // lb = lse log2(e)
-  int tv, tk;                // the target's vector and place in it (tv = -1: none)
+  int tv, tk;                // the target's vector and place in it
 
-  __device__ Grad(const CrossEntropyParams& p, float scale, float lse, int64_t t, bool valid)
+  // For a row whose target t is in range.
+  __device__ Grad(const CrossEntropyParams& p, float scale, float lse, int64_t t)
       : a(scale * (1 + 2 * p.z_loss * lse)),
         b(-scale * p.label_smoothing / static_cast<float>(p.v)),
         hit(-scale * (1 - p.label_smoothing)),
         lb(lse * kLog2e),
         cap(p.softcap),
-        tv(valid ? static_cast<int>(t / 8) : -1),
-        tk(valid ? static_cast<int>(t % 8) : 0) {}
+        tv(static_cast<int>(t / 8)),
+        tk(static_cast<int>(t % 8)) {}
 
   // The gradient of vector i (its first `count` logits; the rest of it zero).
   template <bool kSoftcap>

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3) ce_kernel(CrossEnt
     for (int i = threadIdx.x; i < vec; i += kThreads) vecs[i] = make_uint4(0, 0, 0, 0);
     return;
   }
-  const Grad grad(p, scale, lse, t, true);
+  const Grad grad(p, scale, lse, t);
   for_each_vector(vecs, full, [&](int i, const uint4& v) { vecs[i] = grad.of<kSoftcap>(v, i, 8); });
   if (full < vec && threadIdx.x == 0) vecs[full] = grad.of<kSoftcap>(vecs[full], full, last);
 }
