@@ -183,6 +183,10 @@ TEST_F(LmHeadGpu, ForwardOnly) {
 TEST_F(LmHeadGpu, ARealShapeSlice) { run_case({256, 896, 151936 / 16, 3, {}}, 8); }
 TEST_F(LmHeadGpu, AVocabularyOf262147) { run_case({6, 64, 262147, 2, {}}, 9); }
 TEST_F(LmHeadGpu, RowsOfTwoMillionLogits) { run_case({4, 16, (1 << 21) + 3, 1, {}}, 11); }
+TEST_F(LmHeadGpu, WidthsOf2048And8192) {
+  run_case({9, 2048, 1003, 2, {}}, 12);
+  run_case({5, 8192, 32000, 1, {}}, 13);
+}
 
 TEST_F(LmHeadGpu, BadShapesAreNamed) {
   LmHead op;
