@@ -1,8 +1,7 @@
 // The fused softmax / cross-entropy pass alone (forward and gradient, in place), against a
 // device-to-device copy of the same logits measured in the same run: the copy reads and writes
 // each byte once, the least any in-place pass must move. Median of 20 runs on fresh random logits.
-// --blocks lists the blocks a row to try (0: the pass's own choice, the default).
-//   ce_pass [--shapes ROWS,V;ROWS,V...] [--blocks 0,1,2,...]
+//   ce_pass [--shapes ROWS,V;ROWS,V...]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -64,24 +63,18 @@ double median_ms(int runs, Prepare prepare, Body body) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string shapes = "16384,151936;4096,128256;16384,32000;2048,262144", blocks_s = "0";
+  std::string shapes = "16384,151936;4096,128256;16384,32000;2048,262144";
   for (int i = 1; i < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--shapes" && i + 1 < argc) {
       shapes = argv[i + 1];
-    } else if (k == "--blocks" && i + 1 < argc) {
-      blocks_s = argv[i + 1];
     } else {
-      std::fprintf(stderr, "ce_pass: unknown option %s (usage: ce_pass [--shapes ROWS,V;...] [--blocks 0,1,2,...])\n",
-                   k.c_str());
+      std::fprintf(stderr, "ce_pass: unknown option %s (usage: ce_pass [--shapes ROWS,V;...])\n", k.c_str());
       return 2;
     }
   }
   try {
-    std::vector<int> blocks;
-    std::stringstream bs(blocks_s);
-    for (std::string b; std::getline(bs, b, ',');) blocks.push_back(std::stoi(b));
-    std::printf("%-16s %8s %9s %9s %10s %s\n", "rows x V", "blocks", "pass ms", "copy ms", "pass GB/s", "copy / pass");
+    std::printf("%-16s %9s %9s %10s %s\n", "rows x V", "pass ms", "copy ms", "pass GB/s", "copy / pass");
     for (const Shape& sh : parse(shapes)) {
       const int64_t ld = (sh.v + 7) / 8 * 8, count = sh.rows * ld;
       const auto bytes = static_cast<std::size_t>(count) * 2;
@@ -113,14 +106,11 @@ int main(int argc, char** argv) {
       p.lse = scratch + 2 * sh.rows;
       uint64_t seed = 1;
       auto refill = [&] { fill_random_bf16(logits, count, seed++, 8.0f, nullptr); };
+      const double pass = median_ms(20, refill, [&] { cross_entropy(p, sh.rows, nullptr); });
       const double cp = median_ms(20, [] {}, [&] { PS_CUDA(cudaMemcpyAsync(copy, logits, bytes, cudaMemcpyDeviceToDevice)); });
-      for (int b : blocks) {
-        const double pass = median_ms(20, refill, [&] { cross_entropy(p, sh.rows, nullptr, b); });
-        const std::string label = b > 0 ? std::to_string(b) : std::to_string(cross_entropy_blocks_per_row(ld)) + " (0)";
-        std::printf("%-16s %8s %9.3f %9.3f %10.0f %11.3f\n", (std::to_string(sh.rows) + "x" + std::to_string(sh.v)).c_str(),
-                    label.c_str(), pass, cp, 2.0 * static_cast<double>(bytes) / pass * 1e-6, cp / pass);
-        std::fflush(stdout);
-      }
+      std::printf("%-16s %9.3f %9.3f %10.0f %11.3f\n", (std::to_string(sh.rows) + "x" + std::to_string(sh.v)).c_str(),
+                  pass, cp, 2.0 * static_cast<double>(bytes) / pass * 1e-6, cp / pass);
+      std::fflush(stdout);
       for (void* q : {static_cast<void*>(logits), static_cast<void*>(copy), static_cast<void*>(targets),
                       static_cast<void*>(scratch), static_cast<void*>(valid)}) {
         PS_CUDA(cudaFree(q));

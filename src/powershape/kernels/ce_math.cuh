@@ -128,17 +128,16 @@ __device__ __forceinline__ void accumulate(const uint4& raw, int count, float ca
 // hit = -scale (1 - smoothing).
 struct Grad {
   float a, b, hit, lb, cap;  // lb = lse log2(e)
-  int tv, tk;                // the target's vector (counted from the first vector of) and place in it
+  int tv, tk;                // the target's vector and place in it (tv = -1: none)
 
-  // For a row whose target t is in range; vectors are counted from `first`.
-  __device__ Grad(const CrossEntropyParams& p, float scale, float lse, int64_t t, int first)
+  __device__ Grad(const CrossEntropyParams& p, float scale, float lse, int64_t t, bool valid)
       : a(scale * (1 + 2 * p.z_loss * lse)),
         b(-scale * p.label_smoothing / static_cast<float>(p.v)),
         hit(-scale * (1 - p.label_smoothing)),
         lb(lse * kLog2e),
         cap(p.softcap),
-        tv(static_cast<int>(t / 8) - first),
-        tk(static_cast<int>(t % 8)) {}
+        tv(valid ? static_cast<int>(t / 8) : -1),
+        tk(valid ? static_cast<int>(t % 8) : 0) {}
 
   // The gradient of vector i (its first `count` logits; the rest of it zero).
   template <bool kSoftcap>

@@ -24,12 +24,7 @@ struct CrossEntropyParams {
   float* lse;              // [rows]
 };
 
-// blocks_per_row: how many blocks (a cluster, on Hopper and later) share a row, each keeping its
-// segment small enough that L2 still holds it for the second read; 0 picks
-// cross_entropy_blocks_per_row(ld).
-void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream, int blocks_per_row = 0);
-// The blocks a row of `ld` logits gets by default: segments of at most 64 KB, 1 before Hopper.
-int cross_entropy_blocks_per_row(int64_t ld);
+void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream);
 // Counts targets != ignore_index into *count (zeroed first).
 void count_valid(const void* targets, bool int64, int64_t n, int64_t ignore_index, int* count, cudaStream_t stream);
 // out[0] = sum(values) / (divide_by_valid ? max(*valid, 1) : 1), deterministic.
