@@ -54,6 +54,9 @@ struct Case {
   int chunks;
   LmHeadOptions o;
   bool int64_targets = false;
+  // > 0: tokens 0 and 1 get a logit of about `spike` at columns V - 5 (token 0's target) and
+  // V - 3, far above the rest of their rows.
+  float spike = 0;
 };
 
 void run_case(const Case& c, uint64_t seed) {
@@ -75,6 +78,17 @@ void run_case(const Case& c, uint64_t seed) {
   std::vector<int64_t> t(static_cast<std::size_t>(c.n));
   for (auto& ti : t) ti = u(rng) < 0.2f ? c.o.ignore_index : pick(rng);
   if (c.n > 1) t[0] = pick(rng);  // at least one valid token
+  for (int64_t r = 0; c.spike > 0 && r < std::min<int64_t>(c.n, 2); ++r) {
+    const int64_t col = c.v - 5 + 2 * r;
+    double norm2 = 0;
+    for (int64_t k = 0; k < c.d; ++k) norm2 += xd[r * c.d + k] * xd[r * c.d + k];
+    for (int64_t k = 0; k < c.d; ++k) {
+      const auto i = static_cast<std::size_t>(col * c.d + k);
+      w[i] = __float2bfloat16(static_cast<float>(xd[r * c.d + k] * c.spike / norm2));
+      wd[i] = __bfloat162float(w[i]);
+    }
+    if (r == 0) t[0] = col;
+  }
 
   reference::LmHeadOptions ro;
   ro.ignore_index = c.o.ignore_index;
@@ -186,6 +200,17 @@ TEST_F(LmHeadGpu, RowsOfTwoMillionLogits) { run_case({4, 16, (1 << 21) + 3, 1, {
 TEST_F(LmHeadGpu, WidthsOf2048And8192) {
   run_case({9, 2048, 1003, 2, {}}, 12);
   run_case({5, 8192, 32000, 1, {}}, 13);
+}
+
+// The one-read pass takes its offset from the first 16384 logits of a row; these rows' largest
+// logit lies ~45 above that, so the pass raises it and rescales what it had written.
+TEST_F(LmHeadGpu, ALogitFarAboveTheFirstOnes) {
+  LmHeadOptions o;
+  run_case({6, 64, 40003, 2, o, false, 60}, 14);
+  o.softcap = 50;
+  o.z_loss = 1e-3f;
+  o.dw_fp32 = false;
+  run_case({6, 64, 40003, 1, o, false, 60}, 15);
 }
 
 TEST_F(LmHeadGpu, BadShapesAreNamed) {

@@ -70,6 +70,27 @@ __device__ inline void block_reduce(float& m, float& s, float& zsum) {
   zsum = sz[0];
 }
 
+// Block-wide max and sum: every thread gets the result (each warp reduces the warps' partials
+// itself, so no broadcast is needed). Two barriers; the second lets the next call reuse `part`.
+template <bool kMax>
+__device__ inline float block_fold(float v) {
+  __shared__ float part[32];
+  for (int o = 16; o > 0; o >>= 1) {
+    const float w = __shfl_xor_sync(0xffffffff, v, o);
+    v = kMax ? fmaxf(v, w) : v + w;
+  }
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) part[warp] = v;
+  __syncthreads();
+  v = lane < static_cast<int>(blockDim.x / 32) ? part[lane] : (kMax ? -INFINITY : 0.f);
+  for (int o = 16; o > 0; o >>= 1) {
+    const float w = __shfl_xor_sync(0xffffffff, v, o);
+    v = kMax ? fmaxf(v, w) : v + w;
+  }
+  __syncthreads();
+  return v;
+}
+
 // The 8 bf16 of a 16-byte vector as floats (a bf16 is the top half of a float).
 __device__ __forceinline__ void unpack(const uint4& raw, float (&z)[8]) {
   const uint32_t w[4] = {raw.x, raw.y, raw.z, raw.w};

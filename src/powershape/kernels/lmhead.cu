@@ -24,7 +24,7 @@ int64_t rows_per_chunk(int64_t n, const LmHeadOptions& o) {
 struct Layout {
   int64_t ld;        // logits row stride: V rounded up to 8 elements (16 bytes)
   int64_t rows;      // tokens per chunk
-  std::size_t logits, token_loss, token_zloss, lse, count, total;  // byte offsets, total size
+  std::size_t logits, token_loss, token_zloss, lse, row_scale, count, total;  // byte offsets, total size
 };
 
 Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
@@ -41,6 +41,7 @@ Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
   l.token_loss = take(static_cast<std::size_t>(n) * 4);
   l.token_zloss = take(static_cast<std::size_t>(n) * 4);
   l.lse = take(static_cast<std::size_t>(n) * 4);
+  l.row_scale = take(static_cast<std::size_t>(l.rows) * 4);
   l.count = take(sizeof(int));
   l.total = off;
   return l;
@@ -81,7 +82,11 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
   auto* token_loss = a.token_loss != nullptr ? a.token_loss : reinterpret_cast<float*>(ws + l.token_loss);
   auto* token_zloss = reinterpret_cast<float*>(ws + l.token_zloss);
   auto* lse = a.lse != nullptr ? a.lse : reinterpret_cast<float*>(ws + l.lse);
+  auto* row_scale = reinterpret_cast<float*>(ws + l.row_scale);
   auto* count = reinterpret_cast<int*>(ws + l.count);
+  // Without label smoothing the pass reads each row once and leaves a factor a row for the
+  // products to apply (cross_entropy_scaled); with it, the two-read pass writes the gradient itself.
+  const bool one_read = o.label_smoothing == 0;
   const bool mean = o.reduction == Reduction::kMean;
   count_valid(a.targets, a.targets_int64, a.n, o.ignore_index, count, stream);
 
@@ -110,14 +115,25 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
     p.token_loss = token_loss + row0;
     p.token_zloss = token_zloss + row0;
     p.lse = lse + row0;
-    cross_entropy(p, rows, stream);
+    p.row_scale = row_scale;
+    if (one_read) {
+      cross_entropy_scaled(p, rows, stream);
+    } else {
+      cross_entropy(p, rows, stream);
+    }
     if (!o.backward) continue;
-    // dX_c [rows x D] = dlogits W: column-major (D x rows) = W^T (D x V) * dlogits^T (V x rows).
-    impl_->gemm.run(false, false, a.d, rows, a.v, w, a.d, logits, l.ld,
-                    static_cast<__nv_bfloat16*>(a.dx) + row0 * a.d, a.d, Out::kBf16, 1, 0, stream);
+    auto* dxc = static_cast<__nv_bfloat16*>(a.dx) + row0 * a.d;
+    const __nv_bfloat16* xg = xc;  // X_c, times each row's factor when the pass left one (held in dX_c)
+    if (one_read) {
+      scale_rows(xc, row_scale, rows, a.d, dxc, stream);
+      xg = dxc;
+    }
     // dW [V x D] (+)= dlogits^T X_c: column-major (D x V) = X_c^T (D x rows) * dlogits (rows x V).
-    impl_->gemm.run(false, true, a.d, a.v, rows, xc, a.d, logits, l.ld, a.dw, a.d,
+    impl_->gemm.run(false, true, a.d, a.v, rows, xg, a.d, logits, l.ld, a.dw, a.d,
                     o.dw_fp32 ? Out::kFp32 : Out::kBf16, 1, c == 0 ? 0.f : 1.f, stream);
+    // dX_c [rows x D] = dlogits W: column-major (D x rows) = W^T (D x V) * dlogits^T (V x rows).
+    impl_->gemm.run(false, false, a.d, rows, a.v, w, a.d, logits, l.ld, dxc, a.d, Out::kBf16, 1, 0, stream);
+    if (one_read) scale_rows(dxc, row_scale, rows, a.d, dxc, stream);
   }
   reduce_sum(token_loss, a.n, count, mean, a.loss, stream);
   if (a.z_loss != nullptr) reduce_sum(token_zloss, a.n, count, mean, a.z_loss, stream);
