@@ -114,6 +114,19 @@ TEST(Engine, CallsAResolvedDifferenceUnderTheMinimumEffectWithin) {
   EXPECT_THROW(run_design(b2, d), std::invalid_argument);
 }
 
+TEST(Engine, NamesTheBaselineBestWhenNothingBeatsItClearly) {
+  FakeBackend b({1.0, 0.999, 1.0}, 0.00001, 3);  // c1 0.1% faster: resolved, under the minimum effect
+  Design d;
+  d.baseline = 2;
+  auto r = run_design(b, d);
+  EXPECT_LT(r.configs[1].ms_per_iteration, r.configs[2].ms_per_iteration);
+  EXPECT_EQ(r.best_time, 2u);
+  EXPECT_EQ(r.best_energy, 2u);
+  FakeBackend b2({1.0, 0.999, 1.0}, 0.00001, 3);
+  d.min_effect = 0;
+  EXPECT_EQ(run_design(b2, d).best_time, 1u);
+}
+
 TEST(Engine, DoesNotCallANullEffectSignificantOften) {
   int called = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {

@@ -107,9 +107,15 @@ Result run_design(Backend& backend, const Design& d) {
     x.energy_verdict = c == d.baseline ? "baseline" : verdict(x.energy_ratio, d.min_effect, "less energy", "more energy");
     r.configs.push_back(x);
   }
-  for (std::size_t c = 1; c < n; ++c) {
-    if (r.configs[c].ms_per_iteration < r.configs[r.best_time].ms_per_iteration) r.best_time = c;
-    if (r.configs[c].j_per_iteration < r.configs[r.best_energy].j_per_iteration) r.best_energy = c;
+  // The best leaves the baseline only for a configuration whose difference is resolved and at
+  // least the minimum effect.
+  r.best_time = r.best_energy = d.baseline;
+  for (std::size_t c = 0; c < n; ++c) {
+    const auto& x = r.configs[c];
+    if (x.time_verdict == "faster" && x.ms_per_iteration < r.configs[r.best_time].ms_per_iteration) r.best_time = c;
+    if (x.energy_verdict == "less energy" && x.j_per_iteration < r.configs[r.best_energy].j_per_iteration) {
+      r.best_energy = c;
+    }
   }
   return r;
 }

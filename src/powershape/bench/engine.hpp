@@ -45,7 +45,8 @@ struct Result {
   std::vector<Measurement> warmup, measurements;
   std::vector<ConfigResult> configs;
   std::size_t baseline = 0;
-  std::size_t best_time = 0, best_energy = 0;  // by median
+  // The lowest median among the configurations called faster (less energy); else the baseline.
+  std::size_t best_time = 0, best_energy = 0;
 };
 
 // Runs every configuration once per round, in an order shuffled anew each round, after a
