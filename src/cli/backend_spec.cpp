@@ -40,4 +40,8 @@ std::unique_ptr<bench::Backend> open_backend(const std::string& spec, uint64_t s
   }
 }
 
+void add_device_option(CLI::App* cmd, std::string& spec) {
+  cmd->add_option("--device", spec, "gpu, sim or sim:PROFILE (default: the GPU if there is one, else sim:h200)");
+}
+
 }  // namespace powershape::cli

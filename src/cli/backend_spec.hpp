@@ -3,6 +3,8 @@
 #include <memory>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "powershape/bench/backend.hpp"
 
 namespace powershape::cli {
@@ -11,5 +13,8 @@ namespace powershape::cli {
 // (the simulator), or "" (the GPU where there is one, else the simulated h200). `why` says why
 // the simulator was chosen when it was not asked for. Throws with a one-line reason.
 std::unique_ptr<bench::Backend> open_backend(const std::string& spec, uint64_t seed, std::string* why);
+
+// Adds the --device option open_backend reads to a subcommand.
+void add_device_option(CLI::App* cmd, std::string& spec);
 
 }  // namespace powershape::cli

@@ -122,7 +122,7 @@ void add_probe(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "probe", "Characterise a GPU's power management with square waves of compute and idle/memory");
   static ProbeArgs a;
-  cmd->add_option("--device", a.device, "gpu, sim or sim:PROFILE (default: the GPU if there is one, else sim:h200)");
+  add_device_option(cmd, a.device);
   cmd->add_option("--periods", a.periods, "Square-wave periods in ms (default 1,2,5,10,20,50,100,200,500,1000,2000)");
   cmd->add_option("--gaps", a.gaps, "Gap kinds: idle, memory or both (default idle,memory)");
   cmd->add_option("--duty", a.duty, "Compute fraction of each period (default 0.5)");

@@ -69,7 +69,7 @@ void add_repro(CLI::App& app) {
   cmd->add_option("--shape", a.shape,
                   "msm: ROWS,D,COLS (default 65536,512,65536); lmhead: N,D,V (default 16384,896,151936)");
   cmd->add_option("--chunks", a.chunks, "Chunk counts to compare, the first is the baseline (default 1,2,4,8,16,32)");
-  cmd->add_option("--device", a.device, "gpu, sim or sim:PROFILE (default: the GPU if there is one, else sim:h200)");
+  add_device_option(cmd, a.device);
   cmd->add_option("--rounds", a.design.rounds, "Rounds (default 8)");
   cmd->add_option("--window", a.design.window_s, "Seconds per measurement (default 2)");
   cmd->add_option("--cooldown", a.design.cooldown_c, "Idle before each measurement until this cool (C)");
