@@ -3,8 +3,10 @@
 // log-sum-exp, and e (times the soft-cap's derivative) is written over z at once. The gradient is
 // then a e^(c - lse) x e = (a / sum e) x e: one factor a row, row_scale, which the LM head folds into
 // the products (X scaled by it before dW, dX scaled by it after). The target's own entry, a p_t + h
-// with its cancellation done in fp32, is written last, divided by row_scale. A later round whose
-// logits exceed c by more than kRaise raises c to its max and rescales what the row has written.
+// with its cancellation done in fp32, is written last, divided by row_scale. After the first round
+// the threads do not wait for each other: a thread whose logits exceed its offset by more than
+// kRaise raises its own offset and rescales what it has written; at the end of the row the threads
+// below the row's largest offset rescale theirs (both rare), so that one factor serves the row.
 #include <cuda_bf16.h>
 
 #include <stdexcept>
@@ -95,7 +97,7 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3) ce_scaled_kernel(C
   const int full = static_cast<int>(p.v / 8);                             // whole vectors
   const int nvec = static_cast<int>((p.v + 7) / 8);                       // with the partial one
   const int last = static_cast<int>(p.v - static_cast<int64_t>(full) * 8);  // logits in the partial one
-  float c = 0, s = 0;
+  float c = 0, s = 0;  // this thread's offset and its sum of exp(z - c)
   for (int r0 = 0; r0 < nvec; r0 += kUnroll * kThreads) {  // the same trip count in every thread
     uint4 r[kUnroll];
     float lm = -INFINITY;
@@ -110,13 +112,12 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3) ce_scaled_kernel(C
       if (i < nvec) lm = fmaxf(lm, max_of<kSoftcap>(r[u], i < full ? 8 : last, p.softcap));
     }
     if (r0 == 0) {
-      c = block_fold<true>(lm);
-    } else if (__syncthreads_or(lm > c + kRaise)) {
-      const float m = block_fold<true>(lm);
-      const float f = ex2((c - m) * kLog2e);
+      c = block_fold<true>(lm);  // also orders thread 0's read of the target's logit before any write
+    } else if (lm > c + kRaise) {
+      const float f = ex2((c - lm) * kLog2e);
       s *= f;
       if (p.write_grad && write) rescale(vecs, r0, f);  // what this thread wrote in the rounds before
-      c = m;
+      c = lm;
     }
     const float cl = c * kLog2e;
 #pragma unroll
@@ -128,7 +129,14 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3) ce_scaled_kernel(C
       }
     }
   }
-  s = block_fold<false>(s);
+  {
+    const float top = block_fold<true>(c);
+    const float f = ex2((c - top) * kLog2e);
+    if (c < top && p.write_grad && write) rescale(vecs, nvec, f);  // rare: another thread raised
+    s *= f;
+    c = top;
+  }
+  s = block_fold<false>(s);  // its barriers also order every write of the row before the target's
   if (threadIdx.x != 0) return;
   const int64_t t = target_of(p.targets, p.targets_int64, row);
   const bool ignored = t == p.ignore_index, bad = !ignored && (t < 0 || t >= p.v);
