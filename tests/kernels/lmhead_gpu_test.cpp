@@ -57,6 +57,8 @@ struct Case {
   // > 0: tokens 0 and 1 get a logit of about `spike` at columns V - 5 (token 0's target) and
   // V - 3, far above the rest of their rows.
   float spike = 0;
+  // > 0: token 0's logits rise along the row by about `ramp` from the first column to the last.
+  float ramp = 0;
 };
 
 void run_case(const Case& c, uint64_t seed) {
@@ -88,6 +90,17 @@ void run_case(const Case& c, uint64_t seed) {
       wd[i] = __bfloat162float(w[i]);
     }
     if (r == 0) t[0] = col;
+  }
+  if (c.ramp > 0) {
+    double norm2 = 0;
+    for (int64_t k = 0; k < c.d; ++k) norm2 += xd[k] * xd[k];
+    for (int64_t col = 0; col < c.v; ++col) {
+      for (int64_t k = 0; k < c.d; ++k) {
+        const auto i = static_cast<std::size_t>(col * c.d + k);
+        w[i] = __float2bfloat16(wd[i] + xd[k] * c.ramp * static_cast<double>(col) / c.v / norm2);
+        wd[i] = __bfloat162float(w[i]);
+      }
+    }
   }
 
   reference::LmHeadOptions ro;
@@ -211,6 +224,16 @@ TEST_F(LmHeadGpu, ALogitFarAboveTheFirstOnes) {
   o.z_loss = 1e-3f;
   o.dw_fp32 = false;
   run_case({6, 64, 40003, 1, o, false, 60}, 15);
+}
+
+// Logits rising along a row by 150: later rounds of the one-read pass lie far above the first, in
+// many threads at once, each raising its offset by a different amount.
+TEST_F(LmHeadGpu, LogitsRisingAlongTheRow) {
+  LmHeadOptions o;
+  run_case({4, 64, 100003, 1, o, false, 0, 150}, 16);
+  o.softcap = 200;
+  o.z_loss = 1e-4f;
+  run_case({4, 64, 100003, 2, o, true, 0, 150}, 17);
 }
 
 TEST_F(LmHeadGpu, BadShapesAreNamed) {
