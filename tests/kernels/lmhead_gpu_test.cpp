@@ -57,7 +57,8 @@ struct Case {
   // > 0: tokens 0 and 1 get a logit of about `spike` at columns V - 5 (token 0's target) and
   // V - 3, far above the rest of their rows.
   float spike = 0;
-  // > 0: token 0's logits rise along the row by about `ramp` from the first column to the last.
+  // > 0: token 0's logits rise along the row from about -`ramp` at the first column to about 0 at
+  // the last (rising to 0, not to `ramp`: bf16 logits near 150 are only whole numbers).
   float ramp = 0;
 };
 
@@ -97,7 +98,7 @@ void run_case(const Case& c, uint64_t seed) {
     for (int64_t col = 0; col < c.v; ++col) {
       for (int64_t k = 0; k < c.d; ++k) {
         const auto i = static_cast<std::size_t>(col * c.d + k);
-        w[i] = __float2bfloat16(wd[i] + xd[k] * c.ramp * static_cast<double>(col) / c.v / norm2);
+        w[i] = __float2bfloat16(wd[i] + xd[k] * c.ramp * (static_cast<double>(col) / c.v - 1) / norm2);
         wd[i] = __bfloat162float(w[i]);
       }
     }
