@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "event_timer.hpp"
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/synthetic.cuh"
@@ -42,22 +43,13 @@ std::vector<Shape> parse(const std::string& s) {
 // Median ms of `runs` timed calls of `body`, `prepare` (untimed) before each.
 template <class Prepare, class Body>
 double median_ms(int runs, Prepare prepare, Body body) {
-  cudaEvent_t a, b;
-  PS_CUDA(cudaEventCreate(&a));
-  PS_CUDA(cudaEventCreate(&b));
-  std::vector<float> ms;
+  EventTimer timer;
+  std::vector<double> ms;
   for (int i = 0; i < runs + 2; ++i) {  // two warm-ups
     prepare();
-    PS_CUDA(cudaEventRecord(a));
-    body();
-    PS_CUDA(cudaEventRecord(b));
-    PS_CUDA(cudaEventSynchronize(b));
-    float m = 0;
-    PS_CUDA(cudaEventElapsedTime(&m, a, b));
+    const double m = timer.ms(body);
     if (i >= 2) ms.push_back(m);
   }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }

@@ -8,25 +8,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#define CHECK_CUDA(x)                                                                   \
-  do {                                                                                  \
-    cudaError_t e = (x);                                                                \
-    if (e != cudaSuccess) {                                                             \
-      std::fprintf(stderr, "gemm_load: %s: %s\n", #x, cudaGetErrorString(e));           \
-      std::exit(1);                                                                     \
-    }                                                                                   \
-  } while (0)
-#define CHECK_CUBLAS(x)                                                                 \
-  do {                                                                                  \
-    cublasStatus_t s = (x);                                                             \
-    if (s != CUBLAS_STATUS_SUCCESS) {                                                   \
-      std::fprintf(stderr, "gemm_load: %s: cuBLAS status %d\n", #x, static_cast<int>(s)); \
-      std::exit(1);                                                                     \
-    }                                                                                   \
-  } while (0)
+#include "event_timer.hpp"
+#include "powershape/kernels/cuda_check.hpp"
 
 __global__ void fill_random(__nv_bfloat16* p, size_t n, unsigned seed) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -36,6 +23,52 @@ __global__ void fill_random(__nv_bfloat16* p, size_t n, unsigned seed) {
     x ^= x >> 15;
     p[i] = __float2bfloat16((static_cast<float>(x & 0xffff) / 65535.0f - 0.5f));
   }
+}
+
+// The load itself; a failed CUDA or cuBLAS call throws, naming the call.
+void run(int n, double seconds) {
+  size_t elems = static_cast<size_t>(n) * n;
+  __nv_bfloat16 *a, *b, *c;
+  PS_CUDA(cudaMalloc(&a, elems * sizeof(__nv_bfloat16)));
+  PS_CUDA(cudaMalloc(&b, elems * sizeof(__nv_bfloat16)));
+  PS_CUDA(cudaMalloc(&c, elems * sizeof(__nv_bfloat16)));
+  fill_random<<<1024, 256>>>(a, elems, 1);
+  fill_random<<<1024, 256>>>(b, elems, 2);
+  PS_CUDA(cudaGetLastError());
+  cublasHandle_t h;
+  PS_CUBLAS(cublasCreate(&h));
+  const float alpha = 1.0f, beta = 0.0f;
+  auto gemm = [&] {
+    PS_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, CUDA_R_16BF, n, b, CUDA_R_16BF, n,
+                           &beta, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  };
+  gemm();
+  PS_CUDA(cudaDeviceSynchronize());
+  const double flop = 2.0 * n * n * static_cast<double>(n);
+  // Time in batches of products with events; report the first second and the rest apart.
+  EventTimer timer;
+  double elapsed_ms = 0, first_ms = 0;
+  long products = 0, first_products = 0;
+  while (elapsed_ms < seconds * 1000) {
+    elapsed_ms += timer.ms([&] {
+      for (int i = 0; i < 10; ++i) gemm();
+    });
+    products += 10;
+    if (elapsed_ms < 1000) {
+      first_ms = elapsed_ms;
+      first_products = products;
+    }
+  }
+  PS_CUDA(cudaGetLastError());
+  double rest_ms = elapsed_ms - first_ms;
+  std::printf("gemm_load: %dx%dx%d bf16, %ld products in %.2f s: first second %.1f TFLOP/s, "
+              "after it %.1f TFLOP/s\n",
+              n, n, n, products, elapsed_ms / 1000, first_products * flop / (first_ms * 1e9),
+              (products - first_products) * flop / (rest_ms * 1e9));
+  cublasDestroy(h);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
 }
 
 int main(int argc, char** argv) {
@@ -56,54 +89,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gemm_load: --size must be a multiple of 8 >= 256 and --seconds positive\n");
     return 2;
   }
-  size_t elems = static_cast<size_t>(n) * n;
-  __nv_bfloat16 *a, *b, *c;
-  CHECK_CUDA(cudaMalloc(&a, elems * sizeof(__nv_bfloat16)));
-  CHECK_CUDA(cudaMalloc(&b, elems * sizeof(__nv_bfloat16)));
-  CHECK_CUDA(cudaMalloc(&c, elems * sizeof(__nv_bfloat16)));
-  fill_random<<<1024, 256>>>(a, elems, 1);
-  fill_random<<<1024, 256>>>(b, elems, 2);
-  CHECK_CUDA(cudaGetLastError());
-  cublasHandle_t h;
-  CHECK_CUBLAS(cublasCreate(&h));
-  const float alpha = 1.0f, beta = 0.0f;
-  auto gemm = [&] {
-    CHECK_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, CUDA_R_16BF, n, b,
-                              CUDA_R_16BF, n, &beta, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
-                              CUBLAS_GEMM_DEFAULT));
-  };
-  gemm();
-  CHECK_CUDA(cudaDeviceSynchronize());
-  const double flop = 2.0 * n * n * static_cast<double>(n);
-  // Time in batches of products with events; report the first second and the rest apart.
-  cudaEvent_t e0, e1;
-  CHECK_CUDA(cudaEventCreate(&e0));
-  CHECK_CUDA(cudaEventCreate(&e1));
-  double elapsed_ms = 0, first_ms = 0;
-  long products = 0, first_products = 0;
-  while (elapsed_ms < seconds * 1000) {
-    CHECK_CUDA(cudaEventRecord(e0));
-    for (int i = 0; i < 10; ++i) gemm();
-    CHECK_CUDA(cudaEventRecord(e1));
-    CHECK_CUDA(cudaEventSynchronize(e1));
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-    elapsed_ms += ms;
-    products += 10;
-    if (elapsed_ms < 1000) {
-      first_ms = elapsed_ms;
-      first_products = products;
-    }
+  try {
+    run(n, seconds);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemm_load: %s\n", e.what());
+    return 1;
   }
-  CHECK_CUDA(cudaGetLastError());
-  double rest_ms = elapsed_ms - first_ms;
-  std::printf("gemm_load: %dx%dx%d bf16, %ld products in %.2f s: first second %.1f TFLOP/s, "
-              "after it %.1f TFLOP/s\n",
-              n, n, n, products, elapsed_ms / 1000, first_products * flop / (first_ms * 1e9),
-              (products - first_products) * flop / (rest_ms * 1e9));
-  cublasDestroy(h);
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(c);
   return 0;
 }

@@ -17,7 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "event_timer.hpp"
 #include "powershape/analysis/summary.hpp"
+#include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/lmhead.hpp"
 #include "powershape/kernels/synthetic.cuh"
@@ -28,12 +30,6 @@
 using namespace powershape;
 
 namespace {
-
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e = (x);                                                                       \
-    if (e != cudaSuccess) throw std::runtime_error(std::string(#x) + ": " + cudaGetErrorString(e)); \
-  } while (0)
 
 struct Shape {
   int64_t n, d, v;
@@ -68,18 +64,8 @@ struct Timing {
 // Runs `iteration` after 1 s idle (burst: median of 3), then back to back for `window` seconds.
 Timing time_it(const std::function<void()>& iteration, double window, trace::Trace& tr,
                telemetry::Sampler& sampler) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  auto timed = [&] {
-    CK(cudaEventRecord(a));
-    iteration();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    return static_cast<double>(ms);
-  };
+  EventTimer timer;
+  auto timed = [&] { return timer.ms(iteration); };
   std::this_thread::sleep_for(std::chrono::seconds(1));
   std::vector<double> burst;
   for (int i = 0; i < 3; ++i) burst.push_back(timed());
@@ -98,8 +84,6 @@ Timing time_it(const std::function<void()>& iteration, double window, trace::Tra
   auto s = analysis::summarize(tr, 0, "w", half, t1);
   Timing t{burst[1], late[late.size() / 2], s.energy.energy_mj * 1e-3 / (late.size()), s.avg_power_w.value_or(0),
            s.sm_clock_mhz.mean, s.power_capped_fraction().value_or(0)};
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
   return t;
 }
 
@@ -135,21 +119,21 @@ int main(int argc, char** argv) {
       const double flops = 6.0 * sh.n * sh.d * sh.v;
       const double target_ms = target_for(sh);
       void *x, *w, *dx, *dw, *t, *loss, *ceil_logits;
-      CK(cudaMalloc(&x, sh.n * sh.d * 2));
-      CK(cudaMalloc(&w, sh.v * sh.d * 2));
-      CK(cudaMalloc(&dx, sh.n * sh.d * 2));
-      CK(cudaMalloc(&dw, sh.v * sh.d * 4));
-      CK(cudaMalloc(&t, sh.n * 4));
-      CK(cudaMalloc(&loss, 16));
+      PS_CUDA(cudaMalloc(&x, sh.n * sh.d * 2));
+      PS_CUDA(cudaMalloc(&w, sh.v * sh.d * 2));
+      PS_CUDA(cudaMalloc(&dx, sh.n * sh.d * 2));
+      PS_CUDA(cudaMalloc(&dw, sh.v * sh.d * 4));
+      PS_CUDA(cudaMalloc(&t, sh.n * 4));
+      PS_CUDA(cudaMalloc(&loss, 16));
       // Filled on the GPU: the ceiling's logits alone are 40 GB at 131072 tokens.
       kernels::fill_random_bf16(static_cast<__nv_bfloat16*>(x), sh.n * sh.d, 1, 2.0f, nullptr);
       kernels::fill_random_bf16(static_cast<__nv_bfloat16*>(w), sh.v * sh.d, 2, 0.1f, nullptr);
       std::vector<int32_t> th(sh.n);
       for (int64_t i = 0; i < sh.n; ++i) th[i] = static_cast<int32_t>((i * 7919) % sh.v);
-      CK(cudaMemcpy(t, th.data(), sh.n * 4, cudaMemcpyHostToDevice));
+      PS_CUDA(cudaMemcpy(t, th.data(), sh.n * 4, cudaMemcpyHostToDevice));
       // Ceiling: the three products alone, unchunked (logits in bf16, dlogits = logits).
       const int64_t ld = (sh.v + 7) / 8 * 8;
-      CK(cudaMalloc(&ceil_logits, sh.n * ld * 2));
+      PS_CUDA(cudaMalloc(&ceil_logits, sh.n * ld * 2));
       {
         kernels::Gemm gemm;
         auto products = [&] {
@@ -166,24 +150,24 @@ int main(int argc, char** argv) {
                     "ceil", c.burst_ms, c.sustained_ms, flops / c.sustained_ms * 1e-9, c.energy_j_per_iter,
                     c.avg_power_w, c.sm_clock_mhz, c.capped * 100, "-", "1.000");
         std::fflush(stdout);
-        CK(cudaFree(ceil_logits));
+        PS_CUDA(cudaFree(ceil_logits));
         for (int ch : chunks) {
           if (ch > sh.n) continue;
           kernels::LmHeadOptions o;
           o.chunks = ch;
           std::size_t free0 = 0, free1 = 0, total = 0;
-          CK(cudaMemGetInfo(&free0, &total));
+          PS_CUDA(cudaMemGetInfo(&free0, &total));
           auto op = std::make_unique<kernels::LmHead>();
           const std::size_t wsb = kernels::LmHead::workspace_bytes(sh.n, sh.d, sh.v, o);
           void* ws;
-          CK(cudaMalloc(&ws, wsb));
+          PS_CUDA(cudaMalloc(&ws, wsb));
           kernels::LmHeadArgs a;
           a.x = x; a.w = w; a.targets = t; a.n = sh.n; a.d = sh.d; a.v = sh.v;
           a.loss = static_cast<float*>(loss); a.dx = dx; a.dw = dw; a.workspace = ws; a.workspace_bytes = wsb;
           auto iteration = [&] { op->run(a, o, nullptr); };
           iteration();
-          CK(cudaDeviceSynchronize());
-          CK(cudaMemGetInfo(&free1, &total));  // workspace, product plans and their workspace
+          PS_CUDA(cudaDeviceSynchronize());
+          PS_CUDA(cudaMemGetInfo(&free1, &total));  // workspace, product plans and their workspace
           Timing m = time_it(iteration, window, tr, sampler);
           char target[32] = "";
           if (target_ms > 0) std::snprintf(target, sizeof target, "%s %.0f ms", m.sustained_ms <= target_ms ? "meets" : "MISSES", target_ms);
@@ -193,10 +177,10 @@ int main(int argc, char** argv) {
                       c.sustained_ms / m.sustained_ms, target);
           std::fflush(stdout);
           op.reset();
-          CK(cudaFree(ws));
+          PS_CUDA(cudaFree(ws));
         }
       }
-      for (void* p : {x, w, dx, dw, t, loss}) CK(cudaFree(p));
+      for (void* p : {x, w, dx, dw, t, loss}) PS_CUDA(cudaFree(p));
     }
     sampler.stop();
   } catch (const std::exception& e) {
