@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "event_timer.hpp"
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/event_pair.hpp"
 #include "powershape/kernels/synthetic.cuh"
 
 using namespace powershape::kernels;
@@ -43,11 +43,11 @@ std::vector<Shape> parse(const std::string& s) {
 // Median ms of `runs` timed calls of `body`, `prepare` (untimed) before each.
 template <class Prepare, class Body>
 double median_ms(int runs, Prepare prepare, Body body) {
-  EventTimer timer;
+  EventPair timer;
   std::vector<double> ms;
   for (int i = 0; i < runs + 2; ++i) {  // two warm-ups
     prepare();
-    const double m = timer.ms(body);
+    const double m = timer.time(body);
     if (i >= 2) ms.push_back(m);
   }
   std::sort(ms.begin(), ms.end());

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "event_timer.hpp"
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/event_pair.hpp"
 
 __global__ void fill_random(__nv_bfloat16* p, size_t n, unsigned seed) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -46,11 +46,11 @@ void run(int n, double seconds) {
   PS_CUDA(cudaDeviceSynchronize());
   const double flop = 2.0 * n * n * static_cast<double>(n);
   // Time in batches of products with events; report the first second and the rest apart.
-  EventTimer timer;
+  powershape::kernels::EventPair timer;
   double elapsed_ms = 0, first_ms = 0;
   long products = 0, first_products = 0;
   while (elapsed_ms < seconds * 1000) {
-    elapsed_ms += timer.ms([&] {
+    elapsed_ms += timer.time([&] {
       for (int i = 0; i < 10; ++i) gemm();
     });
     products += 10;

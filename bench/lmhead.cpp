@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "event_timer.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/event_pair.hpp"
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/lmhead.hpp"
 #include "powershape/kernels/synthetic.cuh"
@@ -64,8 +64,8 @@ struct Timing {
 // Runs `iteration` after 1 s idle (burst: median of 3), then back to back for `window` seconds.
 Timing time_it(const std::function<void()>& iteration, double window, trace::Trace& tr,
                telemetry::Sampler& sampler) {
-  EventTimer timer;
-  auto timed = [&] { return timer.ms(iteration); };
+  kernels::EventPair timer;
+  auto timed = [&] { return timer.time(iteration); };
   std::this_thread::sleep_for(std::chrono::seconds(1));
   std::vector<double> burst;
   for (int i = 0; i < 3; ++i) burst.push_back(timed());

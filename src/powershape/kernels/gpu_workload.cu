@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/event_pair.hpp"
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/lmhead.hpp"
 #include "powershape/kernels/synthetic.cuh"
@@ -31,23 +32,6 @@ struct DeviceBuffer {
   __nv_bfloat16* bf16() const { return static_cast<__nv_bfloat16*>(p); }
 };
 
-struct Events {
-  cudaEvent_t a, b;
-  Events() {
-    PS_CUDA(cudaEventCreate(&a));
-    PS_CUDA(cudaEventCreate(&b));
-  }
-  ~Events() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-  }
-  float ms() const {
-    float m = 0;
-    PS_CUDA(cudaEventElapsedTime(&m, a, b));
-    return m;
-  }
-};
-
 }  // namespace
 
 struct GpuWorkload::Impl {
@@ -65,7 +49,7 @@ struct GpuWorkload::Impl {
   }
 
   // One iteration; square waves time their burst between `burst`.
-  void iteration(Events* burst) {
+  void iteration(EventPair* burst) {
     switch (spec.kind) {
       case Spec::Kind::kProducts: {
         const int64_t n = spec.a;
@@ -74,11 +58,11 @@ struct GpuWorkload::Impl {
       }
       case Spec::Kind::kSquare: {
         const int64_t n = kBurstSize;
-        PS_CUDA(cudaEventRecord(burst->a));
+        burst->start();
         for (int i = 0; i < burst_products; ++i) {
           gemm.run(false, false, n, n, n, bufs[0].p, n, bufs[1].p, n, bufs[2].p, n, Out::kBf16, 1, 0, nullptr);
         }
-        PS_CUDA(cudaEventRecord(burst->b));
+        burst->stop();
         if (spec.memory_gap) {
           stream_bytes(bufs[3].p, kStreamBytes, gap_bytes, nullptr);
         } else {
@@ -186,16 +170,12 @@ GpuWorkload::~GpuWorkload() = default;
 
 GpuWorkload::Run GpuWorkload::run_for(double seconds) {
   Run r;
-  Events whole, burst;
+  EventPair whole, burst;
   std::vector<double> ms;
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   double compute_ms = 0;
   while (std::chrono::steady_clock::now() < end) {
-    PS_CUDA(cudaEventRecord(whole.a));
-    impl_->iteration(&burst);
-    PS_CUDA(cudaEventRecord(whole.b));
-    PS_CUDA(cudaEventSynchronize(whole.b));
-    ms.push_back(whole.ms());
+    ms.push_back(whole.time([&] { impl_->iteration(&burst); }));
     compute_ms += impl_->spec.kind == Spec::Kind::kSquare ? burst.ms() : ms.back();
   }
   PS_CUDA(cudaGetLastError());
@@ -214,19 +194,15 @@ std::pair<double, double> measure_peak_rates() {
   fill_random_bf16(a.bf16(), n * n, 1, 2.0f, nullptr);
   fill_random_bf16(b.bf16(), n * n, 2, 2.0f, nullptr);
   Gemm gemm;
-  Events e;
+  EventPair e;
   gemm.run(false, false, n, n, n, a.p, n, b.p, n, c.p, n, Out::kBf16, 1, 0, nullptr);
-  PS_CUDA(cudaEventRecord(e.a));
-  for (int i = 0; i < 5; ++i) gemm.run(false, false, n, n, n, a.p, n, b.p, n, c.p, n, Out::kBf16, 1, 0, nullptr);
-  PS_CUDA(cudaEventRecord(e.b));
-  PS_CUDA(cudaEventSynchronize(e.b));
-  const double flops = 5 * 2.0 * n * n * static_cast<double>(n) / (e.ms() * 1e-3);
+  const double products_ms = e.time([&] {
+    for (int i = 0; i < 5; ++i) gemm.run(false, false, n, n, n, a.p, n, b.p, n, c.p, n, Out::kBf16, 1, 0, nullptr);
+  });
+  const double flops = 5 * 2.0 * n * n * static_cast<double>(n) / (products_ms * 1e-3);
   stream_bytes(s.p, kStreamBytes, 2.0 * kStreamBytes, nullptr);
-  PS_CUDA(cudaEventRecord(e.a));
-  stream_bytes(s.p, kStreamBytes, 8.0 * kStreamBytes, nullptr);
-  PS_CUDA(cudaEventRecord(e.b));
-  PS_CUDA(cudaEventSynchronize(e.b));
-  const double bytes = 8.0 * kStreamBytes / (e.ms() * 1e-3);
+  const double stream_ms = e.time([&] { stream_bytes(s.p, kStreamBytes, 8.0 * kStreamBytes, nullptr); });
+  const double bytes = 8.0 * kStreamBytes / (stream_ms * 1e-3);
   return {flops, bytes};
 }
 
