@@ -28,8 +28,7 @@ int main(int argc, char** argv) {
     else { std::fprintf(stderr, "clock_step: unknown option %s\n", k.c_str()); return 2; }
   }
   try {
-    auto [flops, bytes] = kernels::measure_peak_rates();
-    kernels::GpuWorkload load(workload::products_plan(4096), flops, bytes);
+    kernels::GpuWorkload load(workload::Workload{workload::Products{4096}}, kernels::measure_peak_rates());
     // Load every kernel now: loading a module lazily waits for the running probe to finish.
     load.run_for(0.05);
     std::this_thread::sleep_for(std::chrono::seconds(2));  // cool down after the rate check

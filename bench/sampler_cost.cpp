@@ -15,7 +15,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "../src/cli/source_spec.hpp"
+#include "powershape/trace/open_source.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/sampler.hpp"
 
@@ -86,14 +86,14 @@ int main(int argc, char** argv) {
   app.add_option("--interval", interval_ms);
   CLI11_PARSE(app, argc, argv);
   try {
-    auto src = cli::open_source(source, {});
+    auto src = trace::open_source(source, {});
     // Reference: poll back to back.
     UpdateCounter ref;
     int64_t end = telemetry::steady_now_ns() + static_cast<int64_t>(seconds * 1e9);
     int64_t polls = 0, poll_ns = 0;
     while (telemetry::steady_now_ns() < end) {
       int64_t t = telemetry::steady_now_ns();
-      ref.feed(src->poll(0));
+      ref.feed(src->poll(0, telemetry::all_signals()));
       poll_ns += telemetry::steady_now_ns() - t;
       ++polls;
       src->drain(0);

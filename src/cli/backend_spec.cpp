@@ -1,25 +1,30 @@
 #include "backend_spec.hpp"
 
+#include <chrono>
 #include <stdexcept>
 
-#include "powershape/bench/sim_backend.hpp"
+#include "powershape/experiment/sim_backend.hpp"
 #ifdef POWERSHAPE_HAVE_GPU
-#include "powershape/bench/gpu_backend.hpp"
+#include "powershape/experiment/gpu_backend.hpp"
 #endif
 
 namespace powershape::cli {
 namespace {
 
-std::unique_ptr<bench::Backend> open_sim(const std::string& profile, uint64_t seed) {
+std::unique_ptr<experiment::Backend> open_sim(const std::string& profile, uint64_t seed) {
   sim::DeviceOptions o;
   o.seed = seed;
   o.step_s = 1e-4;
-  return std::make_unique<bench::SimBackend>(sim::load_profile(profile), o);
+  return std::make_unique<experiment::SimBackend>(sim::load_profile(profile), o);
 }
 
-std::unique_ptr<bench::Backend> open_gpu() {
+std::unique_ptr<experiment::Backend> open_gpu() {
 #ifdef POWERSHAPE_HAVE_GPU
-  return std::make_unique<bench::GpuBackend>();
+  // An experiment can afford the energy counter's ~3 ms reads at the counter's own 100 ms update
+  // rate (3% of a core), so that a 2 s window spans ~20 counter updates.
+  telemetry::SamplerOptions o;
+  o.slow_period = std::chrono::milliseconds(100);
+  return std::make_unique<experiment::GpuBackend>(o);
 #else
   throw std::runtime_error("this build has no GPU backend (it needs the CUDA kernels: build with nvcc)");
 #endif
@@ -27,7 +32,7 @@ std::unique_ptr<bench::Backend> open_gpu() {
 
 }  // namespace
 
-std::unique_ptr<bench::Backend> open_backend(const std::string& spec, uint64_t seed, std::string* why) {
+std::unique_ptr<experiment::Backend> open_backend(const std::string& spec, uint64_t seed, std::string* why) {
   if (spec == "sim") return open_sim("h200", seed);
   if (spec.rfind("sim:", 0) == 0) return open_sim(spec.substr(4), seed);
   if (spec == "gpu") return open_gpu();

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "powershape/trace/json_codec.hpp"
-#include "source_spec.hpp"
+#include "powershape/trace/open_source.hpp"
 #include "subcommands.hpp"
 
 namespace powershape::cli {
@@ -51,7 +51,7 @@ void add_devices(CLI::App& app) {
   cmd->add_option("--source", source, "nvml, fake:TRACE.csv or hwmon[:ROOT]");
   cmd->add_flag("--json", json, "Print JSON instead of text");
   cmd->callback([] {
-    auto src = open_source(source, {});
+    auto src = trace::open_source(source, {});
     if (json) {
       nlohmann::json j = nlohmann::json::array();
       for (const auto& d : src->devices()) j.push_back(trace::to_json(d));
@@ -62,11 +62,6 @@ void add_devices(CLI::App& app) {
     }
     exit_code() = 0;
   });
-}
-
-int& exit_code() {
-  static int code = 0;
-  return code;
 }
 
 }  // namespace powershape::cli

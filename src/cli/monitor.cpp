@@ -16,7 +16,8 @@
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "report.hpp"
-#include "source_spec.hpp"
+#include "powershape/trace/open_source.hpp"
+#include "powershape/util/int_list.hpp"
 #include "subcommands.hpp"
 
 namespace powershape::cli {
@@ -112,7 +113,7 @@ int run_monitor(const MonitorOptions& o) {
   if (!(o.slow_interval_ms >= o.interval_ms && o.slow_interval_ms <= 60000)) {
     throw std::runtime_error("--slow-interval: expected milliseconds between --interval and 60000");
   }
-  auto source = open_source(o.source, o.gpus.empty() ? std::vector<int>{} : parse_int_list(o.gpus, "--gpus"));
+  auto source = trace::open_source(o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "--gpus"));
   std::unique_ptr<trace::CsvWriter> csv;
   if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv);
   trace::Trace trace;

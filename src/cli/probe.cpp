@@ -6,10 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include "backend_spec.hpp"
-#include "powershape/workload/builders.hpp"
-#include "source_spec.hpp"
+#include "powershape/experiment/engine.hpp"
+#include "powershape/util/int_list.hpp"
+#include "powershape/workload/args.hpp"
 #include "json_out.hpp"
 #include "subcommands.hpp"
+#include "workload_options.hpp"
 
 namespace powershape::cli {
 namespace {
@@ -18,7 +20,7 @@ struct ProbeArgs {
   std::string device;
   std::string periods = "1,2,5,10,20,50,100,200,500,1000,2000";
   std::string gaps = "idle,memory";
-  double duty = 0.5;
+  workload::WorkloadArgs workload;  // --duty
   double window_s = 3;
   uint64_t seed = 1;
   std::string out;
@@ -34,7 +36,8 @@ struct Point {
 };
 
 int run_probe(const ProbeArgs& a) {
-  if (!(a.duty > 0 && a.duty < 1)) throw std::runtime_error("--duty: expected a fraction between 0 and 1");
+  const double duty = a.workload.duty;
+  if (!(duty > 0 && duty < 1)) throw std::runtime_error("--duty: expected a fraction between 0 and 1");
   std::vector<std::string> gaps;
   for (std::size_t s = 0; s <= a.gaps.size();) {
     auto c = a.gaps.find(',', s);
@@ -43,7 +46,7 @@ int run_probe(const ProbeArgs& a) {
     if (c == std::string::npos) break;
     s = c + 1;
   }
-  std::vector<int> periods = parse_int_list(a.periods, "--periods");
+  std::vector<int> periods = util::parse_int_list(a.periods, "--periods");
   std::string why;
   auto backend = open_backend(a.device, a.seed, &why);
   std::printf("powershape probe on the %s%s\n", backend->describe().c_str(),
@@ -51,17 +54,20 @@ int run_probe(const ProbeArgs& a) {
 
   // Configuration 0: products back to back; then one square wave per gap and period.
   std::vector<workload::Plan> configs;
-  configs.push_back(workload::products_plan(8192));
+  configs.push_back(workload::products_plan({8192}));
   for (const auto& g : gaps) {
     for (int p : periods) {
       if (p < 1) throw std::runtime_error("--periods: periods start at 1 ms");
-      configs.push_back(workload::square_plan(p * 1e-3, a.duty, g == "idle" ? workload::Gap::kIdle : workload::Gap::kMemory,
-                                              backend->peak_flops_per_s(), backend->peak_bytes_per_s()));
+      workload::WorkloadArgs w = a.workload;
+      w.workload = "square";
+      w.period_ms = p;
+      w.gap = g;
+      configs.push_back(workload::build_plan(w, 1, backend->peak_rates()));
     }
   }
   backend->set_configs(configs);
 
-  auto response = backend->step_response_ms(0);
+  auto response = experiment::step_response_ms(*backend, 0);
   backend->idle(2);
   auto cont = backend->measure(0, std::max(a.window_s, 5.0));
   std::vector<Point> points;
@@ -87,7 +93,7 @@ int run_probe(const ProbeArgs& a) {
   double window_ms = 0;
   for (const auto& pt : points) {
     if (pt.gap != gaps.front()) continue;
-    if (pt.burst_tflops >= 0.97 * boost) window_ms = std::max(window_ms, pt.period_ms * a.duty);
+    if (pt.burst_tflops >= 0.97 * boost) window_ms = std::max(window_ms, pt.period_ms * duty);
   }
   std::printf("\nboost (best burst) %.1f TFLOP/s, sustained %.1f TFLOP/s: sustained-to-boost %.3f\n", boost,
               cont.compute_tflops, cont.compute_tflops / boost);
@@ -98,11 +104,11 @@ int run_probe(const ProbeArgs& a) {
     std::printf("controller response after a load step: the reported SM clock never fell 5%% under its maximum\n");
   }
   std::printf("power window: compute phases up to %.0f ms run unthrottled (within 3%% of boost) "
-              "between %s gaps at %.0f%% duty\n", window_ms, gaps.front().c_str(), a.duty * 100);
+              "between %s gaps at %.0f%% duty\n", window_ms, gaps.front().c_str(), duty * 100);
 
   if (!a.out.empty()) {
     nlohmann::json j = {{"backend", backend->describe()}, {"device", backend->device_json()},
-                        {"duty", a.duty}, {"boost_tflops", boost}, {"sustained_tflops", cont.compute_tflops},
+                        {"duty", duty}, {"boost_tflops", boost}, {"sustained_tflops", cont.compute_tflops},
                         {"sustained_to_boost", cont.compute_tflops / boost}, {"power_window_ms", window_ms}};
     j["step_response_ms"] = response ? nlohmann::json(*response) : nlohmann::json(nullptr);
     j["points"] = nlohmann::json::array();
@@ -125,7 +131,7 @@ void add_probe(CLI::App& app) {
   add_device_option(cmd, a.device);
   cmd->add_option("--periods", a.periods, "Square-wave periods in ms (default 1,2,5,10,20,50,100,200,500,1000,2000)");
   cmd->add_option("--gaps", a.gaps, "Gap kinds: idle, memory or both (default idle,memory)");
-  cmd->add_option("--duty", a.duty, "Compute fraction of each period (default 0.5)");
+  add_workload_options(*cmd, a.workload, WorkloadUse::kProbe);
   cmd->add_option("--window", a.window_s, "Seconds per measurement, at least 4 periods (default 3)");
   cmd->add_option("--seed", a.seed, "Seed (simulator noise)");
   cmd->add_option("-o,--output", a.out, "Write the curve and figures as JSON");

@@ -6,7 +6,7 @@
 namespace powershape::cli {
 namespace {
 
-std::string ratio(const bench::Interval& i) {
+std::string ratio(const experiment::Interval& i) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.4f [%.4f, %.4f]", i.mid, i.lo, i.hi);
   return buf;
@@ -14,7 +14,7 @@ std::string ratio(const bench::Interval& i) {
 
 }  // namespace
 
-void print_result(std::FILE* out, const bench::Result& r) {
+void print_result(std::FILE* out, const experiment::Result& r) {
   std::fprintf(out, "warm-up: %.1f s, %s\n\n", r.warmup_s,
                r.settled ? "power controller settled" : "NOT settled within the limit");
   std::fprintf(out, "%-34s %10s %-26s %9s %-26s %6s %6s %6s %6s %5s  %s\n", "configuration", "ms/iter",
@@ -28,8 +28,8 @@ void print_result(std::FILE* out, const bench::Result& r) {
   }
   const auto& b = r.configs[r.baseline];
   // "fastest: X, 1.23% faster than B (verdict)", or the baseline itself.
-  auto best = [&](std::size_t i, const bench::Interval bench::ConfigResult::*ratio, const char* less,
-                  const char* more, const std::string bench::ConfigResult::*verdict) {
+  auto best = [&](std::size_t i, const experiment::Interval experiment::ConfigResult::*ratio, const char* less,
+                  const char* more, const std::string experiment::ConfigResult::*verdict) {
     const auto& c = r.configs[i];
     if (i == r.baseline) return "the baseline, " + b.name;
     char buf[256];
@@ -38,9 +38,9 @@ void print_result(std::FILE* out, const bench::Result& r) {
     return std::string(buf);
   };
   std::fprintf(out, "\nfastest: %s; least energy: %s\n",
-               best(r.best_time, &bench::ConfigResult::time_ratio, "faster", "slower", &bench::ConfigResult::time_verdict).c_str(),
-               best(r.best_energy, &bench::ConfigResult::energy_ratio, "less energy", "more energy",
-                    &bench::ConfigResult::energy_verdict).c_str());
+               best(r.best_time, &experiment::ConfigResult::time_ratio, "faster", "slower", &experiment::ConfigResult::time_verdict).c_str(),
+               best(r.best_energy, &experiment::ConfigResult::energy_ratio, "less energy", "more energy",
+                    &experiment::ConfigResult::energy_verdict).c_str());
 }
 
 }  // namespace powershape::cli

@@ -1,12 +1,12 @@
 #pragma once
 #include <cstdio>
 
-#include "powershape/bench/engine.hpp"
+#include "powershape/experiment/engine.hpp"
 
 namespace powershape::cli {
 
 // The engine's result as a table: one row per configuration, medians and ratios to the baseline
 // with their 95% intervals, and the verdicts; then the best configuration.
-void print_result(std::FILE* out, const bench::Result& r);
+void print_result(std::FILE* out, const experiment::Result& r);
 
 }  // namespace powershape::cli

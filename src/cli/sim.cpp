@@ -8,12 +8,10 @@
 #include "powershape/sim/simulator.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
-#include "powershape/workload/builders.hpp"
-#include "powershape/workload/plan_json.hpp"
 #include "report.hpp"
-#include "sim_workload.hpp"
 #include "json_out.hpp"
 #include "subcommands.hpp"
+#include "workload_options.hpp"
 
 namespace powershape::cli {
 namespace {
@@ -21,7 +19,7 @@ namespace {
 struct SimArgs {
   std::string profile = "h200";
   std::string power_mode;
-  WorkloadArgs workload;
+  workload::WorkloadArgs workload;
   double seconds = 10;
   int iterations = 0;
   double power_limit_w = 0, clock_cap_mhz = 0, step_ms = 0.1;
@@ -36,11 +34,12 @@ struct CalibrateArgs {
   int max_evals = 400;
 };
 
-int run_sim(const SimArgs& a) {
+int run_sim(SimArgs& a) {
   sim::Profile p = sim::load_profile(a.profile);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
-  workload::Plan plan =
-      build_plan(a.workload, p.flops_per_cycle * p.max_mhz * 1e6, p.mem_bandwidth_gbs * 1e9);
+  auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
+  if (plans.size() != 1) throw std::runtime_error("--chunks: sim runs one chunk count (repro compares several)");
+  const workload::Plan& plan = plans.front();
   sim::SimOptions o;
   o.seconds = a.iterations > 0 ? 0 : a.seconds;
   o.iterations = a.iterations;
@@ -106,7 +105,7 @@ void add_sim(CLI::App& app) {
   static SimArgs a;
   cmd->add_option("--profile", a.profile, "Device profile: a name in profiles/ or a JSON file (default h200)");
   cmd->add_option("--power-mode", a.power_mode, "A power mode of the profile (Jetson: 15W, 30W, 50W, MAXN)");
-  add_workload_options(*cmd, a.workload);
+  add_workload_options(*cmd, a.workload, WorkloadUse::kSim);
   cmd->add_option("--seconds", a.seconds, "Run the workload for this long (default 10)");
   cmd->add_option("--iterations", a.iterations, "Run the workload this many times instead");
   cmd->add_option("--power-limit", a.power_limit_w, "Power limit in W (default the profile's)");

@@ -2,7 +2,7 @@
 # The simulator's CLI output, kept as golden files: a change that alters what `repro`, `probe` or
 # `sim` print shows up here. Usage: golden_test.sh POWERSHAPE REPO_ROOT [--update]
 set -u
-ps=$1 root=$2 update=${3:-}
+ps=$(realpath "$1") root=$(realpath "$2") update=${3:-}
 dir=$root/tests/cli/golden
 cd "$root" || exit 2
 failures=0 passed=0

@@ -16,23 +16,24 @@ class GpuWorkloadGpu : public ::testing::Test {
 };
 
 TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
-  auto [flops, bytes] = measure_peak_rates();
-  EXPECT_GT(flops, 1e13);
-  EXPECT_GT(bytes, 1e11);
-  for (const auto& plan : {workload::msm_plan(1000, 64, 1024, 3), workload::lmhead_plan({100, 64, 1003}, 4),
-                           workload::products_plan(1024),
-                           workload::square_plan(0.002, 0.5, workload::Gap::kIdle, flops, bytes),
-                           workload::square_plan(0.002, 0.5, workload::Gap::kMemory, flops, bytes)}) {
-    GpuWorkload w(plan, flops, bytes);
+  const workload::Rates rates = measure_peak_rates();
+  EXPECT_GT(rates.flops_per_s, 1e13);
+  EXPECT_GT(rates.bytes_per_s, 1e11);
+  using workload::Workload;
+  for (const auto& plan : {workload::msm_plan({1000, 64, 1024}, 3), workload::lmhead_plan({100, 64, 1003}, 4),
+                           workload::lmhead_plan({100, 64, 1003, true, 4, true}, 1), workload::products_plan({1024}),
+                           workload::square_plan({2, 0.5, workload::Gap::kIdle}, rates),
+                           workload::square_plan({2, 0.5, workload::Gap::kMemory}, rates)}) {
+    GpuWorkload w(plan.workload, rates);
     w.run_for(0.01);  // warm-up: a first iteration that loads modules and plans products is no measure
     auto r = w.run_for(0.05);
     EXPECT_GT(r.iterations, 0) << plan.name;
     EXPECT_GT(r.ms_per_iteration, 0) << plan.name;
-    EXPECT_GT(r.compute_flops, 0) << plan.name;
+    EXPECT_DOUBLE_EQ(r.compute_flops, plan.total_flops() * r.iterations) << plan.name;
     EXPECT_LE(r.compute_ms, r.ms_per_iteration * r.iterations * 1.5) << plan.name;
   }
   // A square wave's bursts are timed apart from its gaps: half of each 2 ms period.
-  GpuWorkload sq(workload::square_plan(0.002, 0.5, workload::Gap::kIdle, flops, bytes), flops, bytes);
+  GpuWorkload sq(Workload{workload::Square{2, 0.5, workload::Gap::kIdle}}, rates);
   sq.run_for(0.01);
   auto r = sq.run_for(0.2);
   EXPECT_NEAR(r.ms_per_iteration, 2.0, 0.6);
@@ -40,10 +41,7 @@ TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
 }
 
 TEST_F(GpuWorkloadGpu, ACustomPlanIsRefused) {
-  workload::Plan p;
-  p.name = "mine";
-  p.phases.push_back({});
-  EXPECT_THROW(GpuWorkload(p, 1e15, 1e12), std::invalid_argument);
+  EXPECT_THROW(GpuWorkload(workload::Workload{workload::Custom{}}, {1e15, 1e12}), std::invalid_argument);
 }
 
 }  // namespace powershape::kernels

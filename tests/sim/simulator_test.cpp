@@ -51,7 +51,7 @@ TEST(Simulator, ALongLoadIsHeldAtThePowerLimitAndShortBurstsKeepTheirClock) {
   auto w = analysis::summarize(r.trace, 0, "w", r.run.begin_ns, r.run.end_ns);
   EXPECT_NEAR(w.energy.energy_mj * 1e-3, r.run.energy_j, 0.01 * r.run.energy_j);
 
-  auto square = workload::square_plan(0.01, 0.5, workload::Gap::kIdle, 784e12, 1e12);
+  auto square = workload::square_plan({10, 0.5, workload::Gap::kIdle}, {784e12, 1e12});
   auto q = simulate(p, square, o);
   EXPECT_GT(burst_tflops(q, square), burst_tflops(r, gemm()) * 1.08);
   auto qs = analysis::summarize(q.trace, 0, "w", q.run.begin_ns, q.run.end_ns);

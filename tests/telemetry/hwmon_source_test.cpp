@@ -35,24 +35,24 @@ class HwmonSourceTest : public ::testing::Test {
 TEST_F(HwmonSourceTest, ReadsTheGpuRailAndTheBoardInput) {
   HwmonSource src(root_);
   ASSERT_EQ(src.rails().size(), 3u);
-  Sample s = src.poll(0);
+  Sample s = src.poll(0, all_signals());
   EXPECT_EQ(s[Signal::kPowerInstant], Reading::of(10000));
   EXPECT_EQ(s[Signal::kPowerUsage], Reading::of(20000));
   EXPECT_EQ(s[Signal::kSmClock].status, Status::kNotSupported);
   rail(1, "VDD_GPU_SOC", 5000, 3000);
-  EXPECT_EQ(src.poll(0)[Signal::kPowerInstant], Reading::of(15000));
+  EXPECT_EQ(src.poll(0, all_signals())[Signal::kPowerInstant], Reading::of(15000));
 }
 
 TEST_F(HwmonSourceTest, SumsTheRailsWithoutAnInputRail) {
   fs::remove(root_ / "hwmon1/in3_label");
   HwmonSource src(root_);
-  EXPECT_EQ(src.poll(0)[Signal::kPowerUsage], Reading::of(15000));
+  EXPECT_EQ(src.poll(0, all_signals())[Signal::kPowerUsage], Reading::of(15000));
 }
 
 TEST_F(HwmonSourceTest, AnUnreadableRailIsAnErrorNotAZero) {
   HwmonSource src(root_);
   write("hwmon1/curr1_input", "garbage");
-  Sample s = src.poll(0);
+  Sample s = src.poll(0, all_signals());
   EXPECT_EQ(s[Signal::kPowerInstant].status, Status::kError);
   EXPECT_EQ(s[Signal::kPowerUsage], Reading::of(20000));
 }

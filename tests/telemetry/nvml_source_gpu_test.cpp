@@ -22,7 +22,7 @@ TEST(NvmlSourceGpu, ReadsPlausibleValuesFromTheRealDriver) {
   EXPECT_GT(d.power_limit_mw.value, 50'000);
   ASSERT_TRUE(d.max_sm_clock_mhz.ok());
   EXPECT_GT(d.max_sm_clock_mhz.value, 500);
-  Sample s = src->poll(0);
+  Sample s = src->poll(0, all_signals());
   ASSERT_TRUE(s[Signal::kPowerUsage].ok());
   EXPECT_GT(s[Signal::kPowerUsage].value, 10'000);
   EXPECT_LT(s[Signal::kPowerUsage].value, 2'000'000);
@@ -36,7 +36,7 @@ TEST(NvmlSourceGpu, ReadsPlausibleValuesFromTheRealDriver) {
     EXPECT_GT(s[Signal::kPowerInstant].value, 10'000);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_GE(src->poll(0)[Signal::kEnergy].value, s[Signal::kEnergy].value);
+  EXPECT_GE(src->poll(0, all_signals())[Signal::kEnergy].value, s[Signal::kEnergy].value);
   if (d.support[static_cast<std::size_t>(Signal::kDriverPower)] == Status::kOk) {
     auto rows = src->drain(0);
     EXPECT_FALSE(rows.empty());

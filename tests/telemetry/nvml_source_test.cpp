@@ -30,7 +30,7 @@ TEST_F(NvmlSourceTest, ReadsLimitsAndEverySignalTheTraceHas) {
   EXPECT_EQ(d.power_limit_mw, Reading::of(700000));
   EXPECT_EQ(d.max_sm_clock_mhz, Reading::of(1980));
   EXPECT_EQ(d.temp_gpu_max_c.status, Status::kNotSupported);
-  Sample s = src.poll(0);
+  Sample s = src.poll(0, all_signals());
   EXPECT_EQ(s[Signal::kPowerUsage], Reading::of(120129));  // the trace's first row
   EXPECT_EQ(s[Signal::kPowerInstant], Reading::of(120315));
   EXPECT_EQ(s[Signal::kSmClock], Reading::of(1980));
@@ -46,7 +46,7 @@ TEST_F(NvmlSourceTest, AnUnsupportedFieldIsMarkedAndNotAskedAgain) {
   NvmlSource src;
   EXPECT_EQ(src.devices()[0].support[static_cast<std::size_t>(Signal::kPowerInstant)],
             Status::kNotSupported);
-  Sample s = src.poll(0);
+  Sample s = src.poll(0, all_signals());
   EXPECT_EQ(s[Signal::kPowerInstant].status, Status::kNotSupported);
   EXPECT_TRUE(s[Signal::kPowerUsage].ok());
 }
@@ -54,33 +54,33 @@ TEST_F(NvmlSourceTest, AnUnsupportedFieldIsMarkedAndNotAskedAgain) {
 TEST_F(NvmlSourceTest, AnErrorIsAnErrorReading) {
   faults("error=sm_clock");
   NvmlSource src;
-  EXPECT_EQ(src.poll(0)[Signal::kSmClock].status, Status::kError);
+  EXPECT_EQ(src.poll(0, all_signals())[Signal::kSmClock].status, Status::kError);
 }
 
 TEST_F(NvmlSourceTest, ALostGpuReadsLostFromThenOn) {
   faults("lost_after_ms=30");
   NvmlSource src;
-  EXPECT_TRUE(src.poll(0)[Signal::kPowerUsage].ok());
+  EXPECT_TRUE(src.poll(0, all_signals())[Signal::kPowerUsage].ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(40));
-  Sample s = src.poll(0);
+  Sample s = src.poll(0, all_signals());
   for (std::size_t i = 0; i < kSignalCount; ++i) {
     if (i == static_cast<std::size_t>(Signal::kDriverPower)) continue;
     if (src.devices()[0].support[i] != Status::kOk) continue;
     EXPECT_EQ(s.readings[i].status, Status::kGpuLost) << spec(static_cast<Signal>(i)).name;
   }
   EXPECT_TRUE(src.drain(0).empty());
-  EXPECT_EQ(src.poll(0)[Signal::kSmClock].status, Status::kGpuLost);
+  EXPECT_EQ(src.poll(0, all_signals())[Signal::kSmClock].status, Status::kGpuLost);
 }
 
 TEST_F(NvmlSourceTest, AnEnergyCounterWrapIsUnwrappedAndRecorded) {
   faults("energy_wrap");
   setenv("POWERSHAPE_FAKE_NVML_SPEED", "20", 1);  // the trace's first second of load in 50 ms
   NvmlSource src;
-  int64_t last = src.poll(0)[Signal::kEnergy].value;
+  int64_t last = src.poll(0, all_signals())[Signal::kEnergy].value;
   std::vector<Event> events;
   for (int i = 0; i < 40; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    Reading r = src.poll(0)[Signal::kEnergy];
+    Reading r = src.poll(0, all_signals())[Signal::kEnergy];
     ASSERT_TRUE(r.ok());
     EXPECT_GE(r.value, last);
     last = r.value;
@@ -110,7 +110,7 @@ TEST_F(NvmlSourceTest, SlowCallsAreSurvived) {
   faults("slow_us=2000");
   NvmlSource src;
   auto t0 = std::chrono::steady_clock::now();
-  Sample s = src.poll(0);
+  Sample s = src.poll(0, all_signals());
   EXPECT_GT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(10));
   EXPECT_TRUE(s[Signal::kPowerUsage].ok());
 }

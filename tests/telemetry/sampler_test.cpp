@@ -15,7 +15,8 @@ class CountingSource : public Source {
   CountingSource() { infos_.resize(2); }
   std::string describe() const override { return "counting"; }
   const std::vector<DeviceInfo>& devices() const override { return infos_; }
-  Sample poll(int gpu) override {
+  Sample poll(int gpu, const SignalSet& which) override {
+    selected_ = which;
     Sample s;
     s.gpu = gpu;
     s.t_ns = steady_now_ns();
@@ -24,7 +25,6 @@ class CountingSource : public Source {
     if (selected_[static_cast<std::size_t>(Signal::kEnergy)]) s[Signal::kEnergy] = Reading::of(polls_[gpu]);
     return s;
   }
-  void select(int, const SignalSet& which) override { selected_ = which; }
   std::array<int64_t, kSignalCount> read_cost_ns(int) const override {
     std::array<int64_t, kSignalCount> c{};
     c[static_cast<std::size_t>(Signal::kEnergy)] = 3'000'000;  // as on an H200: 3 ms a read

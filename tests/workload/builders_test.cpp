@@ -4,10 +4,12 @@
 
 #include <stdexcept>
 
+#include "powershape/workload/chunks.hpp"
+
 namespace powershape::workload {
 
 TEST(Builders, TheLmHeadCountsSixNdvAndChunksRaggedly) {
-  LmHeadShape s{1000, 896, 151936};
+  LmHead s{1000, 896, 151936};
   Plan one = lmhead_plan(s, 1);
   EXPECT_DOUBLE_EQ(one.total_flops(), 6.0 * 1000 * 896 * 151936);
   Plan three = lmhead_plan(s, 3);  // 334 + 334 + 332 tokens
@@ -15,15 +17,25 @@ TEST(Builders, TheLmHeadCountsSixNdvAndChunksRaggedly) {
   EXPECT_DOUBLE_EQ(three.total_flops(), one.total_flops());
   EXPECT_DOUBLE_EQ(three.phases[8].flops, 2.0 * 332 * 896 * 151936);
   EXPECT_DOUBLE_EQ(three.phases[1].bytes, 4.0 * 334 * 151936);  // fused: bf16 read + write
-  EXPECT_EQ(lmhead_plan(s, 2, false).phases.size(), 4u);
-  EXPECT_DOUBLE_EQ(lmhead_plan(s, 1, true, 16).phases[1].bytes, 16.0 * 1000 * 151936);
+  EXPECT_EQ(lmhead_plan({1000, 896, 151936, false}, 2).phases.size(), 4u);
+  EXPECT_DOUBLE_EQ(lmhead_plan({1000, 896, 151936, true, 16}, 1).phases[1].bytes, 16.0 * 1000 * 151936);
+  EXPECT_EQ(three.name, "lmhead 1000x896x151936 chunks=3");
+}
+
+TEST(Builders, TheLmHeadsProductsAloneAreItsCeiling) {
+  Plan p = lmhead_plan({1000, 896, 151936, true, 4, true}, 1);
+  ASSERT_EQ(p.phases.size(), 3u);
+  for (const auto& ph : p.phases) EXPECT_EQ(ph.kind, PhaseKind::kCompute);
+  EXPECT_DOUBLE_EQ(p.total_flops(), 6.0 * 1000 * 896 * 151936);
+  EXPECT_EQ(p.name, "lmhead products 1000x896x151936");
 }
 
 TEST(Builders, BadShapesAreRejected) {
   EXPECT_THROW(lmhead_plan({0, 896, 100}, 1), std::invalid_argument);
   EXPECT_THROW(lmhead_plan({10, 896, 100}, 11), std::invalid_argument);
-  EXPECT_THROW(msm_plan(10, 0, 10, 1), std::invalid_argument);
-  EXPECT_THROW(square_plan(0.01, 1.0, Gap::kIdle, 1e12, 1e12), std::invalid_argument);
+  EXPECT_THROW(msm_plan({10, 0, 10}, 1), std::invalid_argument);
+  EXPECT_THROW(square_plan({10, 1.0, Gap::kIdle}, {1e12, 1e12}), std::invalid_argument);
+  EXPECT_THROW(make_plan({Custom{}}, {1e12, 1e12}), std::invalid_argument);
 }
 
 TEST(Builders, EfficiencyFallsForSmallAndShortProducts) {
@@ -34,14 +46,43 @@ TEST(Builders, EfficiencyFallsForSmallAndShortProducts) {
 }
 
 TEST(Builders, ASquareWaveHasItsDutyCycle) {
-  Plan p = square_plan(0.01, 0.25, Gap::kMemory, 1e15, 2e12);
+  Plan p = square_plan({10, 0.25, Gap::kMemory}, {1e15, 2e12});
   ASSERT_EQ(p.phases.size(), 2u);
-  EXPECT_DOUBLE_EQ(p.phases[0].flops, 0.0025 * 1e15);
+  // The burst is whole columns of 4096 x 4096 products: within one column of 0.0025 s x 1e15.
+  EXPECT_NEAR(p.phases[0].flops, 0.0025 * 1e15, 2.0 * 4096 * 4096);
   EXPECT_EQ(p.phases[1].kind, PhaseKind::kMemory);
   EXPECT_DOUBLE_EQ(p.phases[1].bytes, 0.0075 * 2e12);
-  Plan m = msm_plan(100, 64, 1000, 4);
+  Plan m = msm_plan({100, 64, 1000}, 4);
   EXPECT_EQ(m.phases.size(), 12u);
   EXPECT_DOUBLE_EQ(m.total_flops(), 4.0 * 100 * 64 * 1000);
+}
+
+TEST(Builders, ASquareWaveIsSizedInWholeProductColumns) {
+  // 5 ms at 1e15 FLOP/s: 5e12 FLOP = 149012 columns of 2 x 4096 x 4096 FLOP: 36 full 4096^3
+  // products and a 4096 x 4096 x 1556 one.
+  SquareSizing z = size_square({10, 0.5, Gap::kIdle}, {1e15, 1e12});
+  EXPECT_EQ(z.full, 36);
+  EXPECT_EQ(z.last_k, 1556);
+  EXPECT_DOUBLE_EQ(z.gap_s, 0.005);
+  EXPECT_DOUBLE_EQ(z.gap_bytes, 0);
+  // A burst too short for one column still does one.
+  EXPECT_EQ(size_square({1e-6, 0.5, Gap::kIdle}, {1e15, 1e12}).last_k, 1);
+}
+
+TEST(Chunks, RowsSplitByCeilDivisionWithARaggedLastChunk) {
+  EXPECT_EQ(rows_per_chunk(1000, 3), 334);
+  int64_t total = 0, count = 0, last = 0;
+  for_each_chunk(1000, 334, [&](int64_t c, int64_t row0, int64_t rows) {
+    EXPECT_EQ(c, count);
+    EXPECT_EQ(row0, total);
+    total += rows;
+    last = rows;
+    ++count;
+  });
+  EXPECT_EQ(total, 1000);
+  EXPECT_EQ(count, 3);
+  EXPECT_EQ(last, 332);
+  EXPECT_THROW(rows_per_chunk(10, 0), std::invalid_argument);
 }
 
 }  // namespace powershape::workload

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -11,13 +12,11 @@
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/lmhead.hpp"
 #include "powershape/kernels/synthetic.cuh"
+#include "powershape/kernels/workload_steps.hpp"
 
 namespace powershape::kernels {
-using workload::Spec;
-
 namespace {
 
-constexpr int64_t kBurstSize = 4096;  // square-wave bursts are 4096^3 products, as in data/h200
 constexpr int64_t kStreamBytes = int64_t{1} << 30;
 
 struct DeviceBuffer {
@@ -35,148 +34,158 @@ struct DeviceBuffer {
 }  // namespace
 
 struct GpuWorkload::Impl {
-  Spec spec;
+  workload::Workload w;
+  workload::Rates rates;
+  std::vector<WorkloadStep> steps;
   Gemm gemm;
   LmHead lmhead;
   LmHeadArgs args;
+  LmHeadOptions options;
   std::vector<DeviceBuffer> bufs;
-  int burst_products = 0;
-  double gap_s = 0, gap_bytes = 0, flops = 0;
+  int64_t ld = 0;  // the LM head's logits row stride
+  double flops = 0;
+  std::size_t extra = 0;
 
   DeviceBuffer& add(int64_t bytes) {
     bufs.emplace_back(bytes);
     return bufs.back();
   }
+  void* buf(std::size_t i) const { return bufs.at(i).p; }
+  __nv_bfloat16* bf(std::size_t i) const { return bufs.at(i).bf16(); }
 
-  // One iteration; square waves time their burst between `burst`.
-  void iteration(EventPair* burst) {
-    switch (spec.kind) {
-      case Spec::Kind::kProducts: {
-        const int64_t n = spec.a;
-        gemm.run(false, false, n, n, n, bufs[0].p, n, bufs[1].p, n, bufs[2].p, n, Out::kBf16, 1, 0, nullptr);
-        break;
-      }
-      case Spec::Kind::kSquare: {
-        const int64_t n = kBurstSize;
-        burst->start();
-        for (int i = 0; i < burst_products; ++i) {
-          gemm.run(false, false, n, n, n, bufs[0].p, n, bufs[1].p, n, bufs[2].p, n, Out::kBf16, 1, 0, nullptr);
-        }
-        burst->stop();
-        if (spec.memory_gap) {
-          stream_bytes(bufs[3].p, kStreamBytes, gap_bytes, nullptr);
-        } else {
-          spin(static_cast<int64_t>(gap_s * 1e9), nullptr);
-        }
-        break;
-      }
-      case Spec::Kind::kMsm: {
-        const int64_t rows = spec.a, d = spec.b, cols = spec.c;
-        const int64_t per = (rows + spec.chunks - 1) / spec.chunks;
-        auto* q = bufs[0].bf16();
-        auto* k = bufs[1].bf16();
-        auto* v = bufs[2].bf16();
-        auto* s = bufs[3].bf16();
-        auto* o = bufs[4].bf16();
-        for (int64_t r0 = 0; r0 < rows; r0 += per) {
-          const int64_t r = std::min(per, rows - r0);
-          // S [r x cols] = Q_c K^T; column-major (cols x r) = K (as d x cols, transposed) * Q_c^T.
-          gemm.run(true, false, cols, r, d, k, d, q + r0 * d, d, s, cols, Out::kBf16, 1, 0, nullptr);
-          softmax_rows(s, r, cols, cols, nullptr);
-          // O_c [r x d] = P V; column-major (d x r) = V^T (d x cols) * P^T (cols x r).
-          gemm.run(false, false, d, r, cols, v, d, s, cols, o + r0 * d, d, Out::kBf16, 1, 0, nullptr);
-        }
-        break;
-      }
-      case Spec::Kind::kLmHead: {
-        LmHeadOptions opt;
-        opt.chunks = spec.chunks;
-        opt.backward = spec.backward;
-        lmhead.run(args, opt, nullptr);
-        break;
-      }
-      case Spec::Kind::kCustom: break;
+  void product(const WorkloadStep& s) {
+    const std::string phase = s.phase;
+    if (phase == "product" || phase == "burst") {
+      // C [m x n] = A [m x k] B [k x n], column-major, over the first elements of each buffer.
+      gemm.run(false, false, s.m, s.n, s.k, buf(0), s.m, buf(1), s.k, buf(2), s.m, Out::kBf16, 1, 0, nullptr);
+    } else if (phase == "qk") {
+      // S [r x cols] = Q_c K^T; column-major (cols x r) = K (as d x cols, transposed) * Q_c^T.
+      gemm.run(true, false, s.n, s.m, s.k, buf(1), s.k, bf(0) + s.row0 * s.k, s.k, buf(3), s.n, Out::kBf16, 1, 0, nullptr);
+    } else if (phase == "pv") {
+      // O_c [r x d] = P V; column-major (d x r) = V^T (d x cols) * P^T (cols x r).
+      gemm.run(false, false, s.n, s.m, s.k, buf(2), s.n, buf(3), s.k, bf(4) + s.row0 * s.n, s.n, Out::kBf16, 1, 0, nullptr);
+    } else if (phase == "logits") {
+      // buffers: x, w, logits, dx, dw. logits [N x V] = X W^T: (V x N) = W^T-as-stored * X^T.
+      gemm.run(true, false, s.n, s.m, s.k, buf(1), s.k, buf(0), s.k, buf(2), ld, Out::kBf16, 1, 0, nullptr);
+    } else if (phase == "dx") {
+      // dX [N x D] = dlogits W: (D x N) = W^T (D x V) * dlogits^T (V x N).
+      gemm.run(false, false, s.n, s.m, s.k, buf(1), s.n, buf(2), ld, buf(3), s.n, Out::kBf16, 1, 0, nullptr);
+    } else if (phase == "dw") {
+      // dW [V x D] = dlogits^T X: (D x V) = X^T (D x N) * dlogits (N x V).
+      gemm.run(false, true, s.n, s.m, s.k, buf(0), s.n, buf(2), ld, buf(4), s.n, Out::kFp32, 1, 0, nullptr);
+    } else {
+      throw std::logic_error("no kernel for product '" + phase + "'");
     }
   }
+
+  // One iteration; a square wave's burst is timed between `burst`.
+  void iteration(EventPair* burst) {
+    bool in_burst = false;
+    for (const WorkloadStep& s : steps) {
+      const bool b = std::strcmp(s.phase, "burst") == 0;
+      if (b != in_burst) (b ? burst->start() : burst->stop());
+      in_burst = b;
+      switch (s.kind) {
+        case WorkloadStep::kProduct: product(s); break;
+        case WorkloadStep::kSoftmax: softmax_rows(bf(3), s.m, s.n, s.n, nullptr); break;
+        case WorkloadStep::kStream: stream_bytes(buf(3), kStreamBytes, s.bytes, nullptr); break;
+        case WorkloadStep::kSpin: spin(static_cast<int64_t>(s.seconds * 1e9), nullptr); break;
+        case WorkloadStep::kLmHead: lmhead.run(args, options, nullptr); break;
+      }
+    }
+    if (in_burst) burst->stop();
+  }
+
+  void allocate();
 };
 
-GpuWorkload::GpuWorkload(const workload::Plan& plan, double peak_flops_per_s, double peak_bytes_per_s)
-    : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
-  m.bufs.reserve(8);  // add() hands out references; no reallocation may move them
-  m.spec = plan.spec;
-  m.flops = plan.total_flops();
-  const Spec& s = m.spec;
+void GpuWorkload::Impl::allocate() {
   auto fill = [](DeviceBuffer& b, int64_t n, uint64_t seed, float scale) {
     fill_random_bf16(b.bf16(), n, seed, scale, nullptr);
   };
-  switch (s.kind) {
-    case Spec::Kind::kCustom:
-      throw std::invalid_argument("plan '" + plan.name + "' is a custom plan: only the simulator runs those");
-    case Spec::Kind::kProducts:
-    case Spec::Kind::kSquare: {
-      const int64_t n = s.kind == Spec::Kind::kProducts ? s.a : kBurstSize;
-      for (int i = 0; i < 3; ++i) fill(m.add(n * n * 2), n * n, static_cast<uint64_t>(i + 1), 2.0f);
-      if (s.kind == Spec::Kind::kSquare) {
-        const double product_flops = 2.0 * n * n * static_cast<double>(n);
-        m.burst_products = std::max(1, static_cast<int>(std::lround(s.duty * s.period_s * peak_flops_per_s / product_flops)));
-        m.flops = m.burst_products * product_flops;
-        m.gap_s = (1 - s.duty) * s.period_s;
-        m.gap_bytes = m.gap_s * peak_bytes_per_s;
-        if (s.memory_gap) m.add(kStreamBytes);
-      }
-      break;
+  auto random_bf16 = [&](int64_t n, uint64_t seed, float scale) { fill(add(n * 2), n, seed, scale); };
+  if (const auto* p = std::get_if<workload::Products>(&w.kind)) {
+    for (uint64_t i = 1; i <= 3; ++i) random_bf16(p->size * p->size, i, 2.0f);
+  } else if (const auto* sq = std::get_if<workload::Square>(&w.kind)) {
+    const int64_t n = workload::SquareSizing::kBurstSize;
+    for (uint64_t i = 1; i <= 3; ++i) random_bf16(n * n, i, 2.0f);
+    if (sq->gap == workload::Gap::kMemory) add(kStreamBytes);
+  } else if (const auto* m = std::get_if<workload::Msm>(&w.kind)) {
+    if (m->width % 8 != 0 || m->cols % 8 != 0) throw std::invalid_argument("msm: d and cols must be multiples of 8");
+    random_bf16(m->rows * m->width, 1, 1.0f);  // Q
+    random_bf16(m->cols * m->width, 2, 0.2f);  // K
+    random_bf16(m->cols * m->width, 3, 1.0f);  // V
+    add(workload::rows_per_chunk(m->rows, w.chunks) * m->cols * 2);  // S, one chunk
+    add(m->rows * m->width * 2);                                      // O
+  } else if (const auto* l = std::get_if<workload::LmHead>(&w.kind)) {
+    const int64_t n = l->tokens, d = l->width, v = l->vocab;
+    ld = (v + 7) / 8 * 8;
+    random_bf16(n * d, 1, 2.0f);  // X
+    random_bf16(v * d, 2, 0.1f);  // W
+    if (l->products_only) {
+      random_bf16(n * ld, 3, 0.01f);  // logits, which stand for the dlogits too
+      add(n * d * 2);                 // dX
+      add(v * d * 4);                 // dW
+      return;
     }
-    case Spec::Kind::kMsm: {
-      const int64_t rows = s.a, d = s.b, cols = s.c, per = (rows + s.chunks - 1) / s.chunks;
-      if (d % 8 != 0 || cols % 8 != 0) throw std::invalid_argument("msm: d and cols must be multiples of 8");
-      fill(m.add(rows * d * 2), rows * d, 1, 1.0f);
-      fill(m.add(cols * d * 2), cols * d, 2, 0.2f);
-      fill(m.add(cols * d * 2), cols * d, 3, 1.0f);
-      m.add(per * cols * 2);
-      m.add(rows * d * 2);
-      break;
-    }
-    case Spec::Kind::kLmHead: {
-      const int64_t n = s.a, d = s.b, v = s.c;
-      fill(m.add(n * d * 2), n * d, 1, 2.0f);
-      fill(m.add(v * d * 2), v * d, 2, 0.1f);
-      auto& t = m.add(n * 4);
-      std::vector<int32_t> th(static_cast<std::size_t>(n));
-      for (int64_t i = 0; i < n; ++i) th[static_cast<std::size_t>(i)] = static_cast<int32_t>((i * 7919) % v);
-      PS_CUDA(cudaMemcpy(t.p, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
-      LmHeadOptions opt;
-      opt.chunks = s.chunks;
-      opt.backward = s.backward;
-      const auto wsb = LmHead::workspace_bytes(n, d, v, opt);
-      m.args.x = m.bufs[0].p;
-      m.args.w = m.bufs[1].p;
-      m.args.targets = m.bufs[2].p;
-      m.args.n = n;
-      m.args.d = d;
-      m.args.v = v;
-      m.args.loss = static_cast<float*>(m.add(64).p);
-      m.args.dx = m.add(n * d * 2).p;
-      m.args.dw = m.add(v * d * 4).p;
-      m.args.workspace = m.add(static_cast<int64_t>(wsb)).p;
-      m.args.workspace_bytes = wsb;
-      break;
-    }
+    auto& t = add(n * 4);
+    std::vector<int32_t> th(static_cast<std::size_t>(n));
+    for (int64_t i = 0; i < n; ++i) th[static_cast<std::size_t>(i)] = static_cast<int32_t>((i * 7919) % v);
+    PS_CUDA(cudaMemcpy(t.p, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
+    options.chunks = w.chunks;
+    options.backward = l->backward;
+    args.x = buf(0);
+    args.w = buf(1);
+    args.targets = buf(2);
+    args.n = n;
+    args.d = d;
+    args.v = v;
+    args.loss = static_cast<float*>(add(64).p);
+    args.dx = add(n * d * 2).p;
+    args.dw = add(v * d * 4).p;
+    std::size_t free0 = 0, free1 = 0, total = 0;
+    PS_CUDA(cudaDeviceSynchronize());
+    PS_CUDA(cudaMemGetInfo(&free0, &total));
+    args.workspace_bytes = LmHead::workspace_bytes(n, d, v, options);
+    args.workspace = add(static_cast<int64_t>(args.workspace_bytes)).p;
+    lmhead.run(args, options, nullptr);  // the product plans and their workspace
+    PS_CUDA(cudaDeviceSynchronize());
+    PS_CUDA(cudaMemGetInfo(&free1, &total));
+    extra = free0 - free1;
   }
+}
+
+GpuWorkload::GpuWorkload(const workload::Workload& w, const workload::Rates& rates)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.bufs.reserve(8);  // add() hands out references; no reallocation may move them
+  m.w = w;
+  m.rates = rates;
+  workload_steps(w, rates, [&](const WorkloadStep& s) { m.steps.push_back(s); });
+  for (const auto& s : m.steps) {
+    if (s.kind == WorkloadStep::kProduct) m.flops += 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  }
+  if (const auto* l = std::get_if<workload::LmHead>(&w.kind); l != nullptr && !l->products_only) {
+    m.flops = (l->backward ? 6.0 : 2.0) * static_cast<double>(l->tokens) * static_cast<double>(l->width) * static_cast<double>(l->vocab);
+  }
+  m.allocate();
   PS_CUDA(cudaDeviceSynchronize());
 }
 
 GpuWorkload::~GpuWorkload() = default;
 
+std::size_t GpuWorkload::extra_bytes() const { return impl_->extra; }
+
 GpuWorkload::Run GpuWorkload::run_for(double seconds) {
   Run r;
   EventPair whole, burst;
+  const bool square = std::holds_alternative<workload::Square>(impl_->w.kind);
   std::vector<double> ms;
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   double compute_ms = 0;
   while (std::chrono::steady_clock::now() < end) {
     ms.push_back(whole.time([&] { impl_->iteration(&burst); }));
-    compute_ms += impl_->spec.kind == Spec::Kind::kSquare ? burst.ms() : ms.back();
+    compute_ms += square ? burst.ms() : ms.back();
   }
   PS_CUDA(cudaGetLastError());
   r.iterations = static_cast<int>(ms.size());
@@ -188,7 +197,7 @@ GpuWorkload::Run GpuWorkload::run_for(double seconds) {
   return r;
 }
 
-std::pair<double, double> measure_peak_rates() {
+workload::Rates measure_peak_rates() {
   const int64_t n = 8192;
   DeviceBuffer a(n * n * 2), b(n * n * 2), c(n * n * 2), s(kStreamBytes);
   fill_random_bf16(a.bf16(), n * n, 1, 2.0f, nullptr);

@@ -1,19 +1,20 @@
 #pragma once
-// Runs a workload plan's real kernels on the GPU: the chunked LM head op, chunked
-// matmul-softmax-matmul, square waves of products against idle or memory-bound gaps, or products
-// back to back. Host API: no CUDA headers.
+// Runs a workload's real kernels on the GPU (kernels/workload_steps.hpp lists them): the chunked
+// LM head op or its three products alone, chunked matmul-softmax-matmul, square waves of products
+// against idle or memory-bound gaps, or products back to back. Host API: no CUDA headers.
+#include <cstddef>
 #include <memory>
-#include <utility>
 
-#include "powershape/workload/plan.hpp"
+#include "powershape/workload/builders.hpp"
 
 namespace powershape::kernels {
 
 class GpuWorkload {
  public:
-  // Allocates and fills (random bf16) what the plan's spec needs. Throws std::invalid_argument
-  // for a plan read from a file (kCustom), std::runtime_error when it does not fit the GPU.
-  GpuWorkload(const workload::Plan& plan, double peak_flops_per_s, double peak_bytes_per_s);
+  // Allocates and fills (random bf16) what the workload needs; square waves are sized with the
+  // GPU's unthrottled `rates`. Throws std::invalid_argument for a custom plan (only the simulator
+  // runs those) or a shape the kernels cannot take, std::runtime_error when it does not fit the GPU.
+  GpuWorkload(const workload::Workload& w, const workload::Rates& rates);
   ~GpuWorkload();
   GpuWorkload(const GpuWorkload&) = delete;
   GpuWorkload& operator=(const GpuWorkload&) = delete;
@@ -26,14 +27,17 @@ class GpuWorkload {
   };
   // Runs iterations back to back until `seconds` have passed.
   Run run_for(double seconds);
+  // Device memory the workload takes beyond its inputs and outputs (the LM head's workspace and
+  // product plans), measured around its first iteration.
+  std::size_t extra_bytes() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-// The GPU's unthrottled dense bf16 product rate (FLOP/s) and copy bandwidth (bytes read +
-// written per second), each from a short burst on a cool GPU.
-std::pair<double, double> measure_peak_rates();
+// The GPU's unthrottled dense bf16 product rate and copy bandwidth, each from a short burst on a
+// cool GPU.
+workload::Rates measure_peak_rates();
 
 }  // namespace powershape::kernels

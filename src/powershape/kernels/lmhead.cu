@@ -7,6 +7,7 @@
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/gemm.hpp"
+#include "powershape/kernels/lmhead_steps.hpp"
 
 namespace powershape::kernels {
 namespace {
@@ -14,12 +15,6 @@ namespace {
 constexpr std::size_t kAlign = 256;
 
 std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
-
-int64_t rows_per_chunk(int64_t n, const LmHeadOptions& o) {
-  if (o.tokens_per_chunk > 0) return std::min(o.tokens_per_chunk, n);
-  if (o.chunks < 1) throw std::invalid_argument("lmhead: chunks must be at least 1 (or tokens_per_chunk set)");
-  return (n + o.chunks - 1) / o.chunks;
-}
 
 struct Layout {
   int64_t ld;        // logits row stride: V rounded up to 8 elements (16 bytes)
@@ -30,7 +25,7 @@ struct Layout {
 Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
   Layout l{};
   l.ld = (v + 7) / 8 * 8;
-  l.rows = rows_per_chunk(n, o);
+  l.rows = lmhead_rows_per_chunk(n, o);
   std::size_t off = 0;
   auto take = [&](std::size_t bytes) {
     std::size_t at = off;
@@ -84,59 +79,66 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
   auto* lse = a.lse != nullptr ? a.lse : reinterpret_cast<float*>(ws + l.lse);
   auto* row_scale = reinterpret_cast<float*>(ws + l.row_scale);
   auto* count = reinterpret_cast<int*>(ws + l.count);
-  // Without label smoothing the pass reads each row once and leaves a factor a row for the
-  // products to apply (cross_entropy_scaled); with it, the two-read pass writes the gradient itself.
-  const bool one_read = o.label_smoothing == 0;
-  const bool mean = o.reduction == Reduction::kMean;
-  count_valid(a.targets, a.targets_int64, a.n, o.ignore_index, count, stream);
-
+  const bool one_read = lmhead_one_read(o);
   const auto* x = static_cast<const __nv_bfloat16*>(a.x);
   const auto* w = static_cast<const __nv_bfloat16*>(a.w);
   const std::size_t tsize = a.targets_int64 ? 8 : 4;
-  for (int64_t row0 = 0, c = 0; row0 < a.n; row0 += l.rows, ++c) {
-    const int64_t rows = std::min(l.rows, a.n - row0);
-    const __nv_bfloat16* xc = x + row0 * a.d;
-    // logits [rows x V] = X_c W^T: column-major, (V x rows) = W (as D x V, transposed) * X_c^T.
-    impl_->gemm.run(true, false, a.v, rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1, 0, stream);
-    CrossEntropyParams p{};
-    p.logits = logits;
-    p.ld = l.ld;
-    p.v = a.v;
-    p.targets = static_cast<const char*>(a.targets) + row0 * tsize;
-    p.targets_int64 = a.targets_int64;
-    p.ignore_index = o.ignore_index;
-    p.label_smoothing = o.label_smoothing;
-    p.z_loss = o.z_loss;
-    p.softcap = o.softcap;
-    p.valid_count = count;
-    p.grad_scale = o.grad_scale;
-    p.mean = mean;
-    p.write_grad = o.backward;
-    p.token_loss = token_loss + row0;
-    p.token_zloss = token_zloss + row0;
-    p.lse = lse + row0;
-    p.row_scale = row_scale;
-    if (one_read) {
-      cross_entropy_scaled(p, rows, stream);
-    } else {
-      cross_entropy(p, rows, stream);
+  const bool mean = o.reduction == Reduction::kMean;
+  lmhead_steps(a.n, o, [&](const LmHeadStep& s) {
+    const __nv_bfloat16* xc = x + s.row0 * a.d;
+    // dX_c; it holds X_c times each row's factor (one-read pass) until the dX product.
+    auto dxc = [&] { return static_cast<__nv_bfloat16*>(a.dx) + s.row0 * a.d; };
+    switch (s.kind) {
+      case LmHeadStep::kCountValid:
+        count_valid(a.targets, a.targets_int64, a.n, o.ignore_index, count, stream);
+        break;
+      case LmHeadStep::kLogits:
+        // logits [rows x V] = X_c W^T: column-major, (V x rows) = W (as D x V, transposed) * X_c^T.
+        impl_->gemm.run(true, false, a.v, s.rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1, 0, stream);
+        break;
+      case LmHeadStep::kPass: {
+        CrossEntropyParams p{};
+        p.logits = logits;
+        p.ld = l.ld;
+        p.v = a.v;
+        p.targets = static_cast<const char*>(a.targets) + s.row0 * tsize;
+        p.targets_int64 = a.targets_int64;
+        p.ignore_index = o.ignore_index;
+        p.label_smoothing = o.label_smoothing;
+        p.z_loss = o.z_loss;
+        p.softcap = o.softcap;
+        p.valid_count = count;
+        p.grad_scale = o.grad_scale;
+        p.mean = mean;
+        p.write_grad = o.backward;
+        p.token_loss = token_loss + s.row0;
+        p.token_zloss = token_zloss + s.row0;
+        p.lse = lse + s.row0;
+        p.row_scale = row_scale;
+        if (one_read) {
+          cross_entropy_scaled(p, s.rows, stream);
+        } else {
+          cross_entropy(p, s.rows, stream);
+        }
+        break;
+      }
+      case LmHeadStep::kScaleX: scale_rows(xc, row_scale, s.rows, a.d, dxc(), stream); break;
+      case LmHeadStep::kDw:
+        // dW [V x D] (+)= dlogits^T X_c: column-major (D x V) = X_c^T (D x rows) * dlogits (rows x V).
+        impl_->gemm.run(false, true, a.d, a.v, s.rows, one_read ? dxc() : xc, a.d, logits, l.ld, a.dw, a.d,
+                        o.dw_fp32 ? Out::kFp32 : Out::kBf16, 1, s.chunk == 0 ? 0.f : 1.f, stream);
+        break;
+      case LmHeadStep::kDx:
+        // dX_c [rows x D] = dlogits W: column-major (D x rows) = W^T (D x V) * dlogits^T (V x rows).
+        impl_->gemm.run(false, false, a.d, s.rows, a.v, w, a.d, logits, l.ld, dxc(), a.d, Out::kBf16, 1, 0, stream);
+        break;
+      case LmHeadStep::kScaleDx: scale_rows(dxc(), row_scale, s.rows, a.d, dxc(), stream); break;
+      case LmHeadStep::kReduce:
+        reduce_sum(token_loss, a.n, count, mean, a.loss, stream);
+        if (a.z_loss != nullptr) reduce_sum(token_zloss, a.n, count, mean, a.z_loss, stream);
+        break;
     }
-    if (!o.backward) continue;
-    auto* dxc = static_cast<__nv_bfloat16*>(a.dx) + row0 * a.d;
-    const __nv_bfloat16* xg = xc;  // X_c, times each row's factor when the pass left one (held in dX_c)
-    if (one_read) {
-      scale_rows(xc, row_scale, rows, a.d, dxc, stream);
-      xg = dxc;
-    }
-    // dW [V x D] (+)= dlogits^T X_c: column-major (D x V) = X_c^T (D x rows) * dlogits (rows x V).
-    impl_->gemm.run(false, true, a.d, a.v, rows, xg, a.d, logits, l.ld, a.dw, a.d,
-                    o.dw_fp32 ? Out::kFp32 : Out::kBf16, 1, c == 0 ? 0.f : 1.f, stream);
-    // dX_c [rows x D] = dlogits W: column-major (D x rows) = W^T (D x V) * dlogits^T (V x rows).
-    impl_->gemm.run(false, false, a.d, rows, a.v, w, a.d, logits, l.ld, dxc, a.d, Out::kBf16, 1, 0, stream);
-    if (one_read) scale_rows(dxc, row_scale, rows, a.d, dxc, stream);
-  }
-  reduce_sum(token_loss, a.n, count, mean, a.loss, stream);
-  if (a.z_loss != nullptr) reduce_sum(token_zloss, a.n, count, mean, a.z_loss, stream);
+  });
 }
 
 }  // namespace powershape::kernels

@@ -93,7 +93,7 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
   std::vector<Target> out;
   const double nominal = d.square.front().second * 1e12;
   for (auto [period, tf] : d.square) {
-    auto plan = workload::square_plan(period, 0.5, workload::Gap::kIdle, nominal, 1e12);
+    auto plan = workload::square_plan({period * 1e3, 0.5, workload::Gap::kIdle}, {nominal, 1e12});
     SimOptions o;
     o.lead_in_s = 1.5;
     o.tail_s = 0;

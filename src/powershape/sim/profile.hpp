@@ -59,6 +59,10 @@ struct Profile {
   std::vector<Mode> power_modes;
 
   double volts(double mhz) const;
+  // The unthrottled rates: dense products at the maximum clock, and the memory bandwidth (bytes
+  // read + written per second).
+  double peak_flops_per_s() const { return flops_per_cycle * max_mhz * 1e6; }
+  double peak_bytes_per_s() const { return mem_bandwidth_gbs * 1e9; }
 };
 
 // Throws std::runtime_error naming the missing or out-of-range field ("governor.window_ms: ...").

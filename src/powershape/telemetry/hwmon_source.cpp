@@ -69,7 +69,7 @@ HwmonSource::HwmonSource(const fs::path& root) : root_(root) {
   infos_.push_back(info);
 }
 
-Sample HwmonSource::poll(int gpu) {
+Sample HwmonSource::poll(int gpu, const SignalSet& /*which: every rail is cheap*/) {
   Sample s;
   s.gpu = gpu;
   s.t_ns = steady_now_ns();

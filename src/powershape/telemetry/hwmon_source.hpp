@@ -22,7 +22,7 @@ class HwmonSource final : public Source {
   explicit HwmonSource(const std::filesystem::path& root = "/sys/class/hwmon");
   std::string describe() const override { return "hwmon:" + root_.string(); }
   const std::vector<DeviceInfo>& devices() const override { return infos_; }
-  Sample poll(int gpu) override;
+  Sample poll(int gpu, const SignalSet& which) override;
   const std::vector<Rail>& rails() const { return rails_; }
 
  private:

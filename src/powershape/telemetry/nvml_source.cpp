@@ -132,12 +132,12 @@ DeviceInfo NvmlSource::read_info(int nvml_index, Gpu& g) {
   return info;
 }
 
-void NvmlSource::read_fields(Gpu& g, const DeviceInfo& info, Sample& s) {
+void NvmlSource::read_fields(Gpu& g, const DeviceInfo& info, const SignalSet& which, Sample& s) {
   std::array<nvml::FieldValue, kFields.size()> values{};
-  std::array<std::size_t, kFields.size()> which{};
+  std::array<std::size_t, kFields.size()> field_of{};  // the kFields entry of each value
   int n = 0;
   for (std::size_t i = 0; i < kFields.size(); ++i) {
-    if (!g.selected[static_cast<std::size_t>(kFields[i].signal)]) continue;
+    if (!which[static_cast<std::size_t>(kFields[i].signal)]) continue;
     Status st = info.support[static_cast<std::size_t>(kFields[i].signal)];
     if (st != Status::kOk) {
       s[kFields[i].signal] = Reading::failed(st);
@@ -145,18 +145,18 @@ void NvmlSource::read_fields(Gpu& g, const DeviceInfo& info, Sample& s) {
     }
     values[n].fieldId = kFields[i].field;
     values[n].scopeId = kFields[i].scope;
-    which[n++] = i;
+    field_of[n++] = i;
   }
   if (n == 0) return;
   nvml::Return r = call(lib_->api().DeviceGetFieldValues, g.handle, n, values.data());
   for (int k = 0; k < n; ++k) {
-    Signal sig = kFields[which[k]].signal;
+    Signal sig = kFields[field_of[k]].signal;
     nvml::Return fr = (r == nvml::kSuccess) ? values[k].nvmlReturn : r;
     s[sig] = reading_of(fr, nvml::to_int64(values[k].valueType, values[k].value), status_of(fr, g));
   }
 }
 
-Sample NvmlSource::poll(int gpu) {
+Sample NvmlSource::poll(int gpu, const SignalSet& which) {
   Gpu& g = gpus_.at(static_cast<std::size_t>(gpu));
   const DeviceInfo& info = infos_.at(static_cast<std::size_t>(gpu));
   const auto& api = lib_->api();
@@ -165,7 +165,7 @@ Sample NvmlSource::poll(int gpu) {
   int64_t t0 = steady_now_ns();
   s.t_ns = t0;
   auto supported = [&](Signal sig) {
-    if (!g.selected[static_cast<std::size_t>(sig)]) return false;  // stays kNotRead
+    if (!which[static_cast<std::size_t>(sig)]) return false;  // stays kNotRead
     Status st = info.support[static_cast<std::size_t>(sig)];
     if (g.lost) st = Status::kGpuLost;
     if (st != Status::kOk) s[sig] = Reading::failed(st);
@@ -203,11 +203,11 @@ Sample NvmlSource::poll(int gpu) {
     Status st = status_of(r, g);
     for (auto [sig, v] : {std::pair{Signal::kUtilGpu, u.gpu}, std::pair{Signal::kUtilMem, u.memory}}) {
       auto i = static_cast<std::size_t>(sig);
-      if (info.support[i] == Status::kOk && g.selected[i]) s[sig] = reading_of(r, v, st);
+      if (info.support[i] == Status::kOk && which[i]) s[sig] = reading_of(r, v, st);
     }
   }
   if (!g.lost) {
-    read_fields(g, info, s);
+    read_fields(g, info, which, s);
   } else {
     for (const auto& f : kFields) supported(f.signal);  // marks them lost
   }
@@ -226,22 +226,16 @@ void NvmlSource::probe(int gpu) {
     if (i == static_cast<std::size_t>(Signal::kDriverPower)) continue;  // comes through drain()
     SignalSet one;
     one.set(i);
-    select(gpu, one);
     int64_t best = INT64_MAX;
     for (int rep = 0; rep < 3 && info.support[i] == Status::kOk; ++rep) {
       int64_t t0 = steady_now_ns();
-      Sample s = poll(gpu);
+      Sample s = poll(gpu, one);
       best = std::min(best, steady_now_ns() - t0);
       if (s.readings[i].status == Status::kNotSupported) info.support[i] = Status::kNotSupported;
     }
     g.cost_ns[i] = info.support[i] == Status::kOk ? best : 0;
   }
-  select(gpu, SignalSet().set());
   g.energy = CounterUnwrap{};
-}
-
-void NvmlSource::select(int gpu, const SignalSet& which) {
-  gpus_.at(static_cast<std::size_t>(gpu)).selected = which;
 }
 
 std::array<int64_t, kSignalCount> NvmlSource::read_cost_ns(int gpu) const {

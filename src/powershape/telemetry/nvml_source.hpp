@@ -19,10 +19,9 @@ class NvmlSource final : public Source {
                       const std::string& library = "libnvidia-ml.so.1");
   std::string describe() const override;
   const std::vector<DeviceInfo>& devices() const override { return infos_; }
-  Sample poll(int gpu) override;
+  Sample poll(int gpu, const SignalSet& which) override;
   std::vector<Sample> drain(int gpu) override;
   std::vector<Event> take_events() override;
-  void select(int gpu, const SignalSet& which) override;
   std::array<int64_t, kSignalCount> read_cost_ns(int gpu) const override;
 
  private:
@@ -31,13 +30,12 @@ class NvmlSource final : public Source {
     bool lost = false;
     CounterUnwrap energy;
     unsigned long long last_driver_sample_us = 0;
-    SignalSet selected = SignalSet().set();
     std::array<int64_t, kSignalCount> cost_ns{};
   };
   void probe(int gpu);
   Status status_of(nvml::Return r, Gpu& g) const;
   DeviceInfo read_info(int nvml_index, Gpu& g);
-  void read_fields(Gpu& g, const DeviceInfo& info, Sample& s);
+  void read_fields(Gpu& g, const DeviceInfo& info, const SignalSet& which, Sample& s);
 
   std::unique_ptr<nvml::Library> lib_;
   std::vector<Gpu> gpus_;

@@ -78,8 +78,7 @@ void Sampler::round(bool drain, bool slow) {
   const int n = static_cast<int>(source_.devices().size());
   for (int g = 0; g < n; ++g) {
     const SignalSet& cheap = cheap_[static_cast<std::size_t>(g)];
-    if (!cheap.all()) source_.select(g, slow ? SignalSet().set() : cheap);
-    rows.push_back(source_.poll(g));
+    rows.push_back(source_.poll(g, slow ? all_signals() : cheap));
     if (!drain) continue;
     for (Sample& d : source_.drain(g)) rows.push_back(std::move(d));
   }

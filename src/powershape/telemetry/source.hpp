@@ -18,6 +18,7 @@ struct Event {
 };
 
 using SignalSet = std::bitset<kSignalCount>;
+inline SignalSet all_signals() { return SignalSet().set(); }
 
 // Something that reports GPU telemetry: NVML, Jetson hwmon rails, a recorded trace, the simulator.
 // Calls come from one sampler thread.
@@ -26,11 +27,9 @@ class Source {
   virtual ~Source() = default;
   virtual std::string describe() const = 0;
   virtual const std::vector<DeviceInfo>& devices() const = 0;
-  // Reads every signal of device `gpu` (an index into devices()) now.
-  virtual Sample poll(int gpu) = 0;
-  // Limits what the following polls of `gpu` read; the rest come back kNotRead. A source may
-  // ignore it (all it reads is cheap).
-  virtual void select(int /*gpu*/, const SignalSet& /*which*/) {}
+  // Reads the signals `which` of device `gpu` (an index into devices()) now; the rest come back
+  // kNotRead, or read anyway where reading them costs nothing.
+  virtual Sample poll(int gpu, const SignalSet& which) = 0;
   // What reading each signal of `gpu` costs, measured by the source; 0 where cheap or unknown.
   virtual std::array<int64_t, kSignalCount> read_cost_ns(int /*gpu*/) const { return {}; }
   // Rows buffered by the source since the last call (the driver's power samples), oldest first.

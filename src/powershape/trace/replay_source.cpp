@@ -60,7 +60,7 @@ int64_t ReplaySource::replay_time_ns() const {
   return t0_trace_ns_ + static_cast<int64_t>(elapsed);
 }
 
-Sample ReplaySource::poll(int gpu) {
+Sample ReplaySource::poll(int gpu, const telemetry::SignalSet& /*which: replayed rows cost nothing*/) {
   Track& tr = tracks_.at(static_cast<std::size_t>(gpu));
   int64_t now = replay_time_ns();
   while (tr.next_poll < tr.polls.size() && tr.polls[tr.next_poll].t_ns <= now) {

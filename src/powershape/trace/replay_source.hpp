@@ -15,7 +15,7 @@ class ReplaySource final : public telemetry::Source {
   ReplaySource(Trace trace, std::string name, double speed = 1.0);
   std::string describe() const override { return "fake:" + name_; }
   const std::vector<DeviceInfo>& devices() const override { return devices_; }
-  Sample poll(int gpu) override;
+  Sample poll(int gpu, const telemetry::SignalSet& which) override;
   std::vector<Sample> drain(int gpu) override;
 
  private:

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "powershape/workload/chunks.hpp"
+
 namespace powershape::workload {
 namespace {
 
@@ -29,6 +31,13 @@ Phase stream(const std::string& name, double bytes) {
   return p;
 }
 
+Plan start(const Workload& w) {
+  Plan plan;
+  plan.name = name_of(w);
+  plan.workload = w;
+  return plan;
+}
+
 }  // namespace
 
 double product_efficiency(double m, double n, double k) {
@@ -39,82 +48,97 @@ double product_efficiency(double m, double n, double k) {
   return fill * k / (k + 32);
 }
 
-Plan lmhead_plan(const LmHeadShape& s, int chunks, bool backward, double ce_bytes_per_logit) {
-  require(s.n > 0 && s.d > 0 && s.v > 0, "lmhead: N, D and V must be positive");
-  require(chunks >= 1 && chunks <= s.n, "lmhead: chunks must be between 1 and N");
-  require(ce_bytes_per_logit > 0, "lmhead: bytes per logit must be positive");
-  Plan plan;
-  plan.name = "lmhead " + std::to_string(s.n) + "x" + std::to_string(s.d) + "x" +
-              std::to_string(s.v) + " chunks=" + std::to_string(chunks);
-  plan.spec = {Spec::Kind::kLmHead, s.n, s.d, s.v, chunks, backward};
-  const int64_t per = (s.n + chunks - 1) / chunks;
-  for (int64_t start = 0; start < s.n; start += per) {
-    const double n = static_cast<double>(std::min(per, s.n - start));
-    const double d = static_cast<double>(s.d), v = static_cast<double>(s.v);
+double SquareSizing::burst_flops() const {
+  const double n = static_cast<double>(kBurstSize);
+  return 2 * n * n * (n * static_cast<double>(full) + static_cast<double>(last_k));
+}
+
+SquareSizing size_square(const Square& s, const Rates& r) {
+  require(s.period_ms > 0, "square: the period must be positive");
+  require(s.duty > 0 && s.duty < 1, "square: the duty must be between 0 and 1");
+  require(r.flops_per_s > 0 && r.bytes_per_s > 0, "square: rates must be positive");
+  const double n = static_cast<double>(SquareSizing::kBurstSize);
+  const double k_total = std::max(1.0, std::round(s.duty * s.period_ms * 1e-3 * r.flops_per_s / (2 * n * n)));
+  SquareSizing z;
+  z.full = static_cast<int64_t>(k_total / n);
+  z.last_k = static_cast<int64_t>(k_total - static_cast<double>(z.full) * n);
+  z.gap_s = (1 - s.duty) * s.period_ms * 1e-3;
+  if (s.gap == Gap::kMemory) z.gap_bytes = z.gap_s * r.bytes_per_s;
+  return z;
+}
+
+Plan lmhead_plan(const LmHead& w, int chunks) {
+  require(w.tokens > 0 && w.width > 0 && w.vocab > 0, "lmhead: N, D and V must be positive");
+  require(chunks >= 1 && chunks <= w.tokens, "lmhead: chunks must be between 1 and N");
+  require(w.ce_bytes_per_logit > 0, "lmhead: bytes per logit must be positive");
+  Plan plan = start({w, chunks});
+  const double d = static_cast<double>(w.width), v = static_cast<double>(w.vocab);
+  if (w.products_only) {
+    const double n = static_cast<double>(w.tokens);
+    plan.phases = {product("logits", n, v, d), product("dx", n, d, v), product("dw", v, d, n)};
+    return plan;
+  }
+  for_each_chunk(w.tokens, rows_per_chunk(w.tokens, chunks), [&](int64_t, int64_t, int64_t rows) {
+    const double n = static_cast<double>(rows);
     plan.phases.push_back(product("logits", n, v, d));
     // Targets and per-token stats are negligible beside the logits.
-    plan.phases.push_back(stream("cross_entropy", ce_bytes_per_logit * n * v));
-    if (backward) {
+    plan.phases.push_back(stream("cross_entropy", w.ce_bytes_per_logit * n * v));
+    if (w.backward) {
       plan.phases.push_back(product("dx", n, d, v));
       plan.phases.push_back(product("dw", v, d, n));
     }
-  }
+  });
   return plan;
 }
 
-Plan msm_plan(int64_t rows, int64_t d, int64_t cols, int chunks) {
-  require(rows > 0 && d > 0 && cols > 0, "msm: rows, d and cols must be positive");
-  require(chunks >= 1 && chunks <= rows, "msm: chunks must be between 1 and rows");
-  Plan plan;
-  plan.name = "msm " + std::to_string(rows) + "x" + std::to_string(d) + "x" + std::to_string(cols) +
-              " chunks=" + std::to_string(chunks);
-  plan.spec = {Spec::Kind::kMsm, rows, d, cols, chunks};
-  const int64_t per = (rows + chunks - 1) / chunks;
-  for (int64_t start = 0; start < rows; start += per) {
-    const double r = static_cast<double>(std::min(per, rows - start));
-    plan.phases.push_back(product("qk", r, static_cast<double>(cols), static_cast<double>(d)));
-    plan.phases.push_back(stream("softmax", 2 * 2 * r * static_cast<double>(cols)));
-    plan.phases.push_back(product("pv", r, static_cast<double>(d), static_cast<double>(cols)));
-  }
+Plan msm_plan(const Msm& w, int chunks) {
+  require(w.rows > 0 && w.width > 0 && w.cols > 0, "msm: rows, d and cols must be positive");
+  require(chunks >= 1 && chunks <= w.rows, "msm: chunks must be between 1 and rows");
+  Plan plan = start({w, chunks});
+  const double d = static_cast<double>(w.width), cols = static_cast<double>(w.cols);
+  for_each_chunk(w.rows, rows_per_chunk(w.rows, chunks), [&](int64_t, int64_t, int64_t rows) {
+    const double r = static_cast<double>(rows);
+    plan.phases.push_back(product("qk", r, cols, d));
+    plan.phases.push_back(stream("softmax", 2 * 2 * r * cols));
+    plan.phases.push_back(product("pv", r, d, cols));
+  });
   return plan;
 }
 
-Plan products_plan(int64_t size) {
-  require(size > 0, "products: the size must be positive");
-  Plan plan;
-  plan.name = "products " + std::to_string(size) + "^3";
-  plan.spec.kind = Spec::Kind::kProducts;
-  plan.spec.a = size;
-  plan.phases.push_back(product("product", static_cast<double>(size), static_cast<double>(size), static_cast<double>(size)));
+Plan products_plan(const Products& w) {
+  require(w.size > 0, "products: the size must be positive");
+  Plan plan = start({w});
+  const double n = static_cast<double>(w.size);
+  plan.phases.push_back(product("product", n, n, n));
   plan.phases.back().efficiency = 1;  // the size profiles are fitted to
   return plan;
 }
 
-Plan square_plan(double period_s, double duty, Gap gap, double flops_per_s, double bytes_per_s) {
-  require(period_s > 0, "square: the period must be positive");
-  require(duty > 0 && duty < 1, "square: the duty must be between 0 and 1");
-  require(flops_per_s > 0 && bytes_per_s > 0, "square: rates must be positive");
-  Plan plan;
-  plan.name = "square " + std::to_string(period_s * 1e3) + " ms duty " + std::to_string(duty);
-  plan.spec.kind = Spec::Kind::kSquare;
-  plan.spec.period_s = period_s;
-  plan.spec.duty = duty;
-  plan.spec.memory_gap = gap == Gap::kMemory;
+Plan square_plan(const Square& w, const Rates& r) {
+  const SquareSizing z = size_square(w, r);
+  Plan plan = start({w});
   Phase burst;
   burst.name = "burst";
-  burst.flops = duty * period_s * flops_per_s;
+  burst.flops = z.burst_flops();
   plan.phases.push_back(burst);
-  const double gap_s = (1 - duty) * period_s;
-  if (gap == Gap::kIdle) {
+  if (w.gap == Gap::kIdle) {
     Phase idle;
     idle.name = "gap";
     idle.kind = PhaseKind::kIdle;
-    idle.seconds = gap_s;
+    idle.seconds = z.gap_s;
     plan.phases.push_back(idle);
   } else {
-    plan.phases.push_back(stream("gap", gap_s * bytes_per_s));
+    plan.phases.push_back(stream("gap", z.gap_bytes));
   }
   return plan;
+}
+
+Plan make_plan(const Workload& w, const Rates& r) {
+  if (const auto* l = std::get_if<LmHead>(&w.kind)) return lmhead_plan(*l, w.chunks);
+  if (const auto* m = std::get_if<Msm>(&w.kind)) return msm_plan(*m, w.chunks);
+  if (const auto* s = std::get_if<Square>(&w.kind)) return square_plan(*s, r);
+  if (const auto* p = std::get_if<Products>(&w.kind)) return products_plan(*p);
+  throw std::invalid_argument("a custom workload has no phases to derive: read its plan from its file");
 }
 
 }  // namespace powershape::workload

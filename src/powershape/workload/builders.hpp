@@ -1,4 +1,5 @@
 #pragma once
+// The one place a workload's phases are derived from its description (workload.hpp).
 #include <cstdint>
 
 #include "powershape/workload/plan.hpp"
@@ -6,37 +7,39 @@
 namespace powershape::workload {
 
 // Fraction of the peak rate an m x n x k product reaches: fewer 128 x 128 output tiles than the
-// 132 multiprocessors leave some idle (such a product is first split along k, once per 4096 of k,
-// as libraries do), and a short k leaves the pipeline's fill and drain exposed (k / (k + 32)). An approximation from the shape alone; the profile's flops_per_cycle is fitted
-// to large products.
+// 132 multiprocessors leave some idle (such a product is first split along k, once per 4096 of
+// k, as libraries do), and a short k leaves the pipeline's fill and drain exposed (k / (k + 32)).
+// An approximation from the shape alone; the profile's flops_per_cycle is fitted to large products.
 double product_efficiency(double m, double n, double k);
 
-struct LmHeadShape {
-  int64_t n = 0;  // tokens
-  int64_t d = 0;  // hidden size
-  int64_t v = 0;  // vocabulary
+// A device's unthrottled rates: dense bf16 products (FLOP/s) and streaming copies (bytes read +
+// written per second). Square waves are sized with them.
+struct Rates {
+  double flops_per_s = 0, bytes_per_s = 0;
 };
 
-// LM head + cross-entropy over `chunks` row chunks (the last one ragged): per chunk the logits
-// product, the softmax/cross-entropy pass over the logits, and with `backward` the dX and dW
-// products. The pass moves `ce_bytes_per_logit` bytes per logit: 4 for a fused kernel that reads
-// bf16 logits and writes bf16 dlogits in place; an unfused fp32 path (materialised fp32 logits,
-// separate softmax, loss and gradient kernels) moves 16 or more. Throws std::invalid_argument on
-// a non-positive size or more chunks than tokens.
-Plan lmhead_plan(const LmHeadShape& s, int chunks, bool backward = true,
-                 double ce_bytes_per_logit = 4);
+// A square wave's burst as the GPU runs it: `full` products of kBurstSize^3, then one of
+// kBurstSize x kBurstSize x last_k (0: none), so that the burst does duty x period x the
+// unthrottled rate's work; and the gap, idle seconds or bytes streamed.
+struct SquareSizing {
+  static constexpr int64_t kBurstSize = 4096;  // as in data/h200
+  int64_t full = 0, last_k = 0;
+  double gap_s = 0, gap_bytes = 0;
+  double burst_flops() const;
+};
+SquareSizing size_square(const Square& s, const Rates& r);
 
-// The paper's minimal reproduction: S = Q K^T (rows x d x cols), softmax over S, O = P V, chunked
-// over rows.
-Plan msm_plan(int64_t rows, int64_t d, int64_t cols, int chunks);
-
-// Back-to-back size^3 products (the load profiles are calibrated with).
-Plan products_plan(int64_t size);
-
-// One period of a square wave: a compute burst of `duty` x period (sized for `flops_per_s`, the
-// rate the burst would run at unthrottled) and a gap of the rest, idle or memory-bound (sized for
-// `bytes_per_s`).
-enum class Gap { kIdle, kMemory };
-Plan square_plan(double period_s, double duty, Gap gap, double flops_per_s, double bytes_per_s);
+// Each throws std::invalid_argument naming what is wrong (a non-positive size, more chunks than
+// rows, a duty outside (0, 1)).
+//
+// LM head: per chunk the logits product, the pass over the logits and, with backward, the dX and
+// dW products; products_only: the three products alone over all tokens.
+Plan lmhead_plan(const LmHead& w, int chunks);
+// msm: per chunk of rows Q K^T, the softmax over S (bf16 read and written), P V.
+Plan msm_plan(const Msm& w, int chunks);
+Plan products_plan(const Products& w);
+Plan square_plan(const Square& w, const Rates& r);
+// Dispatches on the workload's kind; Custom has no phases to derive and throws.
+Plan make_plan(const Workload& w, const Rates& r);
 
 }  // namespace powershape::workload

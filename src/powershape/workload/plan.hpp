@@ -1,7 +1,8 @@
 #pragma once
-#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "powershape/workload/workload.hpp"
 
 namespace powershape::workload {
 
@@ -19,22 +20,12 @@ struct Phase {
   double efficiency = 1;   // kCompute: fraction of the device's peak rate this product reaches
 };
 
-// What a builder made a plan from, so that a GPU can run the real kernels rather than the
-// phases' stand-ins. kCustom: a plan read from a file, which only the simulator runs.
-struct Spec {
-  enum class Kind { kCustom, kLmHead, kMsm, kSquare, kProducts } kind = Kind::kCustom;
-  int64_t a = 0, b = 0, c = 0;  // lmhead N, D, V; msm rows, d, cols; products: size
-  int chunks = 1;
-  bool backward = true;
-  double period_s = 0, duty = 0;
-  bool memory_gap = false;
-};
-
-// One iteration of a workload: the phases in the order the GPU runs them.
+// One iteration of a workload: the phases in the order the GPU runs them, and the workload they
+// were derived from (Custom for a plan read from a file), so that a GPU can run the real kernels.
 struct Plan {
   std::string name;
   std::vector<Phase> phases;
-  Spec spec;
+  Workload workload;
   double total_flops() const;
 };
 

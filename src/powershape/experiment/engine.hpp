@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "powershape/bench/backend.hpp"
-#include "powershape/bench/stats.hpp"
+#include "powershape/experiment/backend.hpp"
+#include "powershape/experiment/stats.hpp"
 
-namespace powershape::bench {
+namespace powershape::experiment {
 
 struct Design {
   int rounds = 8;
@@ -29,7 +29,8 @@ struct Design {
 struct ConfigResult {
   std::string name;
   double ms_per_iteration = 0, j_per_iteration = 0, avg_power_w = 0, sm_clock_mhz = 0,
-         power_capped = 0, thermal_throttled = 0, peak_temp_c = 0, compute_tflops = 0;  // medians
+         power_capped = 0, thermal_throttled = 0, peak_temp_c = 0, compute_tflops = 0,
+         extra_gib = 0;  // medians
   Interval time_ratio, energy_ratio;  // against the baseline
   // "faster"/"slower", "less energy"/"more energy", "within 0.2%" (a difference under min_effect),
   // "no difference" (the interval holds 1), "baseline".
@@ -52,6 +53,10 @@ struct Result {
 // Runs every configuration once per round, in an order shuffled anew each round, after a
 // warm-up detected from telemetry. Throws std::invalid_argument on a design it cannot run.
 Result run_design(Backend& backend, const Design& design);
+// Idles, then runs configuration i: the ms from the load step until the reported SM clock first
+// falls 5% under its maximum (the device's, else the highest reported before the step); empty
+// if it never does.
+std::optional<double> step_response_ms(Backend& backend, std::size_t i);
 nlohmann::json to_json(const Result& r);
 
-}  // namespace powershape::bench
+}  // namespace powershape::experiment

@@ -1,27 +1,9 @@
-#include "powershape/bench/sim_backend.hpp"
+#include "powershape/experiment/sim_backend.hpp"
 
-#include <algorithm>
 
-#include "powershape/analysis/step_response.hpp"
-
-namespace powershape::bench {
+namespace powershape::experiment {
 
 SimBackend::SimBackend(const sim::Profile& p, const sim::DeviceOptions& o) : device_(p, o) {}
-
-double SimBackend::peak_flops_per_s() const {
-  const auto& p = device_.profile();
-  return p.flops_per_cycle * p.max_mhz * 1e6;
-}
-
-double SimBackend::peak_bytes_per_s() const { return device_.profile().mem_bandwidth_gbs * 1e9; }
-
-std::optional<double> SimBackend::step_response_ms(std::size_t i) {
-  device_.idle(1.5);
-  const int64_t step_ns = device_.now_ns();
-  device_.run(configs_.at(i), 0, 1.5);
-  const auto& p = device_.profile();
-  return analysis::step_response_ms(device_.trace(), 0, 0, static_cast<int64_t>(p.max_mhz * 0.95), step_ns);
-}
 
 std::string SimBackend::describe() const {
   return "simulated " + device_.profile().name + " (" + device_.profile().status + " profile)";
@@ -52,4 +34,4 @@ Measurement SimBackend::measure(std::size_t i, double seconds) {
   return m;
 }
 
-}  // namespace powershape::bench
+}  // namespace powershape::experiment

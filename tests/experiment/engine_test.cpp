@@ -1,10 +1,10 @@
-#include "powershape/bench/engine.hpp"
+#include "powershape/experiment/engine.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-namespace powershape::bench {
+namespace powershape::experiment {
 namespace {
 
 // A deterministic backend: configuration i takes base_ms x effect[i] per iteration with a
@@ -16,8 +16,7 @@ class FakeBackend : public Backend {
   std::string describe() const override { return "fake"; }
   bool simulated() const override { return true; }
   nlohmann::json device_json() const override { return {{"fake", true}}; }
-  double peak_flops_per_s() const override { return 1e15; }
-  double peak_bytes_per_s() const override { return 1e12; }
+  workload::Rates peak_rates() const override { return {1e15, 1e12}; }
   void set_configs(std::vector<workload::Plan>) override {}
   std::size_t config_count() const override { return effect_.size(); }
   std::string config_name(std::size_t i) const override { return "c" + std::to_string(i); }
@@ -37,7 +36,8 @@ class FakeBackend : public Backend {
   }
   void idle(double) override {}
   std::optional<double> temperature_c() override { return 50; }
-  std::optional<double> step_response_ms(std::size_t) override { return 100; }
+  int64_t now_ns() const override { return 0; }
+  trace::Trace recorded() override { return {}; }
   std::vector<std::size_t> order;
 
  private:
@@ -148,4 +148,4 @@ TEST(Engine, RejectsADesignItCannotRun) {
   EXPECT_THROW(run_design(b, d), std::invalid_argument);
 }
 
-}  // namespace powershape::bench
+}  // namespace powershape::experiment

@@ -5,7 +5,7 @@
 
 #include "powershape/telemetry/source.hpp"
 
-namespace powershape::cli {
+namespace powershape::trace {
 
 // Opens the telemetry source a --source option names:
 //   nvml            NVIDIA GPUs through libnvidia-ml.so.1 (the default)
@@ -13,10 +13,6 @@ namespace powershape::cli {
 //   hwmon[:ROOT]    Jetson INA3221 rails under ROOT (default /sys/class/hwmon)
 // `gpus` picks devices by index (nvml only; empty means all). Throws std::runtime_error with a
 // one-line reason.
-std::unique_ptr<telemetry::Source> open_source(const std::string& spec,
-                                               const std::vector<int>& gpus);
+std::unique_ptr<telemetry::Source> open_source(const std::string& spec, const std::vector<int>& gpus);
 
-// Parses "0,2,3" into non-negative integers; throws naming `option` on anything else.
-std::vector<int> parse_int_list(const std::string& list, const std::string& option);
-
-}  // namespace powershape::cli
+}  // namespace powershape::trace

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "powershape/trace/trace.hpp"
-#include "powershape/workload/plan.hpp"
+#include "powershape/workload/builders.hpp"
 
-namespace powershape::bench {
+namespace powershape::experiment {
 
 // One measurement window: a configuration run back to back.
 struct Measurement {
@@ -27,6 +27,7 @@ struct Measurement {
   double power_capped = 0;      // fraction of the window
   double thermal_throttled = 0;
   double peak_temp_c = 0;
+  double extra_gib = 0;         // device memory beyond inputs and outputs (GPU: measured)
   double j_per_iteration() const { return iterations > 0 ? energy_j / iterations : 0; }
 };
 nlohmann::json to_json(const Measurement& m);
@@ -42,8 +43,7 @@ class Backend {
   virtual bool simulated() const = 0;
   virtual nlohmann::json device_json() const = 0;  // device, driver, clocks, limits
   // The rates square waves are sized with: dense bf16 products and streaming copies, unthrottled.
-  virtual double peak_flops_per_s() const = 0;
-  virtual double peak_bytes_per_s() const = 0;
+  virtual workload::Rates peak_rates() const = 0;
   // The configurations to compare, one workload each.
   virtual void set_configs(std::vector<workload::Plan> configs) = 0;
   virtual std::size_t config_count() const = 0;
@@ -52,9 +52,9 @@ class Backend {
   virtual Measurement measure(std::size_t i, double seconds) = 0;
   virtual void idle(double seconds) = 0;
   virtual std::optional<double> temperature_c() = 0;
-  // Idles, then runs configuration i: the ms from the load step until the reported SM clock
-  // first falls 5% under its maximum; empty if it never does.
-  virtual std::optional<double> step_response_ms(std::size_t i) = 0;
+  // The backend's clock (the one its trace's timestamps are on) and what it has recorded so far.
+  virtual int64_t now_ns() const = 0;
+  virtual trace::Trace recorded() = 0;
 };
 
-}  // namespace powershape::bench
+}  // namespace powershape::experiment

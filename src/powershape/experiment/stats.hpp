@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace powershape::bench {
+namespace powershape::experiment {
 
 double median(std::vector<double> v);
 
@@ -16,4 +16,4 @@ struct Interval {
 Interval ratio_interval(const std::vector<double>& a, const std::vector<double>& b, uint64_t seed,
                         int resamples = 4000);
 
-}  // namespace powershape::bench
+}  // namespace powershape::experiment

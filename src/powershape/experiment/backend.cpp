@@ -1,8 +1,8 @@
-#include "powershape/bench/backend.hpp"
+#include "powershape/experiment/backend.hpp"
 
 #include "powershape/analysis/summary.hpp"
 
-namespace powershape::bench {
+namespace powershape::experiment {
 
 nlohmann::json to_json(const Measurement& m) {
   return {{"config", m.config},
@@ -18,7 +18,8 @@ nlohmann::json to_json(const Measurement& m) {
           {"sm_clock_mhz", m.sm_clock_mhz},
           {"power_capped", m.power_capped},
           {"thermal_throttled", m.thermal_throttled},
-          {"peak_temp_c", m.peak_temp_c}};
+          {"peak_temp_c", m.peak_temp_c},
+          {"extra_gib", m.extra_gib}};
 }
 
 void add_telemetry(Measurement& m, const trace::Trace& t, int64_t begin_ns, int64_t end_ns) {
@@ -32,4 +33,4 @@ void add_telemetry(Measurement& m, const trace::Trace& t, int64_t begin_ns, int6
   m.peak_temp_c = static_cast<double>(s.peak_temp_c.value_or(0));
 }
 
-}  // namespace powershape::bench
+}  // namespace powershape::experiment

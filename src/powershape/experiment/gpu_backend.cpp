@@ -1,34 +1,21 @@
-#include "powershape/bench/gpu_backend.hpp"
+#include "powershape/experiment/gpu_backend.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <thread>
 
 #include "powershape/analysis/series.hpp"
-#include "powershape/analysis/step_response.hpp"
 #include "powershape/kernels/gpu_workload.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
 
-namespace powershape::bench {
+namespace powershape::experiment {
 
-namespace {
-
-// A benchmark can afford the energy counter's ~3 ms reads at the counter's own 100 ms update
-// rate (3% of a core), so that a 2 s window spans ~20 counter updates.
-telemetry::SamplerOptions sampler_options() {
-  telemetry::SamplerOptions o;
-  o.slow_period = std::chrono::milliseconds(100);
-  return o;
-}
-
-}  // namespace
-
-GpuBackend::GpuBackend() : nvml_({0}), sampler_(nvml_, sampler_options()) {
+GpuBackend::GpuBackend(const telemetry::SamplerOptions& o) : nvml_({0}), sampler_(nvml_, o) {
   trace_.source = nvml_.describe();
   trace_.devices = nvml_.devices();
   sampler_.start();
-  std::tie(peak_flops_, peak_bytes_) = kernels::measure_peak_rates();
+  peak_ = kernels::measure_peak_rates();
 }
 
 GpuBackend::~GpuBackend() { sampler_.stop(); }
@@ -40,7 +27,7 @@ std::string GpuBackend::describe() const {
 
 nlohmann::json GpuBackend::device_json() const {
   return {{"simulated", false}, {"device", trace::to_json(nvml_.devices().at(0))},
-          {"peak_tflops_measured", peak_flops_ * 1e-12}, {"copy_gbs_measured", peak_bytes_ * 1e-9}};
+          {"peak_tflops_measured", peak_.flops_per_s * 1e-12}, {"copy_gbs_measured", peak_.bytes_per_s * 1e-9}};
 }
 
 void GpuBackend::set_configs(std::vector<workload::Plan> configs) {
@@ -52,7 +39,7 @@ void GpuBackend::set_configs(std::vector<workload::Plan> configs) {
 kernels::GpuWorkload& GpuBackend::workload(std::size_t i) {
   if (loaded_ != i) {
     current_.reset();  // free the last configuration's buffers first
-    current_ = std::make_unique<kernels::GpuWorkload>(configs_.at(i), peak_flops_, peak_bytes_);
+    current_ = std::make_unique<kernels::GpuWorkload>(configs_.at(i).workload, peak_);
     loaded_ = i;
   }
   return *current_;
@@ -74,6 +61,7 @@ Measurement GpuBackend::measure(std::size_t i, double seconds) {
   m.seconds = static_cast<double>(t1 - t0) * 1e-9;
   m.ms_per_iteration = run.ms_per_iteration;
   m.compute_tflops = run.compute_ms > 0 ? run.compute_flops / run.compute_ms * 1e-9 : 0;
+  m.extra_gib = static_cast<double>(w.extra_bytes()) / (1 << 30);
   // Wait for the counter read after the window, so that counter values bracket it.
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   collect();
@@ -90,15 +78,11 @@ std::optional<double> GpuBackend::temperature_c() {
   return static_cast<double>(t.back().value);
 }
 
-std::optional<double> GpuBackend::step_response_ms(std::size_t i) {
-  auto& w = workload(i);
-  idle(1.5);
-  const int64_t step = telemetry::steady_now_ns();
-  w.run_for(1.5);
+int64_t GpuBackend::now_ns() const { return telemetry::steady_now_ns(); }
+
+trace::Trace GpuBackend::recorded() {
   collect();
-  const auto& d = nvml_.devices().at(0);
-  const double max_mhz = d.max_sm_clock_mhz.ok() ? static_cast<double>(d.max_sm_clock_mhz.value) : 1980;
-  return analysis::step_response_ms(trace_, 0, 0, static_cast<int64_t>(max_mhz * 0.95), step);
+  return trace_;
 }
 
-}  // namespace powershape::bench
+}  // namespace powershape::experiment

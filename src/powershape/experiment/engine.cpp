@@ -1,4 +1,4 @@
-#include "powershape/bench/engine.hpp"
+#include "powershape/experiment/engine.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,10 @@
 #include <random>
 #include <stdexcept>
 
-namespace powershape::bench {
+#include "powershape/analysis/series.hpp"
+#include "powershape/analysis/step_response.hpp"
+
+namespace powershape::experiment {
 namespace {
 
 bool settled(const std::vector<Measurement>& w, int n, double tol) {
@@ -101,6 +104,7 @@ Result run_design(Backend& backend, const Design& d) {
     x.thermal_throttled = median(of(c, [](const Measurement& m) { return m.thermal_throttled; }));
     x.peak_temp_c = median(of(c, [](const Measurement& m) { return m.peak_temp_c; }));
     x.compute_tflops = median(of(c, [](const Measurement& m) { return m.compute_tflops; }));
+    x.extra_gib = median(of(c, [](const Measurement& m) { return m.extra_gib; }));
     x.time_ratio = ratio_interval(of(c, ms), of(d.baseline, ms), d.seed + c);
     x.energy_ratio = ratio_interval(of(c, joules), of(d.baseline, joules), d.seed + 1000 + c);
     x.time_verdict = c == d.baseline ? "baseline" : verdict(x.time_ratio, d.min_effect, "faster", "slower");
@@ -120,6 +124,23 @@ Result run_design(Backend& backend, const Design& d) {
   return r;
 }
 
+std::optional<double> step_response_ms(Backend& backend, std::size_t i) {
+  backend.idle(1.5);
+  const int64_t step_ns = backend.now_ns();
+  backend.measure(i, 1.5);
+  const trace::Trace t = backend.recorded();
+  double max_mhz = 0;
+  if (!t.devices.empty() && t.devices[0].max_sm_clock_mhz.ok()) {
+    max_mhz = static_cast<double>(t.devices[0].max_sm_clock_mhz.value);
+  } else {
+    for (const auto& p : analysis::series(t, 0, telemetry::Signal::kSmClock)) {
+      if (p.t_ns < step_ns) max_mhz = std::max(max_mhz, static_cast<double>(p.value));
+    }
+  }
+  if (max_mhz <= 0) return std::nullopt;
+  return analysis::step_response_ms(t, 0, 0, static_cast<int64_t>(max_mhz * 0.95), step_ns);
+}
+
 nlohmann::json to_json(const Result& r) {
   nlohmann::json j = {{"backend", r.backend},       {"simulated", r.simulated},
                       {"device", r.device},         {"warmup_s", r.warmup_s},
@@ -137,6 +158,7 @@ nlohmann::json to_json(const Result& r) {
                             {"thermal_throttled", c.thermal_throttled},
                             {"peak_temp_c", c.peak_temp_c},
                             {"compute_tflops", c.compute_tflops},
+                            {"extra_gib", c.extra_gib},
                             {"time_ratio", iv(c.time_ratio)},
                             {"energy_ratio", iv(c.energy_ratio)},
                             {"time_verdict", c.time_verdict},
@@ -149,4 +171,4 @@ nlohmann::json to_json(const Result& r) {
   return j;
 }
 
-}  // namespace powershape::bench
+}  // namespace powershape::experiment

@@ -1,11 +1,11 @@
-#include "powershape/bench/stats.hpp"
+#include "powershape/experiment/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
 
-namespace powershape::bench {
+namespace powershape::experiment {
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -38,4 +38,4 @@ Interval ratio_interval(const std::vector<double>& a, const std::vector<double>&
   return {at(0.025), std::exp(mean(logs)), at(0.975)};
 }
 
-}  // namespace powershape::bench
+}  // namespace powershape::experiment

@@ -1,0 +1,17 @@
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include "powershape/workload/args.hpp"
+
+namespace powershape::cli {
+
+// The workload options, declared once: `sim` runs one workload (every option), `repro` compares
+// chunk counts of msm or the LM head (--chunks is a list), `probe` sizes its square waves (--duty).
+enum class WorkloadUse { kSim, kRepro, kProbe };
+void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse use);
+
+// The plans the options describe on a device with these unthrottled rates; --recorded-on's
+// profile is looked up here. Throws with a one-line reason.
+std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a, const workload::Rates& device);
+
+}  // namespace powershape::cli

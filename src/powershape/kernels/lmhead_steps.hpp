@@ -1,0 +1,54 @@
+#pragma once
+// The kernels LmHead::run launches, in order, for a shape and options. run() walks them with a
+// visitor that launches each; tests walk them without a GPU to hold the simulator's plans to the
+// kernels (tests/kernels/steps_test.cpp). No CUDA headers.
+#include <algorithm>
+#include <cstdint>
+
+#include "powershape/kernels/lmhead.hpp"
+#include "powershape/workload/chunks.hpp"
+
+namespace powershape::kernels {
+
+struct LmHeadStep {
+  enum Kind {
+    kCountValid,  // targets not ignored, over all tokens
+    kLogits,      // logits [rows x V] = X_c W^T: a rows x V x D product
+    kPass,        // softmax / cross-entropy over the chunk's logits, gradient written in place
+    kScaleX,      // X_c times each row's factor (one-read pass), into dX_c
+    kDw,          // dW (+)= dlogits^T X_c: a V x D x rows product
+    kDx,          // dX_c = dlogits W: a rows x D x V product
+    kScaleDx,     // dX_c times each row's factor
+    kReduce,      // the per-token losses summed (and the z-losses, when asked for)
+  } kind;
+  int64_t chunk = 0, row0 = 0, rows = 0;
+};
+
+// Tokens per chunk: tokens_per_chunk when set, else the common split into `chunks`.
+inline int64_t lmhead_rows_per_chunk(int64_t n, const LmHeadOptions& o) {
+  if (o.tokens_per_chunk > 0) return std::min(o.tokens_per_chunk, n);
+  if (o.chunks < 1) throw std::invalid_argument("lmhead: chunks must be at least 1 (or tokens_per_chunk set)");
+  return workload::rows_per_chunk(n, o.chunks);
+}
+
+// Without label smoothing the pass reads each row once and leaves a factor a row for the products
+// to apply (cross_entropy_scaled); with it, the two-read pass writes the gradient itself.
+inline bool lmhead_one_read(const LmHeadOptions& o) { return o.label_smoothing == 0; }
+
+template <class F>
+void lmhead_steps(int64_t n, const LmHeadOptions& o, F&& f) {
+  const bool one_read = lmhead_one_read(o);
+  f(LmHeadStep{LmHeadStep::kCountValid, 0, 0, n});
+  workload::for_each_chunk(n, lmhead_rows_per_chunk(n, o), [&](int64_t c, int64_t row0, int64_t rows) {
+    f(LmHeadStep{LmHeadStep::kLogits, c, row0, rows});
+    f(LmHeadStep{LmHeadStep::kPass, c, row0, rows});
+    if (!o.backward) return;
+    if (one_read) f(LmHeadStep{LmHeadStep::kScaleX, c, row0, rows});
+    f(LmHeadStep{LmHeadStep::kDw, c, row0, rows});
+    f(LmHeadStep{LmHeadStep::kDx, c, row0, rows});
+    if (one_read) f(LmHeadStep{LmHeadStep::kScaleDx, c, row0, rows});
+  });
+  f(LmHeadStep{LmHeadStep::kReduce, 0, 0, n});
+}
+
+}  // namespace powershape::kernels

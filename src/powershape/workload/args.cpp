@@ -1,0 +1,84 @@
+#include "powershape/workload/args.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include "powershape/util/int_list.hpp"
+#include "powershape/workload/plan_json.hpp"
+#include "powershape/workload/timeline.hpp"
+
+namespace powershape::workload {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+std::array<int64_t, 3> parse_shape(const std::string& s) {
+  std::array<int64_t, 3> out{};
+  std::size_t start = 0;
+  for (int i = 0; i < 3; ++i) {
+    auto comma = s.find(',', start);
+    if ((i < 2) != (comma != std::string::npos)) {
+      throw std::runtime_error("--shape: expected three comma-separated positive integers, found '" + s + "'");
+    }
+    std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    auto& v = out[static_cast<std::size_t>(i)];
+    auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || p != item.data() + item.size() || v <= 0) {
+      throw std::runtime_error("--shape: expected three comma-separated positive integers, found '" + s + "'");
+    }
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<int> chunk_counts(const WorkloadArgs& a) {
+  std::vector<int> out = util::parse_int_list(a.chunks, "--chunks");
+  for (int c : out) {
+    if (c < 1) throw std::runtime_error("--chunks: chunk counts start at 1");
+  }
+  return out;
+}
+
+Workload describe(const WorkloadArgs& a, int chunks) {
+  if (a.workload == "lmhead") {
+    auto s = parse_shape(a.shape.empty() ? "16384,896,151936" : a.shape);
+    return {LmHead{s[0], s[1], s[2], !a.forward_only, a.ce_bytes_per_logit}, chunks};
+  }
+  if (a.workload == "msm") {
+    auto s = parse_shape(a.shape.empty() ? "65536,512,65536" : a.shape);
+    return {Msm{s[0], s[1], s[2]}, chunks};
+  }
+  if (a.workload == "square") {
+    if (a.gap != "idle" && a.gap != "memory") throw std::runtime_error("--gap: expected idle or memory");
+    return {Square{a.period_ms, a.duty, a.gap == "idle" ? Gap::kIdle : Gap::kMemory}, chunks};
+  }
+  if (ends_with(a.workload, ".json") || ends_with(a.workload, ".csv")) return {Custom{}, chunks};
+  throw std::runtime_error("--workload: expected lmhead, msm, square, a PLAN.json or a kernel TIMELINE.csv, found '" +
+                           a.workload + "'");
+}
+
+Plan build_plan(const WorkloadArgs& a, int chunks, const Rates& device) {
+  const Workload w = describe(a, chunks);
+  try {
+    if (!std::holds_alternative<Custom>(w.kind)) return make_plan(w, device);
+    if (ends_with(a.workload, ".json")) return read_plan(a.workload);
+    // A recorded kernel timeline: each kernel did in its recorded time what the recording GPU
+    // does at its unthrottled rates.
+    const Rates& r = a.recorded_on.empty() ? device : a.recorded_on_rates;
+    return read_timeline(a.workload, r.flops_per_s, r.bytes_per_s);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
+std::vector<Plan> build_plans(const WorkloadArgs& a, const Rates& device) {
+  std::vector<Plan> out;
+  for (int c : chunk_counts(a)) out.push_back(build_plan(a, c, device));
+  return out;
+}
+
+}  // namespace powershape::workload

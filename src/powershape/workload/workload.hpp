@@ -1,0 +1,52 @@
+#pragma once
+// What a workload is, in its own terms. Everything that runs a workload starts here: the plan
+// builders derive the simulator's phases from it (builders.hpp), and the GPU runs the kernels it
+// names (kernels/workload_steps.hpp, kernels/lmhead_steps.hpp).
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace powershape::workload {
+
+// LM head + cross-entropy: logits = X W^T over `tokens` x `width` x `vocab`, the fused
+// softmax/cross-entropy pass, and with `backward` the dX and dW products.
+struct LmHead {
+  int64_t tokens = 0, width = 0, vocab = 0;
+  bool backward = true;
+  // Bytes the cross-entropy pass moves per logit: 4 for the fused one-read pass (bf16 logits read,
+  // bf16 dlogits written in place); an unfused fp32 path moves 16 or more.
+  double ce_bytes_per_logit = 4;
+  // The three products alone, without the pass: the ceiling the op is measured against.
+  bool products_only = false;
+};
+
+// The chunking paper's minimal reproduction: S = Q K^T (rows x width x cols), softmax over S,
+// O = P V.
+struct Msm {
+  int64_t rows = 0, width = 0, cols = 0;
+};
+
+// A square wave: a compute burst of `duty` x the period, then a gap of the rest.
+enum class Gap { kIdle, kMemory };
+struct Square {
+  double period_ms = 0, duty = 0;
+  Gap gap = Gap::kIdle;
+};
+
+// size x size x size bf16 products back to back (the load profiles are calibrated with).
+struct Products {
+  int64_t size = 0;
+};
+
+// A plan read from a file or a recorded kernel timeline: only the simulator runs it.
+struct Custom {};
+
+struct Workload {
+  std::variant<Custom, LmHead, Msm, Square, Products> kind;
+  int chunks = 1;  // row chunks (LM head tokens, msm rows); the last chunk is ragged
+};
+
+// "lmhead 16384x896x151936 chunks=4", as plans and tables name it.
+std::string name_of(const Workload& w);
+
+}  // namespace powershape::workload
