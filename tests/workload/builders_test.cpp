@@ -16,6 +16,7 @@ TEST(Builders, TheLmHeadCountsSixNdvAndChunksRaggedly) {
   EXPECT_EQ(three.phases.size(), 12u);
   EXPECT_DOUBLE_EQ(three.total_flops(), one.total_flops());
   EXPECT_DOUBLE_EQ(three.phases[8].flops, 2.0 * 332 * 896 * 151936);
+  EXPECT_EQ(three.phases[2].name, "dw");  // the op's order
   EXPECT_DOUBLE_EQ(three.phases[1].bytes, 4.0 * 334 * 151936);  // fused: bf16 read + write
   EXPECT_EQ(lmhead_plan({1000, 896, 151936, false}, 2).phases.size(), 4u);
   EXPECT_DOUBLE_EQ(lmhead_plan({1000, 896, 151936, true, 16}, 1).phases[1].bytes, 16.0 * 1000 * 151936);

@@ -83,9 +83,9 @@ Plan lmhead_plan(const LmHead& w, int chunks) {
     plan.phases.push_back(product("logits", n, v, d));
     // Targets and per-token stats are negligible beside the logits.
     plan.phases.push_back(stream("cross_entropy", w.ce_bytes_per_logit * n * v));
-    if (w.backward) {
-      plan.phases.push_back(product("dx", n, d, v));
+    if (w.backward) {  // in the op's order: dW first, while dX_c holds the scaled X_c
       plan.phases.push_back(product("dw", v, d, n));
+      plan.phases.push_back(product("dx", n, d, v));
     }
   });
   return plan;
