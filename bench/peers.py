@@ -5,16 +5,18 @@ Cross-Entropy when their source is placed in bench/peers/ (git-ignored, never co
 bench/peers/Liger-Kernel/src and bench/peers/ml-cross-entropy. Sustained median ms over >= 3 s
 windows and the device memory each needs beyond inputs and outputs (peak allocated minus x, W,
 targets and their gradients), then the ratio of each peer's time to powershape's. --ours passes
-options to build/bench/lmhead (the chunk counts to try); its fastest row is powershape's figure.
+options to build/bench/lmhead_speed (the chunk counts to try); the fastest chunk count in its JSON
+output is powershape's figure.
 
   python3 bench/peers.py [--shapes 4096,4096,128256;16384,896,151936;16384,4096,128256] [--window 3]
                          [--ours "--chunks 1,2"]
 """
 import argparse
 import os
-import re
+import json
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -69,20 +71,20 @@ def sustained_ms(fn, x, w, t, window):
 
 
 def ours(shape, window, options):
-    exe = os.path.join(HERE, "..", "build", "bench", "lmhead")
-    res = subprocess.run([exe, "--shapes", shape, "--window", str(window)] + options.split(),
-                         check=True, capture_output=True, text=True).stdout
-    # Rows of the chunk table start with blanks: chunks, burst, sustained, ..., extra GiB, ratio
-    rows = [l.split() for l in res.splitlines() if re.match(r"\s+\d", l)]
-    best = min(rows, key=lambda r: float(r[2]))
-    return float(best[2]), float(best[8]), best[0]
+    exe = os.path.join(HERE, "..", "build", "bench", "lmhead_speed")
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        subprocess.run([exe, "--shapes", shape, "--window", str(window), "--json", f.name] + options.split(),
+                       check=True, stdout=subprocess.DEVNULL)
+        rows = [r for r in json.load(f)["shapes"][0]["rows"] if not r["ceiling"]]
+    best = min(rows, key=lambda r: r["ms"])
+    return best["ms"], best["extra_gib"], best["chunks"]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default="4096,4096,128256;16384,896,151936;16384,4096,128256")
     ap.add_argument("--window", type=float, default=3)
-    ap.add_argument("--ours", default="--chunks 1", help="options for build/bench/lmhead")
+    ap.add_argument("--ours", default="--chunks 1", help="options for build/bench/lmhead_speed")
     a = ap.parse_args()
     print(f"{'N x D x V':22} {'implementation':14} {'ms':>9} {'GiB':>7} {'/ powershape':>13}")
     for shape in a.shapes.split(";"):

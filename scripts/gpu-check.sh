@@ -42,8 +42,8 @@ telemetry() {
 lmhead() {
   echo "== the cross-entropy pass alone, against a copy of the same logits"
   build/bench/ce_pass
-  echo "== LM head: chunk counts against the three products alone (sustained windows)"
-  build/bench/lmhead --chunks "${LMHEAD_CHUNKS:-1,2,4,8,16,32,64}" --window 3
+  echo "== LM head: chunk counts against the three products alone (the engine's sustained windows)"
+  build/bench/lmhead_speed --chunks "${LMHEAD_CHUNKS:-1,2,4,8,16,32,64}" --window 3 --rounds 3 --json "$out/lmhead_speed.json"
 }
 
 peers() {

@@ -9,7 +9,7 @@
 #include "powershape/experiment/engine.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/workload/args.hpp"
-#include "json_out.hpp"
+#include "powershape/util/json_out.hpp"
 #include "subcommands.hpp"
 #include "workload_options.hpp"
 
@@ -117,7 +117,7 @@ int run_probe(const ProbeArgs& a) {
                              {"sm_clock_mhz", pt.sm_clock_mhz}, {"power_capped", pt.power_capped},
                              {"avg_power_w", pt.avg_power_w}});
     }
-    write_json_file(a.out, j);
+    util::write_json_file(a.out, j);
   }
   return 0;
 }

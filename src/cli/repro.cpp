@@ -5,7 +5,7 @@
 #include "backend_spec.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "result_table.hpp"
-#include "json_out.hpp"
+#include "powershape/util/json_out.hpp"
 #include "subcommands.hpp"
 #include "workload_options.hpp"
 
@@ -43,7 +43,7 @@ int run_repro(ReproArgs& a) {
   std::fflush(stdout);
   experiment::Result r = experiment::run_design(*backend, a.design);
   print_result(stdout, r);
-  if (!a.out.empty()) write_json_file(a.out, experiment::to_json(r));
+  if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
   return 0;
 }
 

@@ -9,7 +9,7 @@
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "report.hpp"
-#include "json_out.hpp"
+#include "powershape/util/json_out.hpp"
 #include "subcommands.hpp"
 #include "workload_options.hpp"
 
@@ -91,7 +91,7 @@ int run_calibrate(const CalibrateArgs& a) {
               q.flops_per_cycle, q.dynamic_w, q.fast_limit_w, q.window_ms, q.gain_mhz_per_w_s, q.recovery_mhz_per_s,
               q.r_die_c_per_w, q.tau_die_s, q.r_sink_c_per_w, q.tau_sink_s, q.ambient_c);
   if (!a.out.empty()) {
-    write_json_file(a.out, sim::to_json(q));
+    util::write_json_file(a.out, sim::to_json(q));
     std::printf("wrote %s\n", a.out.c_str());
   }
   return 0;

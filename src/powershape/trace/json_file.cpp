@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "powershape/trace/json_codec.hpp"
+#include "powershape/util/json_out.hpp"
 
 namespace powershape::trace {
 using nlohmann::json;
@@ -37,11 +38,7 @@ JsonFile json_file_from(const json& j, const std::string& name) {
   }
 }
 
-void write_json(const std::string& path, const JsonFile& f) {
-  std::ofstream out(path);
-  out << to_json(f).dump(1) << '\n';
-  if (!out) throw std::runtime_error("cannot write " + path);
-}
+void write_json(const std::string& path, const JsonFile& f) { util::write_json_file(path, to_json(f)); }
 
 JsonFile read_json(const std::string& path) {
   std::ifstream in(path);

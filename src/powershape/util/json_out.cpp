@@ -1,9 +1,9 @@
-#include "json_out.hpp"
+#include "powershape/util/json_out.hpp"
 
 #include <fstream>
 #include <stdexcept>
 
-namespace powershape::cli {
+namespace powershape::util {
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
   std::ofstream out(path);
@@ -11,4 +11,4 @@ void write_json_file(const std::string& path, const nlohmann::json& j) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::util

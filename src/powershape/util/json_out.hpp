@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace powershape::cli {
+namespace powershape::util {
 
 // Writes `j` to `path`, indented; throws std::runtime_error naming the path when it cannot.
 void write_json_file(const std::string& path, const nlohmann::json& j);
 
-}  // namespace powershape::cli
+}  // namespace powershape::util
