@@ -1,0 +1,83 @@
+#include "powershape/sim/governor.hpp"
+
+#include <gtest/gtest.h>
+
+#include "powershape/telemetry/signal.hpp"
+
+namespace powershape::sim {
+namespace {
+
+namespace reason = telemetry::reason;
+
+// A profile whose loops are easy to follow: a 1 ms window updated every 1 ms step.
+Profile simple() {
+  Profile p = load_profile("h200");
+  p.window_ms = 1;
+  p.update_ms = 1;
+  p.gain_mhz_per_w_s = 10;          // 100 W over the limit: -1 MHz a step
+  p.recovery_mhz_per_s = 500;       // +0.5 MHz a step at most
+  p.thermal_gain_mhz_per_c_s = 20;  // 10 C over: -0.2 MHz a step
+  return p;
+}
+
+}  // namespace
+
+TEST(Governor, UnderTheLimitItHoldsTheMaximumClock) {
+  const Profile p = simple();
+  Governor g(p, 1e-3, 0, 0);
+  for (int i = 0; i < 100; ++i) g.observe(p.power_limit_w - 50, 40);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz);
+  EXPECT_EQ(g.reasons(), 0u);
+}
+
+TEST(Governor, OverTheLimitTheCapFallsByGainTimesExcess) {
+  const Profile p = simple();
+  Governor g(p, 1e-3, 0, 0);
+  for (int i = 0; i < 10; ++i) g.observe(p.power_limit_w + 100, 40);
+  EXPECT_NEAR(g.target_mhz(), p.max_mhz - 10, 1e-9);
+  EXPECT_TRUE(g.reasons() & reason::kSwPowerCap);
+  // Back under the limit it recovers no faster than recovery_mhz_per_s.
+  for (int i = 0; i < 4; ++i) g.observe(p.power_limit_w - 300, 40);
+  EXPECT_NEAR(g.target_mhz(), p.max_mhz - 10 + 4 * 0.5, 1e-9);
+  for (int i = 0; i < 100; ++i) g.observe(p.power_limit_w - 300, 40);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz);
+  EXPECT_EQ(g.reasons(), 0u);
+}
+
+TEST(Governor, TheCapNeverLeavesTheClockRange) {
+  const Profile p = simple();
+  Governor g(p, 1e-3, 0, 0);
+  for (int i = 0; i < 100000; ++i) g.observe(p.power_limit_w * 3, 40);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.min_mhz);
+}
+
+TEST(Governor, AveragesPowerOverItsWindow) {
+  Profile p = simple();
+  p.window_ms = 10;  // ten steps: a one-step spike of +1000 W averages to +100 W
+  p.update_ms = 10;
+  Governor g(p, 1e-3, 0, 0);
+  g.observe(p.power_limit_w + 1000, 40);
+  for (int i = 0; i < 9; ++i) g.observe(p.power_limit_w, 40);
+  EXPECT_NEAR(g.target_mhz(), p.max_mhz - 10 * 100 * 0.01, 1e-9);
+}
+
+TEST(Governor, TheThermalLoopActsOnTemperature) {
+  const Profile p = simple();
+  Governor g(p, 1e-3, 0, 0);
+  for (int i = 0; i < 10; ++i) g.observe(100, p.max_operating_c + 10);
+  EXPECT_NEAR(g.target_mhz(), p.max_mhz - 2, 1e-9);
+  EXPECT_TRUE(g.reasons() & reason::kSwThermal);
+  EXPECT_FALSE(g.reasons() & reason::kSwPowerCap);
+}
+
+TEST(Governor, AUsersLimitAndCapApply) {
+  const Profile p = simple();
+  Governor g(p, 1e-3, 300, 1200);
+  EXPECT_DOUBLE_EQ(g.power_limit_w(), 300);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), 1200);
+  EXPECT_TRUE(g.reasons() & reason::kAppClocks);
+  for (int i = 0; i < 10; ++i) g.observe(400, 40);  // 100 W over the user's 300 W
+  EXPECT_TRUE(g.reasons() & reason::kSwPowerCap);
+}
+
+}  // namespace powershape::sim
