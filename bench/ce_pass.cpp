@@ -63,12 +63,14 @@ int main(int argc, char** argv) {
     if (k == "--shapes" && i + 1 < argc) {
       shapes = argv[i + 1];
     } else {
-      std::fprintf(stderr, "ce_pass: unknown option %s (usage: ce_pass [--shapes ROWS,V;...])\n", k.c_str());
+      std::fprintf(stderr, "ce_pass: unknown option %s (usage: ce_pass [--shapes ROWS,V;...])\n",
+                   k.c_str());
       return 2;
     }
   }
   try {
-    std::printf("%-16s %-9s %9s %9s %10s %s\n", "rows x V", "pass", "ms", "copy ms", "GB/s", "copy / pass");
+    std::printf("%-16s %-9s %9s %9s %10s %s\n", "rows x V", "pass", "ms", "copy ms", "GB/s",
+                "copy / pass");
     for (const Shape& sh : parse(shapes)) {
       const int64_t ld = (sh.v + 7) / 8 * 8, count = sh.rows * ld;
       const auto bytes = static_cast<std::size_t>(count) * 2;
@@ -82,7 +84,8 @@ int main(int argc, char** argv) {
       PS_CUDA(cudaMalloc(&scratch, sh.rows * 16));
       PS_CUDA(cudaMalloc(&valid, sizeof(int)));
       std::vector<int32_t> t(static_cast<std::size_t>(sh.rows));
-      for (int64_t r = 0; r < sh.rows; ++r) t[static_cast<std::size_t>(r)] = static_cast<int32_t>((r * 7919) % sh.v);
+      for (int64_t r = 0; r < sh.rows; ++r)
+        t[static_cast<std::size_t>(r)] = static_cast<int32_t>((r * 7919) % sh.v);
       PS_CUDA(cudaMemcpy(targets, t.data(), t.size() * 4, cudaMemcpyHostToDevice));
       count_valid(targets, false, sh.rows, -100, valid, nullptr);
       CrossEntropyParams p{};
@@ -101,17 +104,21 @@ int main(int argc, char** argv) {
       p.row_scale = scratch + 3 * sh.rows;
       uint64_t seed = 1;
       auto refill = [&] { fill_random_bf16(logits, count, seed++, 8.0f, nullptr); };
-      const double cp = median_ms(20, [] {}, [&] { PS_CUDA(cudaMemcpyAsync(copy, logits, bytes, cudaMemcpyDeviceToDevice)); });
-      const std::pair<const char*, void (*)(const CrossEntropyParams&, int64_t, cudaStream_t)> passes[] = {
-          {"two-read", cross_entropy}, {"one-read", cross_entropy_scaled}};
+      const double cp = median_ms(
+          20, [] {},
+          [&] { PS_CUDA(cudaMemcpyAsync(copy, logits, bytes, cudaMemcpyDeviceToDevice)); });
+      const std::pair<const char*, void (*)(const CrossEntropyParams&, int64_t, cudaStream_t)>
+          passes[] = {{"two-read", cross_entropy}, {"one-read", cross_entropy_scaled}};
       for (const auto& [name, run] : passes) {
         const double ms = median_ms(20, refill, [&] { run(p, sh.rows, nullptr); });
-        std::printf("%-16s %-9s %9.3f %9.3f %10.0f %11.3f\n", (std::to_string(sh.rows) + "x" + std::to_string(sh.v)).c_str(),
-                    name, ms, cp, 2.0 * static_cast<double>(bytes) / ms * 1e-6, cp / ms);
+        std::printf("%-16s %-9s %9.3f %9.3f %10.0f %11.3f\n",
+                    (std::to_string(sh.rows) + "x" + std::to_string(sh.v)).c_str(), name, ms, cp,
+                    2.0 * static_cast<double>(bytes) / ms * 1e-6, cp / ms);
       }
       std::fflush(stdout);
-      for (void* q : {static_cast<void*>(logits), static_cast<void*>(copy), static_cast<void*>(targets),
-                      static_cast<void*>(scratch), static_cast<void*>(valid)}) {
+      for (void* q :
+           {static_cast<void*>(logits), static_cast<void*>(copy), static_cast<void*>(targets),
+            static_cast<void*>(scratch), static_cast<void*>(valid)}) {
         PS_CUDA(cudaFree(q));
       }
     }

@@ -1,7 +1,8 @@
 // The SM clock's step response as the GPU sees it: the on-GPU clock probe (10 us bins) runs on
 // its own stream while, after `--idle-ms` of idle, back-to-back 4096^3 bf16 products run until
 // `--ms`. Prints the mean clock idle, in the first millisecond of load, over 1-50 ms, 50-100 ms
-// and after 200 ms; `-o FILE` writes t_ms,sm_mhz per bin (compare data/h200/sm_clock_probe_step.csv).
+// and after 200 ms; `-o FILE` writes t_ms,sm_mhz per bin (compare
+// data/h200/sm_clock_probe_step.csv).
 //   clock_step [--idle-ms 300] [--ms 3400] [-o step.csv]
 #include <cuda_runtime.h>
 
@@ -22,18 +23,26 @@ int main(int argc, char** argv) {
   std::string out;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
-    if (k == "--idle-ms") idle_ms = std::atof(argv[i + 1]);
-    else if (k == "--ms") total_ms = std::atof(argv[i + 1]);
-    else if (k == "-o") out = argv[i + 1];
-    else { std::fprintf(stderr, "clock_step: unknown option %s\n", k.c_str()); return 2; }
+    if (k == "--idle-ms")
+      idle_ms = std::atof(argv[i + 1]);
+    else if (k == "--ms")
+      total_ms = std::atof(argv[i + 1]);
+    else if (k == "-o")
+      out = argv[i + 1];
+    else {
+      std::fprintf(stderr, "clock_step: unknown option %s\n", k.c_str());
+      return 2;
+    }
   }
   try {
-    kernels::GpuWorkload load(workload::Workload{workload::Products{4096}}, kernels::measure_peak_rates());
+    kernels::GpuWorkload load(workload::Workload{workload::Products{4096}},
+                              kernels::measure_peak_rates());
     // Load every kernel now: loading a module lazily waits for the running probe to finish.
     load.run_for(0.05);
     std::this_thread::sleep_for(std::chrono::seconds(2));  // cool down after the rate check
     cudaStream_t s;
-    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) throw std::runtime_error("no stream");
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess)
+      throw std::runtime_error("no stream");
     const int64_t bin_ns = 10'000;
     kernels::ClockProbe probe(static_cast<int64_t>(total_ms * 1e6) / bin_ns + 1, bin_ns);
     probe.start(s, static_cast<int64_t>(total_ms * 1e6));
@@ -55,20 +64,24 @@ int main(int argc, char** argv) {
     // The load starts when the clock first leaves its idle value by 5%.
     const double idle = mean(0, idle_ms * 0.8);
     double step_ms = idle_ms;
-    for (std::size_t i = static_cast<std::size_t>(idle_ms * 0.8 * 1e6 / bin_ns); i < mhz.size(); ++i) {
+    for (std::size_t i = static_cast<std::size_t>(idle_ms * 0.8 * 1e6 / bin_ns); i < mhz.size();
+         ++i) {
       if (mhz[i] > 0 && mhz[i] < 0.95 * idle) {
         step_ms = static_cast<double>(i) * bin_ns * 1e-6;
         break;
       }
     }
-    std::printf("idle %.0f MHz; load from %.2f ms: first 1 ms %.0f MHz, 1-50 ms %.0f, 50-100 ms %.0f, after 200 ms %.0f\n",
-                idle, step_ms, mean(step_ms, step_ms + 1), mean(step_ms + 1, step_ms + 50),
-                mean(step_ms + 50, step_ms + 100), mean(step_ms + 200, total_ms));
+    std::printf(
+        "idle %.0f MHz; load from %.2f ms: first 1 ms %.0f MHz, 1-50 ms %.0f, 50-100 ms %.0f, "
+        "after 200 ms %.0f\n",
+        idle, step_ms, mean(step_ms, step_ms + 1), mean(step_ms + 1, step_ms + 50),
+        mean(step_ms + 50, step_ms + 100), mean(step_ms + 200, total_ms));
     if (!out.empty()) {
       std::FILE* f = std::fopen(out.c_str(), "w");
       if (f == nullptr) throw std::runtime_error("cannot write " + out);
       std::fprintf(f, "t_ms,sm_mhz\n");
-      for (std::size_t i = 0; i < mhz.size(); ++i) std::fprintf(f, "%.2f,%.0f\n", static_cast<double>(i) * bin_ns * 1e-6, mhz[i]);
+      for (std::size_t i = 0; i < mhz.size(); ++i)
+        std::fprintf(f, "%.2f,%.0f\n", static_cast<double>(i) * bin_ns * 1e-6, mhz[i]);
       std::fclose(f);
     }
   } catch (const std::exception& e) {

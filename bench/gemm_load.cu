@@ -39,8 +39,9 @@ void run(int n, double seconds) {
   PS_CUBLAS(cublasCreate(&h));
   const float alpha = 1.0f, beta = 0.0f;
   auto gemm = [&] {
-    PS_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, CUDA_R_16BF, n, b, CUDA_R_16BF, n,
-                           &beta, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    PS_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, CUDA_R_16BF, n, b,
+                           CUDA_R_16BF, n, &beta, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+                           CUBLAS_GEMM_DEFAULT));
   };
   gemm();
   PS_CUDA(cudaDeviceSynchronize());
@@ -61,10 +62,11 @@ void run(int n, double seconds) {
   }
   PS_CUDA(cudaGetLastError());
   double rest_ms = elapsed_ms - first_ms;
-  std::printf("gemm_load: %dx%dx%d bf16, %ld products in %.2f s: first second %.1f TFLOP/s, "
-              "after it %.1f TFLOP/s\n",
-              n, n, n, products, elapsed_ms / 1000, first_products * flop / (first_ms * 1e9),
-              (products - first_products) * flop / (rest_ms * 1e9));
+  std::printf(
+      "gemm_load: %dx%dx%d bf16, %ld products in %.2f s: first second %.1f TFLOP/s, "
+      "after it %.1f TFLOP/s\n",
+      n, n, n, products, elapsed_ms / 1000, first_products * flop / (first_ms * 1e9),
+      (products - first_products) * flop / (rest_ms * 1e9));
   cublasDestroy(h);
   cudaFree(a);
   cudaFree(b);
@@ -81,12 +83,14 @@ int main(int argc, char** argv) {
     } else if (a == "--seconds" && i + 1 < argc) {
       seconds = std::atof(argv[++i]);
     } else {
-      std::fprintf(stderr, "gemm_load: unknown argument '%s' (expected --size N, --seconds S)\n", a.c_str());
+      std::fprintf(stderr, "gemm_load: unknown argument '%s' (expected --size N, --seconds S)\n",
+                   a.c_str());
       return 2;
     }
   }
   if (n < 256 || n % 8 != 0 || !(seconds > 0)) {
-    std::fprintf(stderr, "gemm_load: --size must be a multiple of 8 >= 256 and --seconds positive\n");
+    std::fprintf(stderr,
+                 "gemm_load: --size must be a multiple of 8 >= 256 and --seconds positive\n");
     return 2;
   }
   try {

@@ -5,13 +5,12 @@
 // engine's: after a warm-up that lasts until the power controller has settled, interleaved
 // shuffled rounds, medians with bootstrap intervals.
 //   lmhead_speed [--shapes N,D,V;N,D,V...] [--chunks 1,2,...] [--window S] [--rounds R] [--json F]
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "powershape/experiment/engine.hpp"
 #include "powershape/experiment/gpu_backend.hpp"
@@ -31,8 +30,8 @@ double target_for(const workload::LmHead& s) {
   return 0;
 }
 
-nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape, const std::vector<int>& chunks,
-                         const experiment::Design& design) {
+nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape,
+                         const std::vector<int>& chunks, const experiment::Design& design) {
   std::vector<workload::Plan> configs;
   workload::LmHead ceiling = shape;
   ceiling.products_only = true;
@@ -50,22 +49,36 @@ nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape
     const auto& c = r.configs[i];
     const int ch = i == 0 ? 0 : configs[i].workload.chunks;
     // The ceiling's time over ours: 1 is as fast as the products alone.
-    const double of = 1 / c.time_ratio.mid, of_lo = 1 / c.time_ratio.hi, of_hi = 1 / c.time_ratio.lo;
+    const double of = 1 / c.time_ratio.mid, of_lo = 1 / c.time_ratio.hi,
+                 of_hi = 1 / c.time_ratio.lo;
     char target[32] = "";
     if (i > 0 && target_ms > 0) {
-      std::snprintf(target, sizeof target, "%s %.0f ms", c.ms_per_iteration <= target_ms ? "meets" : "MISSES", target_ms);
+      std::snprintf(target, sizeof target, "%s %.0f ms",
+                    c.ms_per_iteration <= target_ms ? "meets" : "MISSES", target_ms);
     }
     std::printf("%-22s %6s %11.2f %8.1f %9.2f %7.0f %6.0f %6.0f%% %9.2f %7.3f [%.3f, %.3f] %s\n",
-                i == 0 ? (std::to_string(shape.tokens) + "x" + std::to_string(shape.width) + "x" + std::to_string(shape.vocab)).c_str() : "",
-                i == 0 ? "ceil" : std::to_string(ch).c_str(), c.ms_per_iteration, flops / c.ms_per_iteration * 1e-9,
-                c.j_per_iteration, c.avg_power_w, c.sm_clock_mhz, c.power_capped * 100, c.extra_gib, of, of_lo, of_hi, target);
+                i == 0 ? (std::to_string(shape.tokens) + "x" + std::to_string(shape.width) + "x" +
+                          std::to_string(shape.vocab))
+                             .c_str()
+                       : "",
+                i == 0 ? "ceil" : std::to_string(ch).c_str(), c.ms_per_iteration,
+                flops / c.ms_per_iteration * 1e-9, c.j_per_iteration, c.avg_power_w, c.sm_clock_mhz,
+                c.power_capped * 100, c.extra_gib, of, of_lo, of_hi, target);
     std::fflush(stdout);
-    rows.push_back({{"chunks", ch}, {"ceiling", i == 0}, {"ms", c.ms_per_iteration}, {"tflops", flops / c.ms_per_iteration * 1e-9},
-                    {"j_per_iteration", c.j_per_iteration}, {"avg_power_w", c.avg_power_w}, {"sm_clock_mhz", c.sm_clock_mhz},
-                    {"power_capped", c.power_capped}, {"extra_gib", c.extra_gib},
+    rows.push_back({{"chunks", ch},
+                    {"ceiling", i == 0},
+                    {"ms", c.ms_per_iteration},
+                    {"tflops", flops / c.ms_per_iteration * 1e-9},
+                    {"j_per_iteration", c.j_per_iteration},
+                    {"avg_power_w", c.avg_power_w},
+                    {"sm_clock_mhz", c.sm_clock_mhz},
+                    {"power_capped", c.power_capped},
+                    {"extra_gib", c.extra_gib},
                     {"of_ceiling", {{"lo", of_lo}, {"ratio", of}, {"hi", of_hi}}}});
   }
-  return {{"shape", {shape.tokens, shape.width, shape.vocab}}, {"rows", rows}, {"result", experiment::to_json(r)}};
+  return {{"shape", {shape.tokens, shape.width, shape.vocab}},
+          {"rows", rows},
+          {"result", experiment::to_json(r)}};
 }
 
 }  // namespace
@@ -95,8 +108,9 @@ int main(int argc, char** argv) {
     telemetry::SamplerOptions o;
     o.slow_period = std::chrono::milliseconds(100);  // the energy counter at its own update rate
     experiment::GpuBackend gpu(o);
-    std::printf("%s\n%-22s %6s %11s %8s %9s %7s %6s %7s %9s %7s %s\n", gpu.describe().c_str(), "N x D x V", "chunks",
-                "sustain ms", "TFLOP/s", "J/iter", "W", "MHz", "capped", "extra GiB", "/ceil", "[95% CI]  target");
+    std::printf("%s\n%-22s %6s %11s %8s %9s %7s %6s %7s %9s %7s %s\n", gpu.describe().c_str(),
+                "N x D x V", "chunks", "sustain ms", "TFLOP/s", "J/iter", "W", "MHz", "capped",
+                "extra GiB", "/ceil", "[95% CI]  target");
     nlohmann::json out = {{"device", gpu.device_json()}, {"shapes", nlohmann::json::array()}};
     for (const auto& shape : parsed) out["shapes"].push_back(run_shape(gpu, shape, counts, design));
     if (!json_path.empty()) util::write_json_file(json_path, out);

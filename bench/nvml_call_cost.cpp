@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
         {"GetClockInfo(SM)", [&] { return api.DeviceGetClockInfo(d, nvml::kClockSm, &u); }},
         {"GetClockInfo(MEM)", [&] { return api.DeviceGetClockInfo(d, nvml::kClockMem, &u); }},
         {"GetTemperature", [&] { return api.DeviceGetTemperature(d, 0, &u); }},
-        {"GetCurrentClocksEventReasons", [&] { return api.DeviceGetCurrentClocksEventReasons(d, &ull); }},
+        {"GetCurrentClocksEventReasons",
+         [&] { return api.DeviceGetCurrentClocksEventReasons(d, &ull); }},
         {"GetTotalEnergyConsumption", [&] { return api.DeviceGetTotalEnergyConsumption(d, &ull); }},
         {"GetUtilizationRates", [&] { return api.DeviceGetUtilizationRates(d, &util); }},
         {"field POWER_INSTANT", field(nvml::kFiPowerInstant, 0)},
@@ -49,12 +50,14 @@ int main(int argc, char** argv) {
         {"field THROTTLE_SW_THERMAL", field(nvml::kFiThrottleSwThermal, 0)},
         {"field THROTTLE_HW_THERMAL", field(nvml::kFiThrottleHwThermal, 0)},
         {"field THROTTLE_HW_POWER_BRAKE", field(nvml::kFiThrottleHwPowerBrake, 0)},
-        {"GetSamples(count)", [&] {
+        {"GetSamples(count)",
+         [&] {
            nvml::ValueType t{};
            unsigned n = 0;
            return api.DeviceGetSamples(d, nvml::kTotalPowerSamples, 0, &t, &n, nullptr);
          }},
-        {"GetSamples(count+fetch)", [&] {
+        {"GetSamples(count+fetch)",
+         [&] {
            nvml::ValueType t{};
            unsigned n = 0;
            nvml::Return r = api.DeviceGetSamples(d, nvml::kTotalPowerSamples, 0, &t, &n, nullptr);

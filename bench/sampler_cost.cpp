@@ -4,20 +4,19 @@
 // each signal. Phase 2: the Sampler at the chosen period does the same. Prints the sampler's CPU
 // share of one core (target < 1%), the update rate it saw against the reference's (target 1.00),
 // and whether the driver's power buffer was harvested without gaps.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
-#include "powershape/trace/open_source.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/sampler.hpp"
+#include "powershape/trace/open_source.hpp"
 
 using namespace powershape;
 using telemetry::Signal;
@@ -121,20 +120,23 @@ int main(int argc, char** argv) {
     // this period pays for its wake-ups on this machine.
     double floor_pct = empty_loop_cpu_percent(o.period, seconds / 2);
 
-    std::printf("source %s, device '%s'\n", src->describe().c_str(), src->devices()[0].name.c_str());
+    std::printf("source %s, device '%s'\n", src->describe().c_str(),
+                src->devices()[0].name.c_str());
     std::printf("one poll of every signal: %.1f us (mean of %lld back-to-back polls)\n",
                 static_cast<double>(poll_ns) / static_cast<double>(polls) * 1e-3,
                 static_cast<long long>(polls));
-    std::printf("sampler at %.2f ms: %llu rounds in %.2f s, %llu late, CPU %.3f%% of one core "
-                "(target < 1%%: ratio %.2f)\n",
-                interval_ms, static_cast<unsigned long long>(st.polls), st.wall_ns * 1e-9,
-                static_cast<unsigned long long>(st.late), cpu_pct, cpu_pct / 1.0);
+    std::printf(
+        "sampler at %.2f ms: %llu rounds in %.2f s, %llu late, CPU %.3f%% of one core "
+        "(target < 1%%: ratio %.2f)\n",
+        interval_ms, static_cast<unsigned long long>(st.polls), st.wall_ns * 1e-9,
+        static_cast<unsigned long long>(st.late), cpu_pct, cpu_pct / 1.0);
     std::printf("time inside rounds: %.3f%% of wall (%.1f us a round)\n",
                 100.0 * static_cast<double>(st.busy_ns) / static_cast<double>(st.wall_ns),
                 static_cast<double>(st.busy_ns) * 1e-3 / static_cast<double>(st.polls));
-    std::printf("reference: an empty loop sleeping to the same deadlines uses %.3f%%; the "
-                "sampler's own work: %.3f%% (ratio sampler/empty loop %.2f)\n",
-                floor_pct, cpu_pct - floor_pct, floor_pct > 0 ? cpu_pct / floor_pct : 0.0);
+    std::printf(
+        "reference: an empty loop sleeping to the same deadlines uses %.3f%%; the "
+        "sampler's own work: %.3f%% (ratio sampler/empty loop %.2f)\n",
+        floor_pct, cpu_pct - floor_pct, floor_pct > 0 ? cpu_pct / floor_pct : 0.0);
     std::printf("%-16s %14s %14s %8s\n", "signal", "tight updates/s", "sampler upd/s", "ratio");
     for (Signal sig : kWatched) {
       double a = ref.per_s(sig), b = got.per_s(sig);
@@ -143,16 +145,20 @@ int main(int argc, char** argv) {
     }
     if (driver.size() > 2) {
       std::vector<int64_t> gaps;
-      for (std::size_t i = 1; i < driver.size(); ++i) gaps.push_back(driver[i].t_ns - driver[i - 1].t_ns);
+      for (std::size_t i = 1; i < driver.size(); ++i)
+        gaps.push_back(driver[i].t_ns - driver[i - 1].t_ns);
       auto sorted = gaps;
       std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
       int64_t med = sorted[sorted.size() / 2];
-      auto missing = std::count_if(gaps.begin(), gaps.end(), [&](int64_t g) { return g > med * 3 / 2; });
-      std::printf("driver power buffer: %zu samples harvested, median spacing %.2f ms, %ld gaps "
-                  "over 1.5x the median\n",
-                  driver.size(), static_cast<double>(med) * 1e-6, static_cast<long>(missing));
+      auto missing =
+          std::count_if(gaps.begin(), gaps.end(), [&](int64_t g) { return g > med * 3 / 2; });
+      std::printf(
+          "driver power buffer: %zu samples harvested, median spacing %.2f ms, %ld gaps "
+          "over 1.5x the median\n",
+          driver.size(), static_cast<double>(med) * 1e-6, static_cast<long>(missing));
     } else {
-      std::printf("driver power buffer: %zu samples (not supported by this source?)\n", driver.size());
+      std::printf("driver power buffer: %zu samples (not supported by this source?)\n",
+                  driver.size());
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sampler_cost: %s\n", e.what());

@@ -4,8 +4,8 @@
 // second; the ratio printed is the best steps/s over that.
 #include <algorithm>
 #include <chrono>
-#include <vector>
 #include <cstdio>
+#include <vector>
 
 #include "powershape/sim/simulator.hpp"
 #include "powershape/workload/builders.hpp"
@@ -19,7 +19,8 @@ int main() {
   ph.flops = 2.0 * 8192 * 8192 * 8192;
   gemm.phases.push_back(ph);
   workload::Plan lmhead = workload::lmhead_plan({16384, 896, 151936}, 32);
-  std::printf("%-28s %8s %12s %14s %14s %8s\n", "workload", "step", "steps", "best steps/s", "median", "ratio");
+  std::printf("%-28s %8s %12s %14s %14s %8s\n", "workload", "step", "steps", "best steps/s",
+              "median", "ratio");
   for (const auto* w : {&gemm, &lmhead}) {
     for (double step : {1e-3, 1e-4}) {
       sim::SimOptions o;
@@ -35,8 +36,10 @@ int main() {
         steps = r.steps;
       }
       std::sort(rates.begin(), rates.end());
-      std::printf("%-28s %6.1fms %12lld %14.3g %14.3g %8.2f\n", w == &gemm ? "sustained 8192^3 products" : "lmhead 16384x896x151936/32",
-                  step * 1e3, static_cast<long long>(steps), rates.back(), rates[2], rates.back() / 1e7);
+      std::printf("%-28s %6.1fms %12lld %14.3g %14.3g %8.2f\n",
+                  w == &gemm ? "sustained 8192^3 products" : "lmhead 16384x896x151936/32",
+                  step * 1e3, static_cast<long long>(steps), rates.back(), rates[2],
+                  rates.back() / 1e7);
     }
   }
   return 0;

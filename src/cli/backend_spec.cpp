@@ -26,17 +26,20 @@ std::unique_ptr<experiment::Backend> open_gpu() {
   o.slow_period = std::chrono::milliseconds(100);
   return std::make_unique<experiment::GpuBackend>(o);
 #else
-  throw std::runtime_error("this build has no GPU backend (it needs the CUDA kernels: build with nvcc)");
+  throw std::runtime_error(
+      "this build has no GPU backend (it needs the CUDA kernels: build with nvcc)");
 #endif
 }
 
 }  // namespace
 
-std::unique_ptr<experiment::Backend> open_backend(const std::string& spec, uint64_t seed, std::string* why) {
+std::unique_ptr<experiment::Backend> open_backend(const std::string& spec, uint64_t seed,
+                                                  std::string* why) {
   if (spec == "sim") return open_sim("h200", seed);
   if (spec.rfind("sim:", 0) == 0) return open_sim(spec.substr(4), seed);
   if (spec == "gpu") return open_gpu();
-  if (!spec.empty()) throw std::runtime_error("--device: expected gpu, sim or sim:PROFILE, found '" + spec + "'");
+  if (!spec.empty())
+    throw std::runtime_error("--device: expected gpu, sim or sim:PROFILE, found '" + spec + "'");
   try {
     return open_gpu();
   } catch (const std::runtime_error& e) {
@@ -46,7 +49,8 @@ std::unique_ptr<experiment::Backend> open_backend(const std::string& spec, uint6
 }
 
 void add_device_option(CLI::App* cmd, std::string& spec) {
-  cmd->add_option("--device", spec, "gpu, sim or sim:PROFILE (default: the GPU if there is one, else sim:h200)");
+  cmd->add_option("--device", spec,
+                  "gpu, sim or sim:PROFILE (default: the GPU if there is one, else sim:h200)");
 }
 
 }  // namespace powershape::cli

@@ -35,7 +35,8 @@ Child::Child(const std::vector<std::string>& argv, const std::vector<std::string
   for (const auto& kv : env) envp.push_back(const_cast<char*>(kv.c_str()));
   envp.push_back(nullptr);
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid_ == 0) {

@@ -33,7 +33,8 @@ ControlFifo::ControlFifo() {
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = std::string(tmp != nullptr ? tmp : "/tmp") + "/powershape.XXXXXX";
   if (mkdtemp(templ.data()) == nullptr) {
-    throw std::runtime_error("cannot make a temporary folder in " + templ + ": " + std::strerror(errno));
+    throw std::runtime_error("cannot make a temporary folder in " + templ + ": " +
+                             std::strerror(errno));
   }
   dir_ = templ;
   path_ = dir_ + "/control";

@@ -23,11 +23,10 @@ void print(const telemetry::DeviceInfo& d) {
   std::printf("GPU %d: %s\n", d.index, d.name.c_str());
   if (!d.uuid.empty()) std::printf("  uuid            %s\n", d.uuid.c_str());
   if (!d.driver.empty()) std::printf("  driver          %s\n", d.driver.c_str());
-  std::printf("  power limit     %s (enforced %s, range %s .. %s)\n",
-              show(d.power_limit_mw, 1e-3, "W").c_str(),
-              show(d.enforced_power_limit_mw, 1e-3, "W").c_str(),
-              show(d.min_power_limit_mw, 1e-3, "W").c_str(),
-              show(d.max_power_limit_mw, 1e-3, "W").c_str());
+  std::printf(
+      "  power limit     %s (enforced %s, range %s .. %s)\n",
+      show(d.power_limit_mw, 1e-3, "W").c_str(), show(d.enforced_power_limit_mw, 1e-3, "W").c_str(),
+      show(d.min_power_limit_mw, 1e-3, "W").c_str(), show(d.max_power_limit_mw, 1e-3, "W").c_str());
   std::printf("  max clocks      SM %s, memory %s\n", show(d.max_sm_clock_mhz, 1, "MHz").c_str(),
               show(d.max_mem_clock_mhz, 1, "MHz").c_str());
   std::printf("  temperatures    slowdown %s, shutdown %s, GPU max %s, memory max %s\n",

@@ -22,15 +22,18 @@ void add_mark(CLI::App& app) {
   cmd->callback([] {
     const char* path = std::getenv(kControlEnv);
     if (path == nullptr) {
-      throw std::runtime_error(std::string(kControlEnv) + " is not set: run this under 'powershape monitor'");
+      throw std::runtime_error(std::string(kControlEnv) +
+                               " is not set: run this under 'powershape monitor'");
     }
     if (name.find('\n') != std::string::npos) throw std::runtime_error("a region name is one line");
     std::string line = format_mark({verb == "begin", telemetry::steady_now_ns(), name});
     int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error(std::string("cannot open ") + path + ": " + std::strerror(errno));
+    if (fd < 0)
+      throw std::runtime_error(std::string("cannot open ") + path + ": " + std::strerror(errno));
     ssize_t n = write(fd, line.data(), line.size());
     close(fd);
-    if (n != static_cast<ssize_t>(line.size())) throw std::runtime_error(std::string("cannot write ") + path);
+    if (n != static_cast<ssize_t>(line.size()))
+      throw std::runtime_error(std::string("cannot write ") + path);
     exit_code() = 0;
   });
 }

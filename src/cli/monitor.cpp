@@ -15,9 +15,9 @@
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
-#include "report.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/int_list.hpp"
+#include "report.hpp"
 #include "subcommands.hpp"
 
 namespace powershape::cli {
@@ -86,7 +86,9 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
   std::fprintf(stderr, " sampler: %llu rounds, %llu late, %llu rows dropped, %.2f%% of one core\n",
                static_cast<unsigned long long>(st.polls), static_cast<unsigned long long>(st.late),
                static_cast<unsigned long long>(st.dropped),
-               st.wall_ns > 0 ? 100.0 * static_cast<double>(st.cpu_ns) / static_cast<double>(st.wall_ns) : 0.0);
+               st.wall_ns > 0
+                   ? 100.0 * static_cast<double>(st.cpu_ns) / static_cast<double>(st.wall_ns)
+                   : 0.0);
   for (std::size_t g = 0; g < source.devices().size(); ++g) {
     std::string periods;
     for (auto s : {telemetry::Signal::kPowerUsage, telemetry::Signal::kPowerInstant,
@@ -101,7 +103,8 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
     }
     if (!periods.empty()) {
       periods.pop_back();
-      std::fprintf(stderr, " GPU %d update periods:%s\n", source.devices()[g].index, periods.c_str());
+      std::fprintf(stderr, " GPU %d update periods:%s\n", source.devices()[g].index,
+                   periods.c_str());
     }
   }
 }
@@ -113,7 +116,8 @@ int run_monitor(const MonitorOptions& o) {
   if (!(o.slow_interval_ms >= o.interval_ms && o.slow_interval_ms <= 60000)) {
     throw std::runtime_error("--slow-interval: expected milliseconds between --interval and 60000");
   }
-  auto source = trace::open_source(o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "--gpus"));
+  auto source = trace::open_source(
+      o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "--gpus"));
   std::unique_ptr<trace::CsvWriter> csv;
   if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv);
   trace::Trace trace;
@@ -134,7 +138,8 @@ int run_monitor(const MonitorOptions& o) {
   int code = 0;
   if (!o.command.empty()) {
     try {
-      child.emplace(o.command, std::vector<std::string>{std::string(kControlEnv) + "=" + fifo.path()});
+      child.emplace(o.command,
+                    std::vector<std::string>{std::string(kControlEnv) + "=" + fifo.path()});
     } catch (const std::exception& e) {
       std::fprintf(stderr, "powershape: %s\n", e.what());
       code = 127;

@@ -1,15 +1,14 @@
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "backend_spec.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/util/int_list.hpp"
-#include "powershape/workload/args.hpp"
 #include "powershape/util/json_out.hpp"
+#include "powershape/workload/args.hpp"
 #include "subcommands.hpp"
 #include "workload_options.hpp"
 
@@ -37,12 +36,14 @@ struct Point {
 
 int run_probe(const ProbeArgs& a) {
   const double duty = a.workload.duty;
-  if (!(duty > 0 && duty < 1)) throw std::runtime_error("--duty: expected a fraction between 0 and 1");
+  if (!(duty > 0 && duty < 1))
+    throw std::runtime_error("--duty: expected a fraction between 0 and 1");
   std::vector<std::string> gaps;
   for (std::size_t s = 0; s <= a.gaps.size();) {
     auto c = a.gaps.find(',', s);
     gaps.push_back(a.gaps.substr(s, c == std::string::npos ? std::string::npos : c - s));
-    if (gaps.back() != "idle" && gaps.back() != "memory") throw std::runtime_error("--gaps: expected idle and/or memory");
+    if (gaps.back() != "idle" && gaps.back() != "memory")
+      throw std::runtime_error("--gaps: expected idle and/or memory");
     if (c == std::string::npos) break;
     s = c + 1;
   }
@@ -71,20 +72,22 @@ int run_probe(const ProbeArgs& a) {
   backend->idle(2);
   auto cont = backend->measure(0, std::max(a.window_s, 5.0));
   std::vector<Point> points;
-  std::printf("\n%-7s %10s %12s %10s %8s %8s\n", "gap", "period ms", "burst TF/s", "SM MHz", "capped", "W");
+  std::printf("\n%-7s %10s %12s %10s %8s %8s\n", "gap", "period ms", "burst TF/s", "SM MHz",
+              "capped", "W");
   std::size_t k = 1;
   for (const auto& g : gaps) {
     for (int p : periods) {
       backend->idle(1);
       auto m = backend->measure(k++, std::max(a.window_s, 4 * p * 1e-3));
-      points.push_back({g, static_cast<double>(p), m.compute_tflops, m.sm_clock_mhz, m.power_capped, m.avg_power_w});
-      std::printf("%-7s %10d %12.1f %10.0f %7.0f%% %8.0f\n", g.c_str(), p, m.compute_tflops, m.sm_clock_mhz,
-                  m.power_capped * 100, m.avg_power_w);
+      points.push_back({g, static_cast<double>(p), m.compute_tflops, m.sm_clock_mhz, m.power_capped,
+                        m.avg_power_w});
+      std::printf("%-7s %10d %12.1f %10.0f %7.0f%% %8.0f\n", g.c_str(), p, m.compute_tflops,
+                  m.sm_clock_mhz, m.power_capped * 100, m.avg_power_w);
       std::fflush(stdout);
     }
   }
-  std::printf("%-7s %10s %12.1f %10.0f %7.0f%% %8.0f\n", "none", "-", cont.compute_tflops, cont.sm_clock_mhz,
-              cont.power_capped * 100, cont.avg_power_w);
+  std::printf("%-7s %10s %12.1f %10.0f %7.0f%% %8.0f\n", "none", "-", cont.compute_tflops,
+              cont.sm_clock_mhz, cont.power_capped * 100, cont.avg_power_w);
 
   double boost = 0;
   for (const auto& pt : points) boost = std::max(boost, pt.burst_tflops);
@@ -95,26 +98,40 @@ int run_probe(const ProbeArgs& a) {
     if (pt.gap != gaps.front()) continue;
     if (pt.burst_tflops >= 0.97 * boost) window_ms = std::max(window_ms, pt.period_ms * duty);
   }
-  std::printf("\nboost (best burst) %.1f TFLOP/s, sustained %.1f TFLOP/s: sustained-to-boost %.3f\n", boost,
-              cont.compute_tflops, cont.compute_tflops / boost);
+  std::printf(
+      "\nboost (best burst) %.1f TFLOP/s, sustained %.1f TFLOP/s: sustained-to-boost %.3f\n", boost,
+      cont.compute_tflops, cont.compute_tflops / boost);
   if (response) {
-    std::printf("controller response after a load step: the reported SM clock fell 5%% under its "
-                "maximum after %.0f ms\n", *response);
+    std::printf(
+        "controller response after a load step: the reported SM clock fell 5%% under its "
+        "maximum after %.0f ms\n",
+        *response);
   } else {
-    std::printf("controller response after a load step: the reported SM clock never fell 5%% under its maximum\n");
+    std::printf(
+        "controller response after a load step: the reported SM clock never fell 5%% under its "
+        "maximum\n");
   }
-  std::printf("power window: compute phases up to %.0f ms run unthrottled (within 3%% of boost) "
-              "between %s gaps at %.0f%% duty\n", window_ms, gaps.front().c_str(), duty * 100);
+  std::printf(
+      "power window: compute phases up to %.0f ms run unthrottled (within 3%% of boost) "
+      "between %s gaps at %.0f%% duty\n",
+      window_ms, gaps.front().c_str(), duty * 100);
 
   if (!a.out.empty()) {
-    nlohmann::json j = {{"backend", backend->describe()}, {"device", backend->device_json()},
-                        {"duty", duty}, {"boost_tflops", boost}, {"sustained_tflops", cont.compute_tflops},
-                        {"sustained_to_boost", cont.compute_tflops / boost}, {"power_window_ms", window_ms}};
+    nlohmann::json j = {{"backend", backend->describe()},
+                        {"device", backend->device_json()},
+                        {"duty", duty},
+                        {"boost_tflops", boost},
+                        {"sustained_tflops", cont.compute_tflops},
+                        {"sustained_to_boost", cont.compute_tflops / boost},
+                        {"power_window_ms", window_ms}};
     j["step_response_ms"] = response ? nlohmann::json(*response) : nlohmann::json(nullptr);
     j["points"] = nlohmann::json::array();
     for (const auto& pt : points) {
-      j["points"].push_back({{"gap", pt.gap}, {"period_ms", pt.period_ms}, {"burst_tflops", pt.burst_tflops},
-                             {"sm_clock_mhz", pt.sm_clock_mhz}, {"power_capped", pt.power_capped},
+      j["points"].push_back({{"gap", pt.gap},
+                             {"period_ms", pt.period_ms},
+                             {"burst_tflops", pt.burst_tflops},
+                             {"sm_clock_mhz", pt.sm_clock_mhz},
+                             {"power_capped", pt.power_capped},
                              {"avg_power_w", pt.avg_power_w}});
     }
     util::write_json_file(a.out, j);
@@ -126,13 +143,16 @@ int run_probe(const ProbeArgs& a) {
 
 void add_probe(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "probe", "Characterise a GPU's power management with square waves of compute and idle/memory");
+      "probe",
+      "Characterise a GPU's power management with square waves of compute and idle/memory");
   static ProbeArgs a;
   add_device_option(cmd, a.device);
-  cmd->add_option("--periods", a.periods, "Square-wave periods in ms (default 1,2,5,10,20,50,100,200,500,1000,2000)");
+  cmd->add_option("--periods", a.periods,
+                  "Square-wave periods in ms (default 1,2,5,10,20,50,100,200,500,1000,2000)");
   cmd->add_option("--gaps", a.gaps, "Gap kinds: idle, memory or both (default idle,memory)");
   add_workload_options(*cmd, a.workload, WorkloadUse::kProbe);
-  cmd->add_option("--window", a.window_s, "Seconds per measurement, at least 4 periods (default 3)");
+  cmd->add_option("--window", a.window_s,
+                  "Seconds per measurement, at least 4 periods (default 3)");
   cmd->add_option("--seed", a.seed, "Seed (simulator noise)");
   cmd->add_option("-o,--output", a.out, "Write the curve and figures as JSON");
   cmd->callback([] { exit_code() = run_probe(a); });

@@ -4,7 +4,8 @@ namespace powershape::cli {
 namespace {
 
 void line(std::FILE* out, const char* value, const char* what, const std::string& note = "") {
-  std::fprintf(out, "  %18s  %-22s%s\n", value, what, note.empty() ? "" : ("(" + note + ")").c_str());
+  std::fprintf(out, "  %18s  %-22s%s\n", value, what,
+               note.empty() ? "" : ("(" + note + ")").c_str());
 }
 
 std::string fmt(const char* f, double v) {
@@ -31,9 +32,12 @@ void block(std::FILE* out, const analysis::Summary& s) {
     line(out, fmt("%.0f MHz", c.mean).c_str(), "SM clock mean",
          fmt("p5 %.0f", c.p5) + fmt(", p50 %.0f", c.p50) + fmt(", p95 %.0f", c.p95));
   }
-  if (auto f = s.power_capped_fraction()) line(out, fmt("%.1f %%", *f * 100).c_str(), "power-capped");
-  if (auto f = s.thermal_fraction()) line(out, fmt("%.1f %%", *f * 100).c_str(), "thermally throttled");
-  if (s.peak_temp_c) line(out, fmt("%.0f C", static_cast<double>(*s.peak_temp_c)).c_str(), "peak temperature");
+  if (auto f = s.power_capped_fraction())
+    line(out, fmt("%.1f %%", *f * 100).c_str(), "power-capped");
+  if (auto f = s.thermal_fraction())
+    line(out, fmt("%.1f %%", *f * 100).c_str(), "thermally throttled");
+  if (s.peak_temp_c)
+    line(out, fmt("%.0f C", static_cast<double>(*s.peak_temp_c)).c_str(), "peak temperature");
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 
 #include "backend_spec.hpp"
 #include "powershape/experiment/engine.hpp"
-#include "result_table.hpp"
 #include "powershape/util/json_out.hpp"
+#include "result_table.hpp"
 #include "subcommands.hpp"
 #include "workload_options.hpp"
 
@@ -22,10 +22,12 @@ struct ReproArgs {
 
 int run_repro(ReproArgs& a) {
   if (a.workload.workload != "msm" && a.workload.workload != "lmhead") {
-    throw std::runtime_error("--workload: expected msm or lmhead, found '" + a.workload.workload + "'");
+    throw std::runtime_error("--workload: expected msm or lmhead, found '" + a.workload.workload +
+                             "'");
   }
   if (!(a.min_effect_pct >= 0 && a.min_effect_pct < 100)) {
-    throw std::runtime_error("--min-effect: expected a percentage in [0, 100), found " + std::to_string(a.min_effect_pct));
+    throw std::runtime_error("--min-effect: expected a percentage in [0, 100), found " +
+                             std::to_string(a.min_effect_pct));
   }
   a.design.min_effect = a.min_effect_pct / 100;
   std::string why;
@@ -51,16 +53,19 @@ int run_repro(ReproArgs& a) {
 
 void add_repro(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "repro", "Is chunking worth it here? Compare chunk counts of matmul-softmax-matmul or the LM head");
+      "repro",
+      "Is chunking worth it here? Compare chunk counts of matmul-softmax-matmul or the LM head");
   static ReproArgs a;
   add_workload_options(*cmd, a.workload, WorkloadUse::kRepro);
   add_device_option(cmd, a.device);
   cmd->add_option("--rounds", a.design.rounds, "Rounds (default 8)");
   cmd->add_option("--window", a.design.window_s, "Seconds per measurement (default 2)");
-  cmd->add_option("--cooldown", a.design.cooldown_c, "Idle before each measurement until this cool (C)");
+  cmd->add_option("--cooldown", a.design.cooldown_c,
+                  "Idle before each measurement until this cool (C)");
   cmd->add_option("--seed", a.design.seed, "Seed of the run order (default 1)");
   cmd->add_option("--min-effect", a.min_effect_pct,
-                  "A difference under this many percent is called 'within' it, not faster or slower (default 0.2)");
+                  "A difference under this many percent is called 'within' it, not faster or "
+                  "slower (default 0.2)");
   cmd->add_option("-o,--output", a.out, "Write every measurement and the device as JSON");
   cmd->callback([] { exit_code() = run_repro(a); });
 }

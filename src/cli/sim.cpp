@@ -8,8 +8,8 @@
 #include "powershape/sim/simulator.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
-#include "report.hpp"
 #include "powershape/util/json_out.hpp"
+#include "report.hpp"
 #include "subcommands.hpp"
 #include "workload_options.hpp"
 
@@ -38,7 +38,8 @@ int run_sim(SimArgs& a) {
   sim::Profile p = sim::load_profile(a.profile);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
   auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
-  if (plans.size() != 1) throw std::runtime_error("--chunks: sim runs one chunk count (repro compares several)");
+  if (plans.size() != 1)
+    throw std::runtime_error("--chunks: sim runs one chunk count (repro compares several)");
   const workload::Plan& plan = plans.front();
   sim::SimOptions o;
   o.seconds = a.iterations > 0 ? 0 : a.seconds;
@@ -47,7 +48,8 @@ int run_sim(SimArgs& a) {
   o.clock_cap_mhz = a.clock_cap_mhz;
   o.step_s = a.step_ms * 1e-3;
   o.seed = a.seed;
-  if (!(a.step_ms > 0 && a.step_ms <= 10)) throw std::runtime_error("--step-ms: expected 0 < ms <= 10");
+  if (!(a.step_ms > 0 && a.step_ms <= 10))
+    throw std::runtime_error("--step-ms: expected 0 < ms <= 10");
   std::printf("simulated device: %s (%s profile), workload %s\n", p.name.c_str(), p.status.c_str(),
               plan.name.c_str());
   sim::SimResult r = sim::simulate(p, plan, o);
@@ -55,10 +57,11 @@ int run_sim(SimArgs& a) {
   print_summaries(stdout, "'" + plan.name + "'", r.trace, summaries);
   const int iters = r.run.iterations;
   const double secs = static_cast<double>(r.run.end_ns - r.run.begin_ns) * 1e-9;
-  std::printf(" workload: %d iterations in %.3f s: %.3f ms and %.2f J per iteration, %.1f TFLOP/s, "
-              "real SM clock mean %.0f MHz, die %.1f C at the end\n",
-              iters, secs, secs / iters * 1e3, r.run.energy_j / iters,
-              plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
+  std::printf(
+      " workload: %d iterations in %.3f s: %.3f ms and %.2f J per iteration, %.1f TFLOP/s, "
+      "real SM clock mean %.0f MHz, die %.1f C at the end\n",
+      iters, secs, secs / iters * 1e3, r.run.energy_j / iters,
+      plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
   if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.trace);
   if (!a.out_json.empty()) {
     trace::Trace meta = r.trace;
@@ -75,21 +78,25 @@ int run_calibrate(const CalibrateArgs& a) {
   auto c = sim::calibrate(start, data, a.max_evals);
   std::printf("calibrating %s against %s (%d simulations)\n\n", start.name.c_str(), a.data.c_str(),
               c.evaluations);
-  std::printf("%-34s %10s %10s %8s %10s %8s\n", "figure", "measured", "before", "error", "after", "error");
+  std::printf("%-34s %10s %10s %8s %10s %8s\n", "figure", "measured", "before", "error", "after",
+              "error");
   for (std::size_t i = 0; i < c.after.size(); ++i) {
     const auto& b = c.before[i];
     const auto& t = c.after[i];
     std::printf("%-34s %10.1f %10.1f %+7.1f%% %10.1f %+7.1f%%\n", t.name.c_str(), t.measured,
                 b.simulated, b.error() * 100, t.simulated, t.error() * 100);
   }
-  std::printf("%-34s %10s %10.2f %8s %10.2f\n", "temperature RMS error C", "", c.thermal_rms_before_c,
-              "", c.thermal_rms_after_c);
+  std::printf("%-34s %10s %10.2f %8s %10.2f\n", "temperature RMS error C", "",
+              c.thermal_rms_before_c, "", c.thermal_rms_after_c);
   const auto& q = c.profile;
-  std::printf("\nfitted: flops_per_cycle %.0f, dynamic_w %.1f, fast_limit_w %.1f, window_ms %.1f, "
-              "gain_mhz_per_w_s %.3f, recovery_mhz_per_s %.0f; thermal r_die %.4f C/W tau_die %.2f s r_sink %.4f C/W "
-              "tau_sink %.1f s, ambient %.1f C\n",
-              q.flops_per_cycle, q.dynamic_w, q.fast_limit_w, q.window_ms, q.gain_mhz_per_w_s, q.recovery_mhz_per_s,
-              q.r_die_c_per_w, q.tau_die_s, q.r_sink_c_per_w, q.tau_sink_s, q.ambient_c);
+  std::printf(
+      "\nfitted: flops_per_cycle %.0f, dynamic_w %.1f, fast_limit_w %.1f, window_ms %.1f, "
+      "gain_mhz_per_w_s %.3f, recovery_mhz_per_s %.0f; thermal r_die %.4f C/W tau_die %.2f s "
+      "r_sink %.4f C/W "
+      "tau_sink %.1f s, ambient %.1f C\n",
+      q.flops_per_cycle, q.dynamic_w, q.fast_limit_w, q.window_ms, q.gain_mhz_per_w_s,
+      q.recovery_mhz_per_s, q.r_die_c_per_w, q.tau_die_s, q.r_sink_c_per_w, q.tau_sink_s,
+      q.ambient_c);
   if (!a.out.empty()) {
     util::write_json_file(a.out, sim::to_json(q));
     std::printf("wrote %s\n", a.out.c_str());
@@ -103,8 +110,10 @@ void add_sim(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "sim", "Run a workload on a simulated GPU (power, thermal and DVFS model) and summarise it");
   static SimArgs a;
-  cmd->add_option("--profile", a.profile, "Device profile: a name in profiles/ or a JSON file (default h200)");
-  cmd->add_option("--power-mode", a.power_mode, "A power mode of the profile (Jetson: 15W, 30W, 50W, MAXN)");
+  cmd->add_option("--profile", a.profile,
+                  "Device profile: a name in profiles/ or a JSON file (default h200)");
+  cmd->add_option("--power-mode", a.power_mode,
+                  "A power mode of the profile (Jetson: 15W, 30W, 50W, MAXN)");
   add_workload_options(*cmd, a.workload, WorkloadUse::kSim);
   cmd->add_option("--seconds", a.seconds, "Run the workload for this long (default 10)");
   cmd->add_option("--iterations", a.iterations, "Run the workload this many times instead");
@@ -112,13 +121,16 @@ void add_sim(CLI::App& app) {
   cmd->add_option("--clock-cap", a.clock_cap_mhz, "Cap the SM clock at this many MHz");
   cmd->add_option("--step-ms", a.step_ms, "Simulation step in ms (default 0.1)");
   cmd->add_option("--seed", a.seed, "Seed of the sensor noise (default 1)");
-  cmd->add_option("-o,--output", a.out_csv, "Write the simulated trace as CSV (the monitor's format)");
+  cmd->add_option("-o,--output", a.out_csv,
+                  "Write the simulated trace as CSV (the monitor's format)");
   cmd->add_option("--json", a.out_json, "Write metadata and the summary as JSON");
 
-  auto* cal = cmd->add_subcommand("calibrate", "Fit a profile's parameters to recorded telemetry and report the fit error");
+  auto* cal = cmd->add_subcommand(
+      "calibrate", "Fit a profile's parameters to recorded telemetry and report the fit error");
   static CalibrateArgs c;
   cal->add_option("--profile", c.profile, "Profile to start from (default h200)");
-  cal->add_option("--data", c.data, "Folder of recorded telemetry laid out as data/h200 (default data/h200)");
+  cal->add_option("--data", c.data,
+                  "Folder of recorded telemetry laid out as data/h200 (default data/h200)");
   cal->add_option("-o,--output", c.out, "Write the fitted profile here");
   cal->add_option("--max-evals", c.max_evals, "Most simulations per fit (default 400)");
   cal->callback([] { exit_code() = run_calibrate(c); });

@@ -13,24 +13,29 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
     a.workload = "msm";
     a.chunks = "1,2,4,8,16,32";
     cmd.add_option("--workload", a.workload, "msm (default) or lmhead (forward and backward)");
-    cmd.add_option("--chunks", a.chunks, "Chunk counts to compare, the first is the baseline (default 1,2,4,8,16,32)");
+    cmd.add_option("--chunks", a.chunks,
+                   "Chunk counts to compare, the first is the baseline (default 1,2,4,8,16,32)");
   } else {
-    cmd.add_option("--workload", a.workload, "lmhead, msm, square, PLAN.json or a kernel TIMELINE.csv (default lmhead)");
+    cmd.add_option("--workload", a.workload,
+                   "lmhead, msm, square, PLAN.json or a kernel TIMELINE.csv (default lmhead)");
     cmd.add_option("--chunks", a.chunks, "Row chunks (default 1)");
     cmd.add_option("--period-ms", a.period_ms, "square: period in ms (default 50)");
     cmd.add_option("--gap", a.gap, "square: idle or memory (default idle)");
-    cmd.add_option("--recorded-on", a.recorded_on,
-                   "TIMELINE.csv: the profile of the GPU it was recorded on (default the simulated one)");
+    cmd.add_option(
+        "--recorded-on", a.recorded_on,
+        "TIMELINE.csv: the profile of the GPU it was recorded on (default the simulated one)");
   }
-  cmd.add_option("--shape", a.shape,
-                 "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 65536,512,65536)");
+  cmd.add_option(
+      "--shape", a.shape,
+      "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 65536,512,65536)");
   cmd.add_flag("--forward-only", a.forward_only, "lmhead: the forward pass alone");
   cmd.add_option("--ce-bytes", a.ce_bytes_per_logit,
                  "lmhead: bytes the cross-entropy pass moves per logit (4: fused bf16 in place, "
                  "the default; 16 or more: an unfused fp32 path)");
 }
 
-std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a, const workload::Rates& device) {
+std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a,
+                                           const workload::Rates& device) {
   if (!a.recorded_on.empty()) {
     const sim::Profile r = sim::load_profile(a.recorded_on);
     a.recorded_on_rates = {r.peak_flops_per_s(), r.peak_bytes_per_s()};

@@ -12,6 +12,7 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
 
 // The plans the options describe on a device with these unthrottled rates; --recorded-on's
 // profile is looked up here. Throws with a one-line reason.
-std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a, const workload::Rates& device);
+std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a,
+                                           const workload::Rates& device);
 
 }  // namespace powershape::cli

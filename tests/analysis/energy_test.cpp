@@ -54,7 +54,8 @@ TEST(Energy, SpreadsSparseCounterReadsByAFinerPowerSeries) {
   // second half (the driver buffer shows it). The window 0.25..0.75 s holds
   // 0.25 s x 100 W + 0.25 s x 500 W = 150 J.
   std::vector<Point> power, counter;
-  for (int64_t ms = 0; ms < 4000; ms += 20) power.push_back({ms * 1'000'000, ms % 1000 < 500 ? 100'000 : 500'000});
+  for (int64_t ms = 0; ms < 4000; ms += 20)
+    power.push_back({ms * 1'000'000, ms % 1000 < 500 ? 100'000 : 500'000});
   for (int64_t s = 0; s <= 3; ++s) counter.push_back({s * 1'000'000'000, s * 300'000});
   Energy spread = energy_from_counter(counter, 250'000'000, 750'000'000, power);
   EXPECT_NEAR(spread.energy_mj, 150'000, 1);

@@ -56,7 +56,8 @@ TEST(Engine, RunsEveryConfigurationOncePerRoundInShuffledOrders) {
   auto r = run_design(b, d);
   ASSERT_EQ(r.measurements.size(), 24u);
   std::vector<std::vector<std::size_t>> rounds(6);
-  for (const auto& m : r.measurements) rounds[static_cast<std::size_t>(m.round)].push_back(m.config);
+  for (const auto& m : r.measurements)
+    rounds[static_cast<std::size_t>(m.round)].push_back(m.config);
   int distinct_orders = 0;
   for (int i = 0; i < 6; ++i) {
     auto sorted = rounds[static_cast<std::size_t>(i)];
@@ -115,7 +116,8 @@ TEST(Engine, CallsAResolvedDifferenceUnderTheMinimumEffectWithin) {
 }
 
 TEST(Engine, NamesTheBaselineBestWhenNothingBeatsItClearly) {
-  FakeBackend b({1.0, 0.999, 1.0}, 0.00001, 3);  // c1 0.1% faster: resolved, under the minimum effect
+  FakeBackend b({1.0, 0.999, 1.0}, 0.00001,
+                3);  // c1 0.1% faster: resolved, under the minimum effect
   Design d;
   d.baseline = 2;
   auto r = run_design(b, d);

@@ -17,8 +17,10 @@ TEST(Stats, TheExpandedTailMatchesStudentsT) {
   // n = 8: t(0.025, 7) = 2.3646, times sqrt(8/7): Phi(-2.5279) = 0.00574.
   EXPECT_NEAR(expanded_tail(8, 0.05), 0.00574, 0.00005);
   // n = 2: t(0.025, 1) = 12.706; n = 3: t(0.025, 2) = 4.303; many pairs: 1.96 -> 0.025.
-  EXPECT_NEAR(expanded_tail(2, 0.05), 0.5 * std::erfc(std::sqrt(2.0) * 12.706 / std::sqrt(2.0)), 1e-12);
-  EXPECT_NEAR(expanded_tail(3, 0.05), 0.5 * std::erfc(std::sqrt(1.5) * 4.303 / std::sqrt(2.0)), 1e-5);
+  EXPECT_NEAR(expanded_tail(2, 0.05), 0.5 * std::erfc(std::sqrt(2.0) * 12.706 / std::sqrt(2.0)),
+              1e-12);
+  EXPECT_NEAR(expanded_tail(3, 0.05), 0.5 * std::erfc(std::sqrt(1.5) * 4.303 / std::sqrt(2.0)),
+              1e-5);
   EXPECT_NEAR(expanded_tail(2000, 0.05), 0.025, 0.0005);
 }
 
@@ -47,7 +49,8 @@ TEST(Stats, TheIntervalHoldsANullEffectAtItsLevel) {
     for (bool heavy : {false, true}) {
       const double c = null_coverage(pairs, heavy, 1000);
       EXPECT_GE(c, 0.93) << pairs << " pairs" << (heavy ? ", heavy tails" : "");
-      EXPECT_LE(c, 0.98) << pairs << " pairs" << (heavy ? ", heavy tails" : "");  // not uselessly wide
+      EXPECT_LE(c, 0.98) << pairs << " pairs"
+                         << (heavy ? ", heavy tails" : "");  // not uselessly wide
     }
   }
 }

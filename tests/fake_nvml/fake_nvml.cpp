@@ -39,7 +39,8 @@ struct State {
 std::unique_ptr<State> g;
 
 double elapsed_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g->start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g->start)
+      .count();
 }
 
 void slow() {
@@ -56,8 +57,9 @@ bool valid(nvml::Device d) {
 // that has the signal.
 Reading at(int gpu, Signal s, int64_t t_ns) {
   const auto& rows = g->rows[static_cast<std::size_t>(gpu)];
-  auto it = std::upper_bound(rows.begin(), rows.end(), t_ns,
-                             [](int64_t t, const powershape::trace::Sample* r) { return t < r->t_ns; });
+  auto it =
+      std::upper_bound(rows.begin(), rows.end(), t_ns,
+                       [](int64_t t, const powershape::trace::Sample* r) { return t < r->t_ns; });
   while (it != rows.begin()) {
     --it;
     if ((**it)[s].status != Status::kNotRead) return (**it)[s];
@@ -74,7 +76,8 @@ nvml::Return read(nvml::Device d, Signal s, int64_t& out) {
   if (g->unsupported.count(s)) return nvml::kErrorNotSupported;
   if (g->failing.count(s)) return nvml::kErrorUnknown;
   Reading r = at(index_of(d), s, now_trace_ns());
-  if (!r.ok()) return r.status == Status::kGpuLost ? nvml::kErrorGpuIsLost : nvml::kErrorNotSupported;
+  if (!r.ok())
+    return r.status == Status::kGpuLost ? nvml::kErrorGpuIsLost : nvml::kErrorNotSupported;
   out = r.value;
   if (s == Signal::kEnergy && g->energy_wrap) {
     // Start 1 J below the top of the 64-bit counter, so that it wraps within a second of load.
@@ -107,7 +110,9 @@ nvml::Return nvmlInit_v2() {
   auto s = std::make_unique<State>();
   const char* faults = std::getenv("POWERSHAPE_FAKE_NVML_FAULTS");
   std::string f = faults != nullptr ? faults : "";
-  auto has = [&](const std::string& k) { return ("," + f + ",").find("," + k + ",") != std::string::npos; };
+  auto has = [&](const std::string& k) {
+    return ("," + f + ",").find("," + k + ",") != std::string::npos;
+  };
   if (has("no_driver")) return nvml::kErrorDriverNotLoaded;
   const char* path = std::getenv("POWERSHAPE_FAKE_NVML_TRACE");
   if (path == nullptr) return nvml::kErrorDriverNotLoaded;
@@ -143,11 +148,13 @@ nvml::Return nvmlInit_v2() {
     s->t0_ns = std::min(s->t0_ns, row.t_ns);
   }
   for (auto& rows : s->rows) {
-    std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->t_ns < b->t_ns; });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto* a, const auto* b) { return a->t_ns < b->t_ns; });
   }
   s->start = std::chrono::steady_clock::now();
   s->start_realtime_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                             std::chrono::system_clock::now().time_since_epoch()).count();
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   g = std::move(s);
   return nvml::kSuccess;
 }
@@ -159,10 +166,14 @@ nvml::Return nvmlShutdown() {
 
 const char* nvmlErrorString(nvml::Return r) {
   switch (r) {
-    case nvml::kErrorNotSupported: return "Not Supported";
-    case nvml::kErrorGpuIsLost: return "GPU is lost";
-    case nvml::kErrorDriverNotLoaded: return "Driver Not Loaded";
-    default: return "Unknown Error";
+    case nvml::kErrorNotSupported:
+      return "Not Supported";
+    case nvml::kErrorGpuIsLost:
+      return "GPU is lost";
+    case nvml::kErrorDriverNotLoaded:
+      return "Driver Not Loaded";
+    default:
+      return "Unknown Error";
   }
 }
 
@@ -194,9 +205,14 @@ nvml::Return nvmlDeviceGetUUID(nvml::Device d, char* buf, unsigned len) {
   return nvml::kSuccess;
 }
 
-nvml::Return nvmlDeviceGetPowerManagementLimit(nvml::Device d, unsigned* v) { return info(d, v, 700000); }
-nvml::Return nvmlDeviceGetEnforcedPowerLimit(nvml::Device d, unsigned* v) { return info(d, v, 700000); }
-nvml::Return nvmlDeviceGetPowerManagementLimitConstraints(nvml::Device d, unsigned* lo, unsigned* hi) {
+nvml::Return nvmlDeviceGetPowerManagementLimit(nvml::Device d, unsigned* v) {
+  return info(d, v, 700000);
+}
+nvml::Return nvmlDeviceGetEnforcedPowerLimit(nvml::Device d, unsigned* v) {
+  return info(d, v, 700000);
+}
+nvml::Return nvmlDeviceGetPowerManagementLimitConstraints(nvml::Device d, unsigned* lo,
+                                                          unsigned* hi) {
   nvml::Return r = info(d, lo, 200000);
   return r == nvml::kSuccess ? info(d, hi, 700000) : r;
 }
@@ -204,11 +220,14 @@ nvml::Return nvmlDeviceGetMaxClockInfo(nvml::Device d, unsigned type, unsigned* 
   return info(d, v, type == nvml::kClockSm ? 1980 : 3201);
 }
 nvml::Return nvmlDeviceGetTemperatureThreshold(nvml::Device d, unsigned type, unsigned* v) {
-  if (type == nvml::kThresholdGpuMax || type == nvml::kThresholdMemMax) return nvml::kErrorNotSupported;
+  if (type == nvml::kThresholdGpuMax || type == nvml::kThresholdMemMax)
+    return nvml::kErrorNotSupported;
   return info(d, v, type == nvml::kThresholdShutdown ? 95 : 89);
 }
 
-nvml::Return nvmlDeviceGetPowerUsage(nvml::Device d, unsigned* v) { return read_as(d, Signal::kPowerUsage, v); }
+nvml::Return nvmlDeviceGetPowerUsage(nvml::Device d, unsigned* v) {
+  return read_as(d, Signal::kPowerUsage, v);
+}
 nvml::Return nvmlDeviceGetTotalEnergyConsumption(nvml::Device d, unsigned long long* v) {
   return read_as(d, Signal::kEnergy, v);
 }
@@ -233,16 +252,30 @@ nvml::Return nvmlDeviceGetFieldValues(nvml::Device d, int n, nvml::FieldValue* v
     nvml::FieldValue& v = values[i];
     Signal s;
     switch (v.fieldId) {
-      case nvml::kFiPowerInstant: s = Signal::kPowerInstant; break;
+      case nvml::kFiPowerInstant:
+        s = Signal::kPowerInstant;
+        break;
       case nvml::kFiPowerAverage:
         s = v.scopeId == nvml::kPowerScopeMemory ? Signal::kMemoryPower : Signal::kPowerAverage;
         break;
-      case nvml::kFiMemoryTemp: s = Signal::kMemTemp; break;
-      case nvml::kFiThrottleSwPower: s = Signal::kThrottleSwPower; break;
-      case nvml::kFiThrottleSwThermal: s = Signal::kThrottleSwThermal; break;
-      case nvml::kFiThrottleHwThermal: s = Signal::kThrottleHwThermal; break;
-      case nvml::kFiThrottleHwPowerBrake: s = Signal::kThrottleHwPowerBrake; break;
-      default: v.nvmlReturn = nvml::kErrorNotSupported; continue;
+      case nvml::kFiMemoryTemp:
+        s = Signal::kMemTemp;
+        break;
+      case nvml::kFiThrottleSwPower:
+        s = Signal::kThrottleSwPower;
+        break;
+      case nvml::kFiThrottleSwThermal:
+        s = Signal::kThrottleSwThermal;
+        break;
+      case nvml::kFiThrottleHwThermal:
+        s = Signal::kThrottleHwThermal;
+        break;
+      case nvml::kFiThrottleHwPowerBrake:
+        s = Signal::kThrottleHwPowerBrake;
+        break;
+      default:
+        v.nvmlReturn = nvml::kErrorNotSupported;
+        continue;
     }
     int64_t out = 0;
     long saved = g->slow_us;
@@ -270,7 +303,8 @@ nvml::Return nvmlDeviceGetSamples(nvml::Device d, unsigned type, unsigned long l
   first = g->start_realtime_us + (first - g->start_realtime_us + kStepUs - 1) / kStepUs * kStepUs;
   std::vector<nvml::SampleValue> fresh;
   for (long long t = first; t <= now_us; t += kStepUs) {
-    int64_t trace_ns = g->t0_ns + static_cast<int64_t>((t - g->start_realtime_us) * 1000 * g->speed);
+    int64_t trace_ns =
+        g->t0_ns + static_cast<int64_t>((t - g->start_realtime_us) * 1000 * g->speed);
     Reading r = at(index_of(d), Signal::kPowerInstant, trace_ns);
     if (!r.ok()) continue;
     nvml::SampleValue sv{};

@@ -2,11 +2,10 @@
 // never crash, hang or read out of bounds.
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/trace/json_file.hpp"

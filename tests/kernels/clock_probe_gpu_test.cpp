@@ -1,7 +1,7 @@
-#include "powershape/kernels/clock_probe.hpp"
-
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
+
+#include "powershape/kernels/clock_probe.hpp"
 
 namespace powershape::kernels {
 

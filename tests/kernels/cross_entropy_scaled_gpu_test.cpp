@@ -1,5 +1,5 @@
-// The one-read cross-entropy pass's argument checks (they throw before touching the GPU, so they run
-// wherever the CUDA test binary does). Its arithmetic is tested through the LM head against the
+// The one-read cross-entropy pass's argument checks (they throw before touching the GPU, so they
+// run wherever the CUDA test binary does). Its arithmetic is tested through the LM head against the
 // fp64 reference (lmhead_gpu_test.cpp), which takes this pass whenever label smoothing is off.
 #include <gtest/gtest.h>
 

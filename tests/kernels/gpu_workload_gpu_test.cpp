@@ -1,8 +1,7 @@
-#include "powershape/kernels/gpu_workload.hpp"
-
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include "powershape/kernels/gpu_workload.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::kernels {
@@ -20,12 +19,14 @@ TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
   EXPECT_GT(rates.flops_per_s, 1e13);
   EXPECT_GT(rates.bytes_per_s, 1e11);
   using workload::Workload;
-  for (const auto& plan : {workload::msm_plan({1000, 64, 1024}, 3), workload::lmhead_plan({100, 64, 1003}, 4),
-                           workload::lmhead_plan({100, 64, 1003, true, 4, true}, 1), workload::products_plan({1024}),
-                           workload::square_plan({2, 0.5, workload::Gap::kIdle}, rates),
-                           workload::square_plan({2, 0.5, workload::Gap::kMemory}, rates)}) {
+  for (const auto& plan :
+       {workload::msm_plan({1000, 64, 1024}, 3), workload::lmhead_plan({100, 64, 1003}, 4),
+        workload::lmhead_plan({100, 64, 1003, true, 4, true}, 1), workload::products_plan({1024}),
+        workload::square_plan({2, 0.5, workload::Gap::kIdle}, rates),
+        workload::square_plan({2, 0.5, workload::Gap::kMemory}, rates)}) {
     GpuWorkload w(plan.workload, rates);
-    w.run_for(0.01);  // warm-up: a first iteration that loads modules and plans products is no measure
+    w.run_for(
+        0.01);  // warm-up: a first iteration that loads modules and plans products is no measure
     auto r = w.run_for(0.05);
     EXPECT_GT(r.iterations, 0) << plan.name;
     EXPECT_GT(r.ms_per_iteration, 0) << plan.name;
@@ -41,7 +42,8 @@ TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
 }
 
 TEST_F(GpuWorkloadGpu, ACustomPlanIsRefused) {
-  EXPECT_THROW(GpuWorkload(workload::Workload{workload::Custom{}}, {1e15, 1e12}), std::invalid_argument);
+  EXPECT_THROW(GpuWorkload(workload::Workload{workload::Custom{}}, {1e15, 1e12}),
+               std::invalid_argument);
 }
 
 }  // namespace powershape::kernels

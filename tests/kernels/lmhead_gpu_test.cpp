@@ -29,7 +29,9 @@ struct Buffer {
   }
   ~Buffer() { cudaFree(p); }
   void poison() { cudaMemset(p, 0xff, count * sizeof(T)); }  // NaN in bf16 and fp32
-  void put(const std::vector<T>& h) { cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice); }
+  void put(const std::vector<T>& h) {
+    cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+  }
   std::vector<T> get() const {
     std::vector<T> h(count);
     cudaMemcpy(h.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost);
@@ -70,7 +72,8 @@ void run_case(const Case& c, uint64_t seed) {
   std::normal_distribution<float> g(0, 1);
   std::uniform_int_distribution<int64_t> pick(0, c.v - 1);
   std::uniform_real_distribution<float> u(0, 1);
-  std::vector<__nv_bfloat16> x(static_cast<std::size_t>(c.n * c.d)), w(static_cast<std::size_t>(c.v * c.d));
+  std::vector<__nv_bfloat16> x(static_cast<std::size_t>(c.n * c.d)),
+      w(static_cast<std::size_t>(c.v * c.d));
   std::vector<double> xd(x.size()), wd(w.size());
   const float xs = 1.0f, wscale = 1.0f / std::sqrt(static_cast<float>(c.d));
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -101,7 +104,8 @@ void run_case(const Case& c, uint64_t seed) {
     for (int64_t col = 0; col < c.v; ++col) {
       for (int64_t k = 0; k < c.d; ++k) {
         const auto i = static_cast<std::size_t>(col * c.d + k);
-        w[i] = __float2bfloat16(wd[i] + xd[k] * c.ramp * (static_cast<double>(col) / c.v - 1) / norm2);
+        w[i] =
+            __float2bfloat16(wd[i] + xd[k] * c.ramp * (static_cast<double>(col) / c.v - 1) / norm2);
         wd[i] = __bfloat162float(w[i]);
       }
     }
@@ -113,9 +117,9 @@ void run_case(const Case& c, uint64_t seed) {
 
   reference::LmHeadOptions ro;
   ro.ignore_index = c.o.ignore_index;
-  ro.reduction = c.o.reduction == Reduction::kMean ? reference::Reduction::kMean
+  ro.reduction = c.o.reduction == Reduction::kMean  ? reference::Reduction::kMean
                  : c.o.reduction == Reduction::kSum ? reference::Reduction::kSum
-                                                     : reference::Reduction::kNone;
+                                                    : reference::Reduction::kNone;
   ro.label_smoothing = c.o.label_smoothing;
   ro.z_loss = c.o.z_loss;
   ro.softcap = c.o.softcap;
@@ -125,7 +129,8 @@ void run_case(const Case& c, uint64_t seed) {
   LmHeadOptions o = c.o;
   o.chunks = c.chunks;
   Buffer<__nv_bfloat16> dx_b(x.size()), x_b(x.size()), w_b(w.size());
-  Buffer<float> dw32(w.size()), loss(1), zloss(1), tok(static_cast<std::size_t>(c.n)), lse(static_cast<std::size_t>(c.n));
+  Buffer<float> dw32(w.size()), loss(1), zloss(1), tok(static_cast<std::size_t>(c.n)),
+      lse(static_cast<std::size_t>(c.n));
   Buffer<__nv_bfloat16> dw16(w.size());
   Buffer<int64_t> t64(t.size());
   Buffer<int32_t> t32(t.size());

@@ -39,15 +39,29 @@ std::vector<Launch> lmhead_launches(const workload::LmHead& l, int chunks) {
   lmhead_steps(l.tokens, o, [&](const LmHeadStep& s) {
     const double rows = static_cast<double>(s.rows);
     switch (s.kind) {
-      case LmHeadStep::kCountValid: out.push_back({"count_valid", PhaseKind::kMemory, 0, 4 * rows}); break;
-      case LmHeadStep::kLogits: out.push_back({"logits", PhaseKind::kCompute, product_flops(rows, v, d)}); break;
+      case LmHeadStep::kCountValid:
+        out.push_back({"count_valid", PhaseKind::kMemory, 0, 4 * rows});
+        break;
+      case LmHeadStep::kLogits:
+        out.push_back({"logits", PhaseKind::kCompute, product_flops(rows, v, d)});
+        break;
       // The one-read pass reads each bf16 logit once and writes its gradient in place.
-      case LmHeadStep::kPass: out.push_back({"cross_entropy", PhaseKind::kMemory, 0, 4 * rows * v}); break;
+      case LmHeadStep::kPass:
+        out.push_back({"cross_entropy", PhaseKind::kMemory, 0, 4 * rows * v});
+        break;
       case LmHeadStep::kScaleX:
-      case LmHeadStep::kScaleDx: out.push_back({"scale_rows", PhaseKind::kMemory, 0, 4 * rows * d}); break;
-      case LmHeadStep::kDw: out.push_back({"dw", PhaseKind::kCompute, product_flops(v, d, rows)}); break;
-      case LmHeadStep::kDx: out.push_back({"dx", PhaseKind::kCompute, product_flops(rows, d, v)}); break;
-      case LmHeadStep::kReduce: out.push_back({"reduce", PhaseKind::kMemory, 0, 4 * rows}); break;
+      case LmHeadStep::kScaleDx:
+        out.push_back({"scale_rows", PhaseKind::kMemory, 0, 4 * rows * d});
+        break;
+      case LmHeadStep::kDw:
+        out.push_back({"dw", PhaseKind::kCompute, product_flops(v, d, rows)});
+        break;
+      case LmHeadStep::kDx:
+        out.push_back({"dx", PhaseKind::kCompute, product_flops(rows, d, v)});
+        break;
+      case LmHeadStep::kReduce:
+        out.push_back({"reduce", PhaseKind::kMemory, 0, 4 * rows});
+        break;
     }
   });
   return out;
@@ -58,11 +72,17 @@ std::vector<Launch> launches(const workload::Workload& w, const workload::Rates&
   workload_steps(w, r, [&](const WorkloadStep& s) {
     switch (s.kind) {
       case WorkloadStep::kProduct:
-        out.push_back({s.phase, PhaseKind::kCompute, product_flops(static_cast<double>(s.m), static_cast<double>(s.n), static_cast<double>(s.k))});
+        out.push_back({s.phase, PhaseKind::kCompute,
+                       product_flops(static_cast<double>(s.m), static_cast<double>(s.n),
+                                     static_cast<double>(s.k))});
         break;
       case WorkloadStep::kSoftmax:
-      case WorkloadStep::kStream: out.push_back({s.phase, PhaseKind::kMemory, 0, s.bytes}); break;
-      case WorkloadStep::kSpin: out.push_back({s.phase, PhaseKind::kIdle, 0, 0, s.seconds}); break;
+      case WorkloadStep::kStream:
+        out.push_back({s.phase, PhaseKind::kMemory, 0, s.bytes});
+        break;
+      case WorkloadStep::kSpin:
+        out.push_back({s.phase, PhaseKind::kIdle, 0, 0, s.seconds});
+        break;
       case WorkloadStep::kLmHead: {
         auto l = lmhead_launches(std::get<workload::LmHead>(w.kind), w.chunks);
         out.insert(out.end(), l.begin(), l.end());
@@ -112,8 +132,9 @@ void expect_agree(const workload::Workload& w, const workload::Rates& r) {
 TEST(Steps, EveryKindsKernelsMatchItsPlanAtEveryChunkCount) {
   const workload::Rates h200{989e12, 4.0e12};
   for (int chunks = 1; chunks <= 64; ++chunks) {
-    for (const auto& l : {workload::LmHead{16384, 896, 151936}, workload::LmHead{4096, 4096, 128256},
-                          workload::LmHead{1000, 64, 1003, false}, workload::LmHead{131072, 896, 151936}}) {
+    for (const auto& l :
+         {workload::LmHead{16384, 896, 151936}, workload::LmHead{4096, 4096, 128256},
+          workload::LmHead{1000, 64, 1003, false}, workload::LmHead{131072, 896, 151936}}) {
       expect_agree({l, chunks}, h200);
     }
     expect_agree({workload::Msm{65536, 512, 65536}, chunks}, h200);
@@ -148,7 +169,8 @@ TEST(Steps, TheLmHeadChunksTokensOrTakesTokensPerChunk) {
 }
 
 TEST(Steps, ACustomPlanHasNoKernels) {
-  EXPECT_THROW(workload_steps(workload::Workload{workload::Custom{}}, {1e15, 1e12}, [](const WorkloadStep&) {}),
+  EXPECT_THROW(workload_steps(workload::Workload{workload::Custom{}}, {1e15, 1e12},
+                              [](const WorkloadStep&) {}),
                std::invalid_argument);
 }
 

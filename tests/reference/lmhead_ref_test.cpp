@@ -54,7 +54,8 @@ TEST(LmHeadReference, GradientsMatchFiniteDifferencesForEveryOption) {
       xp[i] += h;
       xm[i] -= h;
       double fd = (lmhead_reference(xp, p.w, p.t, p.n, p.d, p.v, o).loss -
-                   lmhead_reference(xm, p.w, p.t, p.n, p.d, p.v, o).loss) / (2 * h) * scale;
+                   lmhead_reference(xm, p.w, p.t, p.n, p.d, p.v, o).loss) /
+                  (2 * h) * scale;
       EXPECT_NEAR(r.dx[i], fd, 1e-6) << "dx " << i;
     }
     for (std::size_t i = 0; i < p.w.size(); i += 4) {
@@ -62,7 +63,8 @@ TEST(LmHeadReference, GradientsMatchFiniteDifferencesForEveryOption) {
       wp[i] += h;
       wm[i] -= h;
       double fd = (lmhead_reference(p.x, wp, p.t, p.n, p.d, p.v, o).loss -
-                   lmhead_reference(p.x, wm, p.t, p.n, p.d, p.v, o).loss) / (2 * h) * scale;
+                   lmhead_reference(p.x, wm, p.t, p.n, p.d, p.v, o).loss) /
+                  (2 * h) * scale;
       EXPECT_NEAR(r.dw[i], fd, 1e-6) << "dw " << i;
     }
   }
@@ -76,7 +78,8 @@ TEST(LmHeadReference, IgnoredTokensAddNothing) {
   double sum = 0;
   for (double l : r.token_loss) sum += l;
   EXPECT_NEAR(r.loss, sum / 4, 1e-12);  // mean over the 4 valid tokens
-  EXPECT_THROW(lmhead_reference(p.x, p.w, {0, 1, 2, 3, 7}, p.n, p.d, p.v, {}), std::invalid_argument);
+  EXPECT_THROW(lmhead_reference(p.x, p.w, {0, 1, 2, 3, 7}, p.n, p.d, p.v, {}),
+               std::invalid_argument);
 }
 
 }  // namespace powershape::reference

@@ -8,7 +8,9 @@ namespace powershape::sim {
 
 TEST(NelderMead, FindsTheMinimumOfABowlAndOfRosenbrocksValley) {
   int evals = 0;
-  auto bowl = [](const std::vector<double>& x) { return (x[0] - 3) * (x[0] - 3) + 2 * (x[1] + 1) * (x[1] + 1) + 5; };
+  auto bowl = [](const std::vector<double>& x) {
+    return (x[0] - 3) * (x[0] - 3) + 2 * (x[1] + 1) * (x[1] + 1) + 5;
+  };
   auto b = nelder_mead(bowl, {0, 0}, {1, 1}, 500, 1e-12, &evals);
   EXPECT_NEAR(b[0], 3, 1e-4);
   EXPECT_NEAR(b[1], -1, 1e-4);
@@ -30,7 +32,7 @@ TEST(NelderMead, StopsAtItsEvaluationBudget) {
   auto x = nelder_mead(f, {10, 10, 10}, {1, 1, 1}, 30, 0, &evals);
   EXPECT_EQ(evals, calls);
   EXPECT_LE(evals, 30 + 3);  // a shrink may finish its sweep over the simplex
-  EXPECT_LT(f(x), 300);       // and the point returned is better than the start
+  EXPECT_LT(f(x), 300);      // and the point returned is better than the start
 }
 
 TEST(NelderMead, StopsWhenTheSimplexAgrees) {

@@ -21,7 +21,7 @@ TEST(PowerModel, TheFastLimitClockIsTheHighestThatFits) {
   EXPECT_LE(m.power_w(f, 1, 0.1, 45), p.fast_limit_w);
   EXPECT_GT(m.power_w(f + 1, 1, 0.1, 45), p.fast_limit_w);
   EXPECT_EQ(m.max_clock_under(p.fast_limit_w, 0.02, 0, 45), p.max_mhz);  // idle fits at boost
-  EXPECT_EQ(m.max_clock_under(1, 1, 0, 45), p.min_mhz);                 // nothing fits: floor
+  EXPECT_EQ(m.max_clock_under(1, 1, 0, 45), p.min_mhz);                  // nothing fits: floor
 }
 
 }  // namespace powershape::sim

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "error_of.hpp"
-
 #include <filesystem>
+
+#include "error_of.hpp"
 
 namespace powershape::sim {
 

@@ -35,13 +35,13 @@ TEST(Sensor, ReportsWhatNvmlWouldAtItsUpdatePeriod) {
   std::vector<telemetry::Sample> polls, driver;
   for (const auto& r : s.rows()) (r[Signal::kDriverPower].ok() ? driver : polls).push_back(r);
   ASSERT_EQ(polls.size(), 3u);
-  ASSERT_EQ(driver.size(), 6u);  // every 5 ms
+  ASSERT_EQ(driver.size(), 6u);                               // every 5 ms
   EXPECT_EQ(driver[2][Signal::kDriverPower].value, 300'000);  // mW, the mean over its 5 ms
   const auto& last = polls.back();
-  EXPECT_EQ(last[Signal::kPowerInstant].value, 500'000);     // the mean over the last update
-  EXPECT_EQ(last[Signal::kPowerUsage].value, 300'000);       // the mean over the 30 ms window
-  EXPECT_EQ(last[Signal::kEnergy].value, 9'000);             // mJ: 10 ms x (100 + 300 + 500) W
-  EXPECT_EQ(last[Signal::kSmClock].value, 1980);             // floored to 15 MHz steps
+  EXPECT_EQ(last[Signal::kPowerInstant].value, 500'000);  // the mean over the last update
+  EXPECT_EQ(last[Signal::kPowerUsage].value, 300'000);    // the mean over the 30 ms window
+  EXPECT_EQ(last[Signal::kEnergy].value, 9'000);          // mJ: 10 ms x (100 + 300 + 500) W
+  EXPECT_EQ(last[Signal::kSmClock].value, 1980);          // floored to 15 MHz steps
   EXPECT_EQ(last[Signal::kGpuTemp].value, 55);
   EXPECT_EQ(last[Signal::kReasons].value, 4);
   EXPECT_EQ(last[Signal::kMemClock].status, telemetry::Status::kNotSupported);
@@ -58,7 +58,8 @@ TEST(Sensor, NoiseIsSeededAndSmall) {
   for (std::size_t i = 0; i < a.rows().size(); ++i) {
     EXPECT_EQ(a.rows()[i].readings, b.rows()[i].readings);
     for (Signal sig : {Signal::kPowerInstant, Signal::kDriverPower}) {
-      if (a.rows()[i][sig].ok()) EXPECT_NEAR(static_cast<double>(a.rows()[i][sig].value), 400'000, 400'000 * 0.05);
+      if (a.rows()[i][sig].ok())
+        EXPECT_NEAR(static_cast<double>(a.rows()[i][sig].value), 400'000, 400'000 * 0.05);
     }
   }
   EXPECT_EQ(a.rows().back()[Signal::kEnergy].value, 400'000);  // the counter carries no noise

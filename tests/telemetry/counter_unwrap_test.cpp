@@ -15,7 +15,7 @@ TEST(CounterUnwrap, A64BitWrapContinuesTheCount) {
   CounterUnwrap u;
   const uint64_t top = ~uint64_t{0};
   EXPECT_EQ(u.feed(top - 100).value, 0);  // starts near the top: counts from 0
-  auto s = u.feed(49);                     // 150 on: 100 to the top, 1 to wrap, 49 after
+  auto s = u.feed(49);                    // 150 on: 100 to the top, 1 to wrap, 49 after
   EXPECT_TRUE(s.went_back);
   EXPECT_EQ(s.value, 150);
 }

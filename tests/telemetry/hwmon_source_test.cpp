@@ -18,12 +18,14 @@ class HwmonSourceTest : public ::testing::Test {
     write("hwmon0/name", "coretemp");  // not a power monitor: ignored
     fs::create_directories(root_ / "hwmon1");
     write("hwmon1/name", "ina3221");
-    rail(1, "VDD_GPU_SOC", 5000, 2000);    // 10 W
-    rail(2, "VDD_CPU_CV", 5000, 1000);     // 5 W
-    rail(3, "VIN_SYS_5V0", 5000, 4000);    // 20 W
+    rail(1, "VDD_GPU_SOC", 5000, 2000);  // 10 W
+    rail(2, "VDD_CPU_CV", 5000, 1000);   // 5 W
+    rail(3, "VIN_SYS_5V0", 5000, 4000);  // 20 W
   }
   void TearDown() override { fs::remove_all(root_); }
-  void write(const std::string& rel, const std::string& text) { std::ofstream(root_ / rel) << text << "\n"; }
+  void write(const std::string& rel, const std::string& text) {
+    std::ofstream(root_ / rel) << text << "\n";
+  }
   void rail(int k, const std::string& label, int mv, int ma) {
     write("hwmon1/in" + std::to_string(k) + "_label", label);
     write("hwmon1/in" + std::to_string(k) + "_input", std::to_string(mv));

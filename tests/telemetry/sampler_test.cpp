@@ -22,7 +22,8 @@ class CountingSource : public Source {
     s.t_ns = steady_now_ns();
     s[Signal::kPowerUsage] = Reading::of(++polls_[gpu]);
     s[Signal::kSmClock] = polls_[gpu] > 5 ? Reading::failed(Status::kError) : Reading::of(1980);
-    if (selected_[static_cast<std::size_t>(Signal::kEnergy)]) s[Signal::kEnergy] = Reading::of(polls_[gpu]);
+    if (selected_[static_cast<std::size_t>(Signal::kEnergy)])
+      s[Signal::kEnergy] = Reading::of(polls_[gpu]);
     return s;
   }
   std::array<int64_t, kSignalCount> read_cost_ns(int) const override {
@@ -54,7 +55,7 @@ TEST(Sampler, PollsEveryDeviceAtThePeriodAndHarvestsDriverRows) {
   s.stop();
   auto rows = s.take();
   auto st = s.stats();
-  EXPECT_GT(st.polls, 50u);   // 100 expected at 2 ms; leave room for a loaded CI machine
+  EXPECT_GT(st.polls, 50u);  // 100 expected at 2 ms; leave room for a loaded CI machine
   EXPECT_LT(st.polls, 110u);
   std::size_t driver_rows = 0;
   for (const auto& r : rows) driver_rows += r[Signal::kDriverPower].ok();

@@ -1,10 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "error_of.hpp"
-
 #include <cstdio>
 #include <sstream>
 
+#include "error_of.hpp"
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/trace/csv_writer.hpp"
 
@@ -44,9 +43,7 @@ Trace example() {
   return t;
 }
 
-std::string temp_path(const char* name) {
-  return ::testing::TempDir() + "/" + name;
-}
+std::string temp_path(const char* name) { return ::testing::TempDir() + "/" + name; }
 
 Trace parse(const std::string& text) {
   std::istringstream in(text);

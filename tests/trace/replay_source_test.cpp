@@ -25,7 +25,8 @@ TEST(ReplaySource, PlaysTheTraceInTimeAndHoldsTheEnd) {
   EXPECT_EQ(src.devices()[0].support[static_cast<std::size_t>(Signal::kPowerUsage)],
             Status::kNotSupported);
   EXPECT_EQ(src.poll(0, telemetry::all_signals())[Signal::kSmClock], Reading::of(1980));
-  EXPECT_EQ(src.poll(0, telemetry::all_signals())[Signal::kPowerUsage].status, Status::kNotSupported);
+  EXPECT_EQ(src.poll(0, telemetry::all_signals())[Signal::kPowerUsage].status,
+            Status::kNotSupported);
   EXPECT_TRUE(src.drain(0).empty());
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(src.poll(0, telemetry::all_signals())[Signal::kSmClock], Reading::of(1880));

@@ -16,10 +16,11 @@ TEST(Builders, TheLmHeadCountsSixNdvAndChunksRaggedly) {
   EXPECT_EQ(three.phases.size(), 12u);
   EXPECT_DOUBLE_EQ(three.total_flops(), one.total_flops());
   EXPECT_DOUBLE_EQ(three.phases[8].flops, 2.0 * 332 * 896 * 151936);
-  EXPECT_EQ(three.phases[2].name, "dw");  // the op's order
+  EXPECT_EQ(three.phases[2].name, "dw");                        // the op's order
   EXPECT_DOUBLE_EQ(three.phases[1].bytes, 4.0 * 334 * 151936);  // fused: bf16 read + write
   EXPECT_EQ(lmhead_plan({1000, 896, 151936, false}, 2).phases.size(), 4u);
-  EXPECT_DOUBLE_EQ(lmhead_plan({1000, 896, 151936, true, 16}, 1).phases[1].bytes, 16.0 * 1000 * 151936);
+  EXPECT_DOUBLE_EQ(lmhead_plan({1000, 896, 151936, true, 16}, 1).phases[1].bytes,
+                   16.0 * 1000 * 151936);
   EXPECT_EQ(three.name, "lmhead 1000x896x151936 chunks=3");
 }
 
@@ -41,8 +42,9 @@ TEST(Builders, BadShapesAreRejected) {
 
 TEST(Builders, EfficiencyFallsForSmallAndShortProducts) {
   EXPECT_GT(product_efficiency(8192, 8192, 8192), 0.99);
-  EXPECT_LT(product_efficiency(128, 128, 8192), 0.02);   // two k-splits of one tile on 132 multiprocessors
-  EXPECT_LT(product_efficiency(8192, 8192, 64), 0.7);    // a short k
+  EXPECT_LT(product_efficiency(128, 128, 8192),
+            0.02);  // two k-splits of one tile on 132 multiprocessors
+  EXPECT_LT(product_efficiency(8192, 8192, 64), 0.7);      // a short k
   EXPECT_GT(product_efficiency(2048, 896, 151936), 0.95);  // long k is split
 }
 

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "error_of.hpp"
-
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::workload {
@@ -23,8 +22,9 @@ TEST(PlanJson, RoundTrips) {
 TEST(PlanJson, NamesTheBadField) {
   EXPECT_EQ(error_of(R"({"phases": []})"), "phases: expected a non-empty array");
   EXPECT_EQ(error_of(R"({"phases": [{"kind": "compute"}]})"), "phases[0].flops: missing");
-  EXPECT_EQ(error_of(R"({"phases": [{"kind": "idle", "seconds": 1}, {"kind": "memory", "bytes": -5}]})"),
-            "phases[1].bytes: expected a positive number");
+  EXPECT_EQ(
+      error_of(R"({"phases": [{"kind": "idle", "seconds": 1}, {"kind": "memory", "bytes": -5}]})"),
+      "phases[1].bytes: expected a positive number");
   EXPECT_EQ(error_of(R"({"phases": [{"kind": "compute", "flops": 5, "efficiency": 2}]})"),
             "phases[0].efficiency: expected at most 1");
   EXPECT_EQ(error_of(R"({"phases": [{"kind": "warp"}]})"),

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "error_of.hpp"
-
 #include <sstream>
+
+#include "error_of.hpp"
 
 namespace powershape::workload {
 namespace {

@@ -29,8 +29,8 @@ bool covers(const std::vector<Point>& power_mw, int64_t t0, int64_t t1) {
 }
 
 double at(const std::vector<Point>& e, int64_t t, const std::vector<Point>& power_mw) {
-  auto hi = std::upper_bound(e.begin(), e.end(), t,
-                             [](int64_t x, const Point& p) { return x < p.t_ns; });
+  auto hi =
+      std::upper_bound(e.begin(), e.end(), t, [](int64_t x, const Point& p) { return x < p.t_ns; });
   const bool before = hi == e.begin(), after = hi == e.end();
   if (before) hi = e.begin() + 1;
   if (after) hi = e.end() - 1;
@@ -41,7 +41,8 @@ double at(const std::vector<Point>& e, int64_t t, const std::vector<Point>& powe
     if (before) return static_cast<double>(a.value) - integral_mj(power_mw, t, a.t_ns);
     if (after) return static_cast<double>(b.value) + integral_mj(power_mw, b.t_ns, t);
     double whole = integral_mj(power_mw, a.t_ns, b.t_ns);
-    if (whole > 0) return static_cast<double>(a.value) + rise * integral_mj(power_mw, a.t_ns, t) / whole;
+    if (whole > 0)
+      return static_cast<double>(a.value) + rise * integral_mj(power_mw, a.t_ns, t) / whole;
   }
   double slope = rise / static_cast<double>(b.t_ns - a.t_ns);
   return static_cast<double>(a.value) + slope * static_cast<double>(t - a.t_ns);
@@ -74,9 +75,12 @@ Energy energy_from_power(const std::vector<Point>& power_mw, int64_t from_ns, in
 
 std::string to_string(Energy::Method m) {
   switch (m) {
-    case Energy::Method::kCounter: return "counter";
-    case Energy::Method::kPower: return "power";
-    case Energy::Method::kNone: return "none";
+    case Energy::Method::kCounter:
+      return "counter";
+    case Energy::Method::kPower:
+      return "power";
+    case Energy::Method::kNone:
+      return "none";
   }
   return "none";
 }

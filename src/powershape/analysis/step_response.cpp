@@ -9,7 +9,8 @@ std::optional<double> step_response_ms(const trace::Trace& t, int gpu, int64_t l
   auto clock = series(t, gpu, telemetry::Signal::kSmClock);
   auto after = [&](int64_t step_ns) -> std::optional<double> {
     for (const auto& c : clock) {
-      if (c.t_ns >= step_ns && c.value < clock_mhz) return static_cast<double>(c.t_ns - step_ns) * 1e-6;
+      if (c.t_ns >= step_ns && c.value < clock_mhz)
+        return static_cast<double>(c.t_ns - step_ns) * 1e-6;
     }
     return std::nullopt;
   };

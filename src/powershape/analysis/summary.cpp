@@ -115,8 +115,9 @@ nlohmann::json to_json(const Summary& s) {
   auto opt = [&](const char* k, const auto& v) {
     j[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  j["energy_j"] = s.energy.method == Energy::Method::kNone ? nlohmann::json(nullptr)
-                                                           : nlohmann::json(s.energy.energy_mj * 1e-3);
+  j["energy_j"] = s.energy.method == Energy::Method::kNone
+                      ? nlohmann::json(nullptr)
+                      : nlohmann::json(s.energy.energy_mj * 1e-3);
   opt("avg_power_w", s.avg_power_w);
   opt("peak_power_w", s.peak_power_w);
   if (s.sm_clock_mhz.covered_ns > 0) {

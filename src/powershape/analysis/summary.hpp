@@ -1,10 +1,9 @@
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "powershape/analysis/energy.hpp"
 #include "powershape/analysis/series.hpp"

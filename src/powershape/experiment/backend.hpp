@@ -1,10 +1,8 @@
 #pragma once
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
-
 #include <vector>
 
 #include "powershape/trace/trace.hpp"
@@ -23,11 +21,11 @@ struct Measurement {
   double energy_j = 0;          // from the energy counter over the window
   int energy_updates = 0;       // counter updates inside the window
   double avg_power_w = 0;
-  double sm_clock_mhz = 0;      // time-weighted mean of the reported clock
-  double power_capped = 0;      // fraction of the window
+  double sm_clock_mhz = 0;  // time-weighted mean of the reported clock
+  double power_capped = 0;  // fraction of the window
   double thermal_throttled = 0;
   double peak_temp_c = 0;
-  double extra_gib = 0;         // device memory beyond inputs and outputs (GPU: measured)
+  double extra_gib = 0;  // device memory beyond inputs and outputs (GPU: measured)
   double j_per_iteration() const { return iterations > 0 ? energy_j / iterations : 0; }
 };
 nlohmann::json to_json(const Measurement& m);

@@ -47,7 +47,8 @@ Result run_design(Backend& backend, const Design& d) {
   if (d.baseline >= n) throw std::invalid_argument("the baseline is not one of the configurations");
   if (d.rounds < 2) throw std::invalid_argument("a design needs two rounds or more");
   if (!(d.window_s > 0)) throw std::invalid_argument("the window must be positive");
-  if (!(d.min_effect >= 0 && d.min_effect < 1)) throw std::invalid_argument("the minimum effect must be in [0, 1)");
+  if (!(d.min_effect >= 0 && d.min_effect < 1))
+    throw std::invalid_argument("the minimum effect must be in [0, 1)");
   Result r;
   r.backend = backend.describe();
   r.simulated = backend.simulated();
@@ -107,8 +108,11 @@ Result run_design(Backend& backend, const Design& d) {
     x.extra_gib = median(of(c, [](const Measurement& m) { return m.extra_gib; }));
     x.time_ratio = ratio_interval(of(c, ms), of(d.baseline, ms), d.seed + c);
     x.energy_ratio = ratio_interval(of(c, joules), of(d.baseline, joules), d.seed + 1000 + c);
-    x.time_verdict = c == d.baseline ? "baseline" : verdict(x.time_ratio, d.min_effect, "faster", "slower");
-    x.energy_verdict = c == d.baseline ? "baseline" : verdict(x.energy_ratio, d.min_effect, "less energy", "more energy");
+    x.time_verdict =
+        c == d.baseline ? "baseline" : verdict(x.time_ratio, d.min_effect, "faster", "slower");
+    x.energy_verdict = c == d.baseline
+                           ? "baseline"
+                           : verdict(x.energy_ratio, d.min_effect, "less energy", "more energy");
     r.configs.push_back(x);
   }
   // The best leaves the baseline only for a configuration whose difference is resolved and at
@@ -116,8 +120,10 @@ Result run_design(Backend& backend, const Design& d) {
   r.best_time = r.best_energy = d.baseline;
   for (std::size_t c = 0; c < n; ++c) {
     const auto& x = r.configs[c];
-    if (x.time_verdict == "faster" && x.ms_per_iteration < r.configs[r.best_time].ms_per_iteration) r.best_time = c;
-    if (x.energy_verdict == "less energy" && x.j_per_iteration < r.configs[r.best_energy].j_per_iteration) {
+    if (x.time_verdict == "faster" && x.ms_per_iteration < r.configs[r.best_time].ms_per_iteration)
+      r.best_time = c;
+    if (x.energy_verdict == "less energy" &&
+        x.j_per_iteration < r.configs[r.best_energy].j_per_iteration) {
       r.best_energy = c;
     }
   }
@@ -142,13 +148,15 @@ std::optional<double> step_response_ms(Backend& backend, std::size_t i) {
 }
 
 nlohmann::json to_json(const Result& r) {
-  nlohmann::json j = {{"backend", r.backend},       {"simulated", r.simulated},
-                      {"device", r.device},         {"warmup_s", r.warmup_s},
-                      {"settled", r.settled},       {"baseline", r.baseline},
-                      {"best_time", r.best_time},   {"best_energy", r.best_energy}};
+  nlohmann::json j = {{"backend", r.backend},     {"simulated", r.simulated},
+                      {"device", r.device},       {"warmup_s", r.warmup_s},
+                      {"settled", r.settled},     {"baseline", r.baseline},
+                      {"best_time", r.best_time}, {"best_energy", r.best_energy}};
   j["configs"] = nlohmann::json::array();
   for (const auto& c : r.configs) {
-    auto iv = [](const Interval& i) { return nlohmann::json{{"lo", i.lo}, {"ratio", i.mid}, {"hi", i.hi}}; };
+    auto iv = [](const Interval& i) {
+      return nlohmann::json{{"lo", i.lo}, {"ratio", i.mid}, {"hi", i.hi}};
+    };
     j["configs"].push_back({{"name", c.name},
                             {"ms_per_iteration", c.ms_per_iteration},
                             {"j_per_iteration", c.j_per_iteration},
@@ -166,7 +174,8 @@ nlohmann::json to_json(const Result& r) {
   }
   for (const char* k : {"warmup", "measurements"}) {
     j[k] = nlohmann::json::array();
-    for (const auto& m : (std::string(k) == "warmup" ? r.warmup : r.measurements)) j[k].push_back(to_json(m));
+    for (const auto& m : (std::string(k) == "warmup" ? r.warmup : r.measurements))
+      j[k].push_back(to_json(m));
   }
   return j;
 }

@@ -1,9 +1,8 @@
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "powershape/experiment/backend.hpp"
 #include "powershape/experiment/stats.hpp"
@@ -12,15 +11,15 @@ namespace powershape::experiment {
 
 struct Design {
   int rounds = 8;
-  double window_s = 2;        // each measurement; >= 1 s for 10 energy-counter updates
-  std::size_t baseline = 0;   // the configuration ratios are taken against
-  uint64_t seed = 1;          // shuffles the order within each round
+  double window_s = 2;       // each measurement; >= 1 s for 10 energy-counter updates
+  std::size_t baseline = 0;  // the configuration ratios are taken against
+  uint64_t seed = 1;         // shuffles the order within each round
   // Warm-up: the baseline runs in windows of warmup_window_s (or five iterations, if longer) until
   // the mean SM clock and power of the last `settle_windows` agree within settle_tolerance, or
   // warmup_max_s has passed.
   double warmup_window_s = 0.5, warmup_max_s = 60, settle_tolerance = 0.01;
   int settle_windows = 3;
-  double cooldown_c = 0;      // > 0: idle before each measurement until this cool (at most 60 s)
+  double cooldown_c = 0;  // > 0: idle before each measurement until this cool (at most 60 s)
   // A ratio whose interval excludes 1 but which lies within min_effect of it is called "within"
   // that, not faster or slower: a deterministic simulator resolves differences nobody would act on.
   double min_effect = 0.002;
@@ -30,7 +29,7 @@ struct ConfigResult {
   std::string name;
   double ms_per_iteration = 0, j_per_iteration = 0, avg_power_w = 0, sm_clock_mhz = 0,
          power_capped = 0, thermal_throttled = 0, peak_temp_c = 0, compute_tflops = 0,
-         extra_gib = 0;  // medians
+         extra_gib = 0;               // medians
   Interval time_ratio, energy_ratio;  // against the baseline
   // "faster"/"slower", "less energy"/"more energy", "within 0.2%" (a difference under min_effect),
   // "no difference" (the interval holds 1), "baseline".

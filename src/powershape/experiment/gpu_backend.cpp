@@ -26,8 +26,10 @@ std::string GpuBackend::describe() const {
 }
 
 nlohmann::json GpuBackend::device_json() const {
-  return {{"simulated", false}, {"device", trace::to_json(nvml_.devices().at(0))},
-          {"peak_tflops_measured", peak_.flops_per_s * 1e-12}, {"copy_gbs_measured", peak_.bytes_per_s * 1e-9}};
+  return {{"simulated", false},
+          {"device", trace::to_json(nvml_.devices().at(0))},
+          {"peak_tflops_measured", peak_.flops_per_s * 1e-12},
+          {"copy_gbs_measured", peak_.bytes_per_s * 1e-9}};
 }
 
 void GpuBackend::set_configs(std::vector<workload::Plan> configs) {
@@ -69,7 +71,9 @@ Measurement GpuBackend::measure(std::size_t i, double seconds) {
   return m;
 }
 
-void GpuBackend::idle(double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }
+void GpuBackend::idle(double seconds) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
 
 std::optional<double> GpuBackend::temperature_c() {
   collect();

@@ -1,6 +1,5 @@
 #include "powershape/experiment/sim_backend.hpp"
 
-
 namespace powershape::experiment {
 
 SimBackend::SimBackend(const sim::Profile& p, const sim::DeviceOptions& o) : device_(p, o) {}

@@ -61,7 +61,8 @@ double median(std::vector<double> v) {
 
 Interval ratio_interval(const std::vector<double>& a, const std::vector<double>& b, uint64_t seed,
                         int resamples) {
-  if (a.size() != b.size() || a.size() < 2) throw std::invalid_argument("ratio_interval: need two or more pairs");
+  if (a.size() != b.size() || a.size() < 2)
+    throw std::invalid_argument("ratio_interval: need two or more pairs");
   std::vector<double> logs;
   for (std::size_t i = 0; i < a.size(); ++i) logs.push_back(std::log(a[i] / b[i]));
   auto mean = [](const std::vector<double>& v) {
@@ -78,7 +79,9 @@ Interval ratio_interval(const std::vector<double>& a, const std::vector<double>&
     m = mean(sample);
   }
   std::sort(means.begin(), means.end());
-  auto at = [&](double q) { return std::exp(means[static_cast<std::size_t>(std::lround(q * (resamples - 1)))]); };
+  auto at = [&](double q) {
+    return std::exp(means[static_cast<std::size_t>(std::lround(q * (resamples - 1)))]);
+  };
   const int n = static_cast<int>(logs.size());
   const double tail = expanded_tail(n, 0.05);
   // Resamples never reach past the pairs themselves, which leaves the bootstrap too narrow with
@@ -87,7 +90,8 @@ Interval ratio_interval(const std::vector<double>& a, const std::vector<double>&
   double ss = 0;
   for (double x : logs) ss += (x - m) * (x - m);
   const double half = t_quantile(0.05, n - 1) * std::sqrt(ss / (n - 1) / n);
-  return {std::min(at(tail), std::exp(m - half)), std::exp(m), std::max(at(1 - tail), std::exp(m + half))};
+  return {std::min(at(tail), std::exp(m - half)), std::exp(m),
+          std::max(at(1 - tail), std::exp(m + half))};
 }
 
 }  // namespace powershape::experiment

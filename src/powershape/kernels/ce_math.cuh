@@ -11,7 +11,9 @@ namespace powershape::kernels::ce {
 
 constexpr float kLog2e = 1.4426950408889634f;
 
-__device__ __forceinline__ float capped(float x, float cap) { return cap > 0 ? cap * tanhf(x / cap) : x; }
+__device__ __forceinline__ float capped(float x, float cap) {
+  return cap > 0 ? cap * tanhf(x / cap) : x;
+}
 
 __device__ __forceinline__ int64_t target_of(const void* t, bool i64, int64_t row) {
   return i64 ? static_cast<const int64_t*>(t)[row] : static_cast<const int32_t*>(t)[row];
@@ -109,8 +111,8 @@ __device__ __forceinline__ uint32_t pack(float lo, float hi) {
 // Adds the first `count` logits of a vector (8: a whole one, on the fast path) to the running
 // (m, s) and, with label smoothing, to zsum.
 template <bool kSoftcap>
-__device__ __forceinline__ void accumulate(const uint4& raw, int count, float cap, bool smoothing, float& m, float& s,
-                                           float& zsum) {
+__device__ __forceinline__ void accumulate(const uint4& raw, int count, float cap, bool smoothing,
+                                           float& m, float& s, float& zsum) {
   float z[8];
   unpack(raw, z);
   if (count < 8) {  // a row's last, partial vector (unrolled: z stays in registers)
@@ -187,8 +189,8 @@ struct Grad {
 };
 
 // The loss of a row from its lse, target logit and logit sum; NaN for an out-of-range target.
-__device__ __forceinline__ float row_loss(const CrossEntropyParams& p, float lse, float zt, float zsum, bool ignored,
-                                          bool bad, float& zl) {
+__device__ __forceinline__ float row_loss(const CrossEntropyParams& p, float lse, float zt,
+                                          float zsum, bool ignored, bool bad, float& zl) {
   zl = 0;
   if (bad) return __int_as_float(0x7fc00000);
   if (ignored) return 0;

@@ -1,7 +1,6 @@
-#include "powershape/kernels/clock_probe.hpp"
-
 #include <stdexcept>
 
+#include "powershape/kernels/clock_probe.hpp"
 #include "powershape/kernels/cuda_check.hpp"
 
 namespace powershape::kernels {
@@ -50,7 +49,8 @@ struct ClockProbe::Impl {
 
 ClockProbe::ClockProbe(int64_t max_bins, int64_t bin_ns)
     : max_bins_(max_bins), bin_ns_(bin_ns), impl_(std::make_unique<Impl>()) {
-  if (max_bins < 1 || bin_ns < 1000) throw std::invalid_argument("clock probe: bins >= 1 and bin_ns >= 1000");
+  if (max_bins < 1 || bin_ns < 1000)
+    throw std::invalid_argument("clock probe: bins >= 1 and bin_ns >= 1000");
   PS_CUDA(cudaMalloc(&impl_->d_mhz, static_cast<std::size_t>(max_bins) * sizeof(double)));
 }
 
@@ -59,7 +59,8 @@ ClockProbe::~ClockProbe() { cudaFree(impl_->d_mhz); }
 void ClockProbe::start(CUstream_st* stream, int64_t duration_ns) {
   impl_->bins = std::min(max_bins_, std::max<int64_t>(1, duration_ns / bin_ns_));
   impl_->stream = stream;
-  PS_CUDA(cudaMemsetAsync(impl_->d_mhz, 0, static_cast<std::size_t>(impl_->bins) * sizeof(double), stream));
+  PS_CUDA(cudaMemsetAsync(impl_->d_mhz, 0, static_cast<std::size_t>(impl_->bins) * sizeof(double),
+                          stream));
   probe_kernel<<<1, 1, 0, stream>>>(impl_->d_mhz, impl_->bins, bin_ns_);
   PS_LAUNCHED();
 }
@@ -67,7 +68,8 @@ void ClockProbe::start(CUstream_st* stream, int64_t duration_ns) {
 std::vector<double> ClockProbe::mhz() {
   std::vector<double> out(static_cast<std::size_t>(impl_->bins));
   PS_CUDA(cudaStreamSynchronize(impl_->stream));
-  PS_CUDA(cudaMemcpy(out.data(), impl_->d_mhz, out.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  PS_CUDA(
+      cudaMemcpy(out.data(), impl_->d_mhz, out.size() * sizeof(double), cudaMemcpyDeviceToHost));
   return out;
 }
 

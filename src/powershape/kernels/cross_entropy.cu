@@ -1,8 +1,7 @@
-#include "powershape/kernels/cross_entropy.cuh"
-
 #include <algorithm>
 
 #include "powershape/kernels/ce_math.cuh"
+#include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 
 namespace powershape::kernels {
@@ -23,9 +22,10 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3) ce_kernel(CrossEnt
   const int64_t t = target_of(p.targets, p.targets_int64, row);
   const bool ignored = t == p.ignore_index;
   const bool bad = !ignored && (t < 0 || t >= p.v);  // an out-of-range target: NaN loss, no read
-  const int vec = static_cast<int>(p.ld / 8);        // ld is a multiple of 8: rows are 16-byte aligned
-  const int full = static_cast<int>(p.v / 8);        // vectors wholly inside the row's V logits
-  const int last = static_cast<int>(p.v - static_cast<int64_t>(full) * 8);  // logits in the partial one
+  const int vec = static_cast<int>(p.ld / 8);  // ld is a multiple of 8: rows are 16-byte aligned
+  const int full = static_cast<int>(p.v / 8);  // vectors wholly inside the row's V logits
+  const int last =
+      static_cast<int>(p.v - static_cast<int64_t>(full) * 8);  // logits in the partial one
   const bool smoothing = p.label_smoothing > 0;
   float m = -INFINITY, s = 0, zsum = 0;
   for (int base = threadIdx.x; base < full; base += kUnroll * kThreads) {
@@ -36,13 +36,16 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3) ce_kernel(CrossEnt
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      if (base + u * kThreads < full) accumulate<kSoftcap>(r[u], 8, p.softcap, smoothing, m, s, zsum);
+      if (base + u * kThreads < full)
+        accumulate<kSoftcap>(r[u], 8, p.softcap, smoothing, m, s, zsum);
     }
   }
-  if (full < vec && threadIdx.x == 0) accumulate<kSoftcap>(vecs[full], last, p.softcap, smoothing, m, s, zsum);
+  if (full < vec && threadIdx.x == 0)
+    accumulate<kSoftcap>(vecs[full], last, p.softcap, smoothing, m, s, zsum);
   block_reduce(m, s, zsum);
   const float lse = m + logf(s);
-  const float zt = ignored || bad ? 0.f : capped(__bfloat162float(p.logits[row * p.ld + t]), p.softcap);
+  const float zt =
+      ignored || bad ? 0.f : capped(__bfloat162float(p.logits[row * p.ld + t]), p.softcap);
   float zl = 0;
   const float loss = row_loss(p, lse, zt, zsum, ignored, bad, zl);
   if (threadIdx.x == 0) {
@@ -83,7 +86,8 @@ __global__ void count_kernel(const void* t, bool i64, int64_t n, int64_t ignore,
   if (threadIdx.x % 32 == 0 && c > 0) atomicAdd(count, c);
 }
 
-__global__ void reduce_kernel(const float* v, int64_t n, const int* valid, bool divide, float* out) {
+__global__ void reduce_kernel(const float* v, int64_t n, const int* valid, bool divide,
+                              float* out) {
   __shared__ double part[1024];
   double s = 0;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += v[i];
@@ -111,14 +115,16 @@ void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t strea
   PS_LAUNCHED();
 }
 
-void count_valid(const void* targets, bool int64, int64_t n, int64_t ignore_index, int* count, cudaStream_t stream) {
+void count_valid(const void* targets, bool int64, int64_t n, int64_t ignore_index, int* count,
+                 cudaStream_t stream) {
   PS_CUDA(cudaMemsetAsync(count, 0, sizeof(int), stream));
   const unsigned blocks = static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 1024));
   count_kernel<<<blocks, 256, 0, stream>>>(targets, int64, n, ignore_index, count);
   PS_LAUNCHED();
 }
 
-void reduce_sum(const float* values, int64_t n, const int* valid, bool divide_by_valid, float* out, cudaStream_t stream) {
+void reduce_sum(const float* values, int64_t n, const int* valid, bool divide_by_valid, float* out,
+                cudaStream_t stream) {
   reduce_kernel<<<1, 1024, 0, stream>>>(values, n, valid, divide_by_valid, out);
   PS_LAUNCHED();
 }

@@ -27,4 +27,5 @@ inline void check_cublas(cublasStatus_t s, const char* what, const char* file, i
 
 #define PS_CUDA(x) ::powershape::kernels::check_cuda((x), #x, __FILE__, __LINE__)
 #define PS_CUBLAS(x) ::powershape::kernels::check_cublas((x), #x, __FILE__, __LINE__)
-#define PS_LAUNCHED() ::powershape::kernels::check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+#define PS_LAUNCHED() \
+  ::powershape::kernels::check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)

@@ -1,6 +1,5 @@
-#include "powershape/kernels/gemm.hpp"
-
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/gemm.hpp"
 
 namespace powershape::kernels {
 
@@ -31,23 +30,26 @@ const Gemm::Plan& Gemm::plan(const Key& key) {
   PS_CUBLAS(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb));
   PS_CUBLAS(cublasLtMatrixLayoutCreate(&p.a, CUDA_R_16BF, ta ? k : m, ta ? m : k, lda));
   PS_CUBLAS(cublasLtMatrixLayoutCreate(&p.b, CUDA_R_16BF, tb ? n : k, tb ? k : n, ldb));
-  PS_CUBLAS(cublasLtMatrixLayoutCreate(&p.d, out == static_cast<int>(Out::kFp32) ? CUDA_R_32F : CUDA_R_16BF, m, n, ldd));
+  PS_CUBLAS(cublasLtMatrixLayoutCreate(
+      &p.d, out == static_cast<int>(Out::kFp32) ? CUDA_R_32F : CUDA_R_16BF, m, n, ldd));
   cublasLtMatmulPreference_t pref;
   PS_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
   std::size_t ws = kWorkspaceBytes;
-  PS_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+  PS_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                 &ws, sizeof ws));
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
-  PS_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle_, p.desc, p.a, p.b, p.d, p.d, pref, 1, &result, &found));
+  PS_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle_, p.desc, p.a, p.b, p.d, p.d, pref, 1, &result,
+                                           &found));
   cublasLtMatmulPreferenceDestroy(pref);
   if (found == 0) throw std::runtime_error("cuBLASLt has no algorithm for this product");
   p.algo = result.algo;
   return plans_.emplace(key, p).first->second;
 }
 
-void Gemm::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda,
-               const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha, float beta,
-               cudaStream_t stream) {
+void Gemm::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a,
+               int64_t lda, const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha,
+               float beta, cudaStream_t stream) {
   const Plan& p = plan({trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out)});
   PS_CUBLAS(cublasLtMatmul(handle_, p.desc, &alpha, a, p.a, b, p.b, &beta, d, p.d, d, p.d, &p.algo,
                            workspace_, kWorkspaceBytes, stream));

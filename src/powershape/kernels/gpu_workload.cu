@@ -1,5 +1,3 @@
-#include "powershape/kernels/gpu_workload.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,6 +8,7 @@
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/event_pair.hpp"
 #include "powershape/kernels/gemm.hpp"
+#include "powershape/kernels/gpu_workload.hpp"
 #include "powershape/kernels/lmhead.hpp"
 #include "powershape/kernels/synthetic.cuh"
 #include "powershape/kernels/workload_steps.hpp"
@@ -23,7 +22,8 @@ struct DeviceBuffer {
   void* p = nullptr;
   explicit DeviceBuffer(int64_t bytes) {
     if (cudaMalloc(&p, static_cast<std::size_t>(bytes)) != cudaSuccess) {
-      throw std::runtime_error("cannot allocate " + std::to_string(bytes >> 20) + " MiB on the GPU");
+      throw std::runtime_error("cannot allocate " + std::to_string(bytes >> 20) +
+                               " MiB on the GPU");
     }
   }
   ~DeviceBuffer() { cudaFree(p); }
@@ -57,22 +57,28 @@ struct GpuWorkload::Impl {
     const std::string phase = s.phase;
     if (phase == "product" || phase == "burst") {
       // C [m x n] = A [m x k] B [k x n], column-major, over the first elements of each buffer.
-      gemm.run(false, false, s.m, s.n, s.k, buf(0), s.m, buf(1), s.k, buf(2), s.m, Out::kBf16, 1, 0, nullptr);
+      gemm.run(false, false, s.m, s.n, s.k, buf(0), s.m, buf(1), s.k, buf(2), s.m, Out::kBf16, 1, 0,
+               nullptr);
     } else if (phase == "qk") {
       // S [r x cols] = Q_c K^T; column-major (cols x r) = K (as d x cols, transposed) * Q_c^T.
-      gemm.run(true, false, s.n, s.m, s.k, buf(1), s.k, bf(0) + s.row0 * s.k, s.k, buf(3), s.n, Out::kBf16, 1, 0, nullptr);
+      gemm.run(true, false, s.n, s.m, s.k, buf(1), s.k, bf(0) + s.row0 * s.k, s.k, buf(3), s.n,
+               Out::kBf16, 1, 0, nullptr);
     } else if (phase == "pv") {
       // O_c [r x d] = P V; column-major (d x r) = V^T (d x cols) * P^T (cols x r).
-      gemm.run(false, false, s.n, s.m, s.k, buf(2), s.n, buf(3), s.k, bf(4) + s.row0 * s.n, s.n, Out::kBf16, 1, 0, nullptr);
+      gemm.run(false, false, s.n, s.m, s.k, buf(2), s.n, buf(3), s.k, bf(4) + s.row0 * s.n, s.n,
+               Out::kBf16, 1, 0, nullptr);
     } else if (phase == "logits") {
       // buffers: x, w, logits, dx, dw. logits [N x V] = X W^T: (V x N) = W^T-as-stored * X^T.
-      gemm.run(true, false, s.n, s.m, s.k, buf(1), s.k, buf(0), s.k, buf(2), ld, Out::kBf16, 1, 0, nullptr);
+      gemm.run(true, false, s.n, s.m, s.k, buf(1), s.k, buf(0), s.k, buf(2), ld, Out::kBf16, 1, 0,
+               nullptr);
     } else if (phase == "dx") {
       // dX [N x D] = dlogits W: (D x N) = W^T (D x V) * dlogits^T (V x N).
-      gemm.run(false, false, s.n, s.m, s.k, buf(1), s.n, buf(2), ld, buf(3), s.n, Out::kBf16, 1, 0, nullptr);
+      gemm.run(false, false, s.n, s.m, s.k, buf(1), s.n, buf(2), ld, buf(3), s.n, Out::kBf16, 1, 0,
+               nullptr);
     } else if (phase == "dw") {
       // dW [V x D] = dlogits^T X: (D x V) = X^T (D x N) * dlogits (N x V).
-      gemm.run(false, true, s.n, s.m, s.k, buf(0), s.n, buf(2), ld, buf(4), s.n, Out::kFp32, 1, 0, nullptr);
+      gemm.run(false, true, s.n, s.m, s.k, buf(0), s.n, buf(2), ld, buf(4), s.n, Out::kFp32, 1, 0,
+               nullptr);
     } else {
       throw std::logic_error("no kernel for product '" + phase + "'");
     }
@@ -86,11 +92,21 @@ struct GpuWorkload::Impl {
       if (b != in_burst) (b ? burst->start() : burst->stop());
       in_burst = b;
       switch (s.kind) {
-        case WorkloadStep::kProduct: product(s); break;
-        case WorkloadStep::kSoftmax: softmax_rows(bf(3), s.m, s.n, s.n, nullptr); break;
-        case WorkloadStep::kStream: stream_bytes(buf(3), kStreamBytes, s.bytes, nullptr); break;
-        case WorkloadStep::kSpin: spin(static_cast<int64_t>(s.seconds * 1e9), nullptr); break;
-        case WorkloadStep::kLmHead: lmhead.run(args, options, nullptr); break;
+        case WorkloadStep::kProduct:
+          product(s);
+          break;
+        case WorkloadStep::kSoftmax:
+          softmax_rows(bf(3), s.m, s.n, s.n, nullptr);
+          break;
+        case WorkloadStep::kStream:
+          stream_bytes(buf(3), kStreamBytes, s.bytes, nullptr);
+          break;
+        case WorkloadStep::kSpin:
+          spin(static_cast<int64_t>(s.seconds * 1e9), nullptr);
+          break;
+        case WorkloadStep::kLmHead:
+          lmhead.run(args, options, nullptr);
+          break;
       }
     }
     if (in_burst) burst->stop();
@@ -103,7 +119,9 @@ void GpuWorkload::Impl::allocate() {
   auto fill = [](DeviceBuffer& b, int64_t n, uint64_t seed, float scale) {
     fill_random_bf16(b.bf16(), n, seed, scale, nullptr);
   };
-  auto random_bf16 = [&](int64_t n, uint64_t seed, float scale) { fill(add(n * 2), n, seed, scale); };
+  auto random_bf16 = [&](int64_t n, uint64_t seed, float scale) {
+    fill(add(n * 2), n, seed, scale);
+  };
   if (const auto* p = std::get_if<workload::Products>(&w.kind)) {
     for (uint64_t i = 1; i <= 3; ++i) random_bf16(p->size * p->size, i, 2.0f);
   } else if (const auto* sq = std::get_if<workload::Square>(&w.kind)) {
@@ -111,12 +129,13 @@ void GpuWorkload::Impl::allocate() {
     for (uint64_t i = 1; i <= 3; ++i) random_bf16(n * n, i, 2.0f);
     if (sq->gap == workload::Gap::kMemory) add(kStreamBytes);
   } else if (const auto* m = std::get_if<workload::Msm>(&w.kind)) {
-    if (m->width % 8 != 0 || m->cols % 8 != 0) throw std::invalid_argument("msm: d and cols must be multiples of 8");
-    random_bf16(m->rows * m->width, 1, 1.0f);  // Q
-    random_bf16(m->cols * m->width, 2, 0.2f);  // K
-    random_bf16(m->cols * m->width, 3, 1.0f);  // V
+    if (m->width % 8 != 0 || m->cols % 8 != 0)
+      throw std::invalid_argument("msm: d and cols must be multiples of 8");
+    random_bf16(m->rows * m->width, 1, 1.0f);                        // Q
+    random_bf16(m->cols * m->width, 2, 0.2f);                        // K
+    random_bf16(m->cols * m->width, 3, 1.0f);                        // V
     add(workload::rows_per_chunk(m->rows, w.chunks) * m->cols * 2);  // S, one chunk
-    add(m->rows * m->width * 2);                                      // O
+    add(m->rows * m->width * 2);                                     // O
   } else if (const auto* l = std::get_if<workload::LmHead>(&w.kind)) {
     const int64_t n = l->tokens, d = l->width, v = l->vocab;
     ld = (v + 7) / 8 * 8;
@@ -130,7 +149,8 @@ void GpuWorkload::Impl::allocate() {
     }
     auto& t = add(n * 4);
     std::vector<int32_t> th(static_cast<std::size_t>(n));
-    for (int64_t i = 0; i < n; ++i) th[static_cast<std::size_t>(i)] = static_cast<int32_t>((i * 7919) % v);
+    for (int64_t i = 0; i < n; ++i)
+      th[static_cast<std::size_t>(i)] = static_cast<int32_t>((i * 7919) % v);
     PS_CUDA(cudaMemcpy(t.p, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
     options.chunks = w.chunks;
     options.backward = l->backward;
@@ -163,10 +183,13 @@ GpuWorkload::GpuWorkload(const workload::Workload& w, const workload::Rates& rat
   m.rates = rates;
   workload_steps(w, rates, [&](const WorkloadStep& s) { m.steps.push_back(s); });
   for (const auto& s : m.steps) {
-    if (s.kind == WorkloadStep::kProduct) m.flops += 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+    if (s.kind == WorkloadStep::kProduct)
+      m.flops +=
+          2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
   }
   if (const auto* l = std::get_if<workload::LmHead>(&w.kind); l != nullptr && !l->products_only) {
-    m.flops = (l->backward ? 6.0 : 2.0) * static_cast<double>(l->tokens) * static_cast<double>(l->width) * static_cast<double>(l->vocab);
+    m.flops = (l->backward ? 6.0 : 2.0) * static_cast<double>(l->tokens) *
+              static_cast<double>(l->width) * static_cast<double>(l->vocab);
   }
   m.allocate();
   PS_CUDA(cudaDeviceSynchronize());
@@ -206,11 +229,13 @@ workload::Rates measure_peak_rates() {
   EventPair e;
   gemm.run(false, false, n, n, n, a.p, n, b.p, n, c.p, n, Out::kBf16, 1, 0, nullptr);
   const double products_ms = e.time([&] {
-    for (int i = 0; i < 5; ++i) gemm.run(false, false, n, n, n, a.p, n, b.p, n, c.p, n, Out::kBf16, 1, 0, nullptr);
+    for (int i = 0; i < 5; ++i)
+      gemm.run(false, false, n, n, n, a.p, n, b.p, n, c.p, n, Out::kBf16, 1, 0, nullptr);
   });
   const double flops = 5 * 2.0 * n * n * static_cast<double>(n) / (products_ms * 1e-3);
   stream_bytes(s.p, kStreamBytes, 2.0 * kStreamBytes, nullptr);
-  const double stream_ms = e.time([&] { stream_bytes(s.p, kStreamBytes, 8.0 * kStreamBytes, nullptr); });
+  const double stream_ms =
+      e.time([&] { stream_bytes(s.p, kStreamBytes, 8.0 * kStreamBytes, nullptr); });
   const double bytes = 8.0 * kStreamBytes / (stream_ms * 1e-3);
   return {flops, bytes};
 }

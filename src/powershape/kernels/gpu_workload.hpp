@@ -13,7 +13,8 @@ class GpuWorkload {
  public:
   // Allocates and fills (random bf16) what the workload needs; square waves are sized with the
   // GPU's unthrottled `rates`. Throws std::invalid_argument for a custom plan (only the simulator
-  // runs those) or a shape the kernels cannot take, std::runtime_error when it does not fit the GPU.
+  // runs those) or a shape the kernels cannot take, std::runtime_error when it does not fit the
+  // GPU.
   GpuWorkload(const workload::Workload& w, const workload::Rates& rates);
   ~GpuWorkload();
   GpuWorkload(const GpuWorkload&) = delete;

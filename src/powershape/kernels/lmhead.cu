@@ -1,5 +1,3 @@
-#include "powershape/kernels/lmhead.hpp"
-
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -7,6 +5,7 @@
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/gemm.hpp"
+#include "powershape/kernels/lmhead.hpp"
 #include "powershape/kernels/lmhead_steps.hpp"
 
 namespace powershape::kernels {
@@ -17,9 +16,10 @@ constexpr std::size_t kAlign = 256;
 std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 
 struct Layout {
-  int64_t ld;        // logits row stride: V rounded up to 8 elements (16 bytes)
-  int64_t rows;      // tokens per chunk
-  std::size_t logits, token_loss, token_zloss, lse, row_scale, count, total;  // byte offsets, total size
+  int64_t ld;    // logits row stride: V rounded up to 8 elements (16 bytes)
+  int64_t rows;  // tokens per chunk
+  std::size_t logits, token_loss, token_zloss, lse, row_scale, count,
+      total;  // byte offsets, total size
 };
 
 Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
@@ -45,8 +45,11 @@ Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
 void validate(const LmHeadArgs& a, const LmHeadOptions& o) {
   auto bad = [](const std::string& what) { throw std::invalid_argument("lmhead: " + what); };
   if (a.n < 1 || a.d < 1 || a.v < 1) bad("N, D and V must be positive");
-  if (a.d % 8 != 0) bad("D = " + std::to_string(a.d) + " must be a multiple of 8 (16-byte bf16 rows for the tensor-core products)");
-  if (a.x == nullptr || a.w == nullptr || a.targets == nullptr || a.loss == nullptr) bad("x, w, targets and loss are required");
+  if (a.d % 8 != 0)
+    bad("D = " + std::to_string(a.d) +
+        " must be a multiple of 8 (16-byte bf16 rows for the tensor-core products)");
+  if (a.x == nullptr || a.w == nullptr || a.targets == nullptr || a.loss == nullptr)
+    bad("x, w, targets and loss are required");
   if (o.backward && (a.dx == nullptr || a.dw == nullptr)) bad("the backward pass needs dx and dw");
   if (!(o.label_smoothing >= 0 && o.label_smoothing < 1)) bad("label_smoothing must be in [0, 1)");
   if (!(o.z_loss >= 0) || !(o.softcap >= 0)) bad("z_loss and softcap must not be negative");
@@ -74,7 +77,8 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
   const Layout l = layout(a.n, a.v, o);
   auto* ws = static_cast<char*>(a.workspace);
   auto* logits = reinterpret_cast<__nv_bfloat16*>(ws + l.logits);
-  auto* token_loss = a.token_loss != nullptr ? a.token_loss : reinterpret_cast<float*>(ws + l.token_loss);
+  auto* token_loss =
+      a.token_loss != nullptr ? a.token_loss : reinterpret_cast<float*>(ws + l.token_loss);
   auto* token_zloss = reinterpret_cast<float*>(ws + l.token_zloss);
   auto* lse = a.lse != nullptr ? a.lse : reinterpret_cast<float*>(ws + l.lse);
   auto* row_scale = reinterpret_cast<float*>(ws + l.row_scale);
@@ -94,7 +98,8 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
         break;
       case LmHeadStep::kLogits:
         // logits [rows x V] = X_c W^T: column-major, (V x rows) = W (as D x V, transposed) * X_c^T.
-        impl_->gemm.run(true, false, a.v, s.rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1, 0, stream);
+        impl_->gemm.run(true, false, a.v, s.rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1,
+                        0, stream);
         break;
       case LmHeadStep::kPass: {
         CrossEntropyParams p{};
@@ -122,17 +127,25 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
         }
         break;
       }
-      case LmHeadStep::kScaleX: scale_rows(xc, row_scale, s.rows, a.d, dxc(), stream); break;
+      case LmHeadStep::kScaleX:
+        scale_rows(xc, row_scale, s.rows, a.d, dxc(), stream);
+        break;
       case LmHeadStep::kDw:
-        // dW [V x D] (+)= dlogits^T X_c: column-major (D x V) = X_c^T (D x rows) * dlogits (rows x V).
-        impl_->gemm.run(false, true, a.d, a.v, s.rows, one_read ? dxc() : xc, a.d, logits, l.ld, a.dw, a.d,
-                        o.dw_fp32 ? Out::kFp32 : Out::kBf16, 1, s.chunk == 0 ? 0.f : 1.f, stream);
+        // dW [V x D] (+)= dlogits^T X_c: column-major (D x V) = X_c^T (D x rows) * dlogits (rows x
+        // V).
+        impl_->gemm.run(false, true, a.d, a.v, s.rows, one_read ? dxc() : xc, a.d, logits, l.ld,
+                        a.dw, a.d, o.dw_fp32 ? Out::kFp32 : Out::kBf16, 1, s.chunk == 0 ? 0.f : 1.f,
+                        stream);
         break;
       case LmHeadStep::kDx:
-        // dX_c [rows x D] = dlogits W: column-major (D x rows) = W^T (D x V) * dlogits^T (V x rows).
-        impl_->gemm.run(false, false, a.d, s.rows, a.v, w, a.d, logits, l.ld, dxc(), a.d, Out::kBf16, 1, 0, stream);
+        // dX_c [rows x D] = dlogits W: column-major (D x rows) = W^T (D x V) * dlogits^T (V x
+        // rows).
+        impl_->gemm.run(false, false, a.d, s.rows, a.v, w, a.d, logits, l.ld, dxc(), a.d,
+                        Out::kBf16, 1, 0, stream);
         break;
-      case LmHeadStep::kScaleDx: scale_rows(dxc(), row_scale, s.rows, a.d, dxc(), stream); break;
+      case LmHeadStep::kScaleDx:
+        scale_rows(dxc(), row_scale, s.rows, a.d, dxc(), stream);
+        break;
       case LmHeadStep::kReduce:
         reduce_sum(token_loss, a.n, count, mean, a.loss, stream);
         if (a.z_loss != nullptr) reduce_sum(token_zloss, a.n, count, mean, a.z_loss, stream);

@@ -12,16 +12,17 @@ namespace powershape::kernels {
 enum class Reduction { kMean, kSum, kNone };
 
 struct LmHeadOptions {
-  int chunks = 1;                 // token chunks; the last may be ragged. 0: tokens_per_chunk says
+  int chunks = 1;  // token chunks; the last may be ragged. 0: tokens_per_chunk says
   int64_t tokens_per_chunk = 0;
   int64_t ignore_index = -100;
   Reduction reduction = Reduction::kMean;
   float label_smoothing = 0;
-  float z_loss = 0;               // coefficient of lse^2 in each token's loss
-  float softcap = 0;              // > 0: logits -> softcap * tanh(logits / softcap)
-  float grad_scale = 1;           // the incoming gradient of the reduced loss (kNone: of the sum)
-  bool backward = true;           // false: the loss alone
-  bool dw_fp32 = true;            // dW accumulates in fp32; false: a bf16 dW (accumulated in bf16 between chunks)
+  float z_loss = 0;      // coefficient of lse^2 in each token's loss
+  float softcap = 0;     // > 0: logits -> softcap * tanh(logits / softcap)
+  float grad_scale = 1;  // the incoming gradient of the reduced loss (kNone: of the sum)
+  bool backward = true;  // false: the loss alone
+  bool dw_fp32 =
+      true;  // dW accumulates in fp32; false: a bf16 dW (accumulated in bf16 between chunks)
 };
 
 // Device pointers. x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64. Outputs: loss and

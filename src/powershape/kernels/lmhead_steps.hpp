@@ -27,7 +27,8 @@ struct LmHeadStep {
 // Tokens per chunk: tokens_per_chunk when set, else the common split into `chunks`.
 inline int64_t lmhead_rows_per_chunk(int64_t n, const LmHeadOptions& o) {
   if (o.tokens_per_chunk > 0) return std::min(o.tokens_per_chunk, n);
-  if (o.chunks < 1) throw std::invalid_argument("lmhead: chunks must be at least 1 (or tokens_per_chunk set)");
+  if (o.chunks < 1)
+    throw std::invalid_argument("lmhead: chunks must be at least 1 (or tokens_per_chunk set)");
   return workload::rows_per_chunk(n, o.chunks);
 }
 
@@ -39,15 +40,16 @@ template <class F>
 void lmhead_steps(int64_t n, const LmHeadOptions& o, F&& f) {
   const bool one_read = lmhead_one_read(o);
   f(LmHeadStep{LmHeadStep::kCountValid, 0, 0, n});
-  workload::for_each_chunk(n, lmhead_rows_per_chunk(n, o), [&](int64_t c, int64_t row0, int64_t rows) {
-    f(LmHeadStep{LmHeadStep::kLogits, c, row0, rows});
-    f(LmHeadStep{LmHeadStep::kPass, c, row0, rows});
-    if (!o.backward) return;
-    if (one_read) f(LmHeadStep{LmHeadStep::kScaleX, c, row0, rows});
-    f(LmHeadStep{LmHeadStep::kDw, c, row0, rows});
-    f(LmHeadStep{LmHeadStep::kDx, c, row0, rows});
-    if (one_read) f(LmHeadStep{LmHeadStep::kScaleDx, c, row0, rows});
-  });
+  workload::for_each_chunk(n, lmhead_rows_per_chunk(n, o),
+                           [&](int64_t c, int64_t row0, int64_t rows) {
+                             f(LmHeadStep{LmHeadStep::kLogits, c, row0, rows});
+                             f(LmHeadStep{LmHeadStep::kPass, c, row0, rows});
+                             if (!o.backward) return;
+                             if (one_read) f(LmHeadStep{LmHeadStep::kScaleX, c, row0, rows});
+                             f(LmHeadStep{LmHeadStep::kDw, c, row0, rows});
+                             f(LmHeadStep{LmHeadStep::kDx, c, row0, rows});
+                             if (one_read) f(LmHeadStep{LmHeadStep::kScaleDx, c, row0, rows});
+                           });
   f(LmHeadStep{LmHeadStep::kReduce, 0, 0, n});
 }
 

@@ -1,7 +1,7 @@
+#include <algorithm>
+
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/synthetic.cuh"
-
-#include <algorithm>
 
 namespace powershape::kernels {
 namespace {
@@ -50,7 +50,8 @@ __global__ void softmax_kernel(__nv_bfloat16* p, int64_t cols, int64_t ld) {
   for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) m = fmaxf(m, red[w]);
   __syncthreads();
   float s = 0;
-  for (int64_t i = threadIdx.x; i < cols; i += blockDim.x) s += __expf(__bfloat162float(row[i]) - m);
+  for (int64_t i = threadIdx.x; i < cols; i += blockDim.x)
+    s += __expf(__bfloat162float(row[i]) - m);
   for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
   if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = s;
   __syncthreads();
@@ -76,7 +77,9 @@ void spin(int64_t ns, cudaStream_t s) {
 
 void stream_bytes(void* buf, int64_t buf_bytes, double bytes, cudaStream_t s) {
   // One pass reads and writes `span` bytes: the whole buffer, or less for a short gap.
-  const int64_t span = std::max<int64_t>(std::min<int64_t>(buf_bytes, static_cast<int64_t>(bytes / 2)), 1 << 20) / 16 * 16;
+  const int64_t span =
+      std::max<int64_t>(std::min<int64_t>(buf_bytes, static_cast<int64_t>(bytes / 2)), 1 << 20) /
+      16 * 16;
   const int64_t n = span / 16;
   for (double done = 0; done < bytes; done += 2.0 * static_cast<double>(span)) {
     stream_kernel<<<1056, 512, 0, s>>>(static_cast<uint4*>(buf), n);

@@ -41,11 +41,13 @@ void workload_steps(const workload::Workload& w, const workload::Rates& rates, F
       f(S{S::kSpin, "gap", 0, 0, 0, 0, 0, z.gap_s});
     }
   } else if (const auto* m = std::get_if<workload::Msm>(&w.kind)) {
-    workload::for_each_chunk(m->rows, workload::rows_per_chunk(m->rows, w.chunks), [&](int64_t, int64_t row0, int64_t r) {
-      f(S{S::kProduct, "qk", r, m->cols, m->width, row0});  // S [r x cols] = Q_c K^T
-      f(S{S::kSoftmax, "softmax", r, m->cols, 0, row0, 4.0 * static_cast<double>(r * m->cols)});
-      f(S{S::kProduct, "pv", r, m->width, m->cols, row0});  // O_c [r x d] = P V
-    });
+    workload::for_each_chunk(
+        m->rows, workload::rows_per_chunk(m->rows, w.chunks),
+        [&](int64_t, int64_t row0, int64_t r) {
+          f(S{S::kProduct, "qk", r, m->cols, m->width, row0});  // S [r x cols] = Q_c K^T
+          f(S{S::kSoftmax, "softmax", r, m->cols, 0, row0, 4.0 * static_cast<double>(r * m->cols)});
+          f(S{S::kProduct, "pv", r, m->width, m->cols, row0});  // O_c [r x d] = P V
+        });
   } else if (const auto* l = std::get_if<workload::LmHead>(&w.kind)) {
     if (l->products_only) {
       f(S{S::kProduct, "logits", l->tokens, l->vocab, l->width});

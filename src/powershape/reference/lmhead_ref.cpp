@@ -20,7 +20,8 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
   r.dw.assign(static_cast<std::size_t>(v * d), 0);
   int64_t valid = 0;
   for (int64_t t : targets) valid += t != o.ignore_index;
-  const double scale = o.grad_scale * (o.reduction == Reduction::kMean ? 1.0 / std::max<int64_t>(valid, 1) : 1.0);
+  const double scale =
+      o.grad_scale * (o.reduction == Reduction::kMean ? 1.0 / std::max<int64_t>(valid, 1) : 1.0);
   const double eps = o.label_smoothing;
   std::vector<double> z(static_cast<std::size_t>(v)), dz(static_cast<std::size_t>(v));
   double zsum = 0;
@@ -28,8 +29,10 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
     double m = -INFINITY;
     for (int64_t j = 0; j < v; ++j) {
       double logit = 0;
-      for (int64_t k = 0; k < d; ++k) logit += x[static_cast<std::size_t>(i * d + k)] * w[static_cast<std::size_t>(j * d + k)];
-      z[static_cast<std::size_t>(j)] = o.softcap > 0 ? o.softcap * std::tanh(logit / o.softcap) : logit;
+      for (int64_t k = 0; k < d; ++k)
+        logit += x[static_cast<std::size_t>(i * d + k)] * w[static_cast<std::size_t>(j * d + k)];
+      z[static_cast<std::size_t>(j)] =
+          o.softcap > 0 ? o.softcap * std::tanh(logit / o.softcap) : logit;
       m = std::max(m, z[static_cast<std::size_t>(j)]);
     }
     double s = 0, sum_z = 0;
@@ -43,12 +46,13 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
     if (t == o.ignore_index) continue;
     if (t < 0 || t >= v) throw std::invalid_argument("lmhead_reference: target out of range");
     const double zl = o.z_loss * lse * lse;
-    r.token_loss[static_cast<std::size_t>(i)] =
-        (1 - eps) * (lse - z[static_cast<std::size_t>(t)]) + eps * (lse - sum_z / static_cast<double>(v)) + zl;
+    r.token_loss[static_cast<std::size_t>(i)] = (1 - eps) * (lse - z[static_cast<std::size_t>(t)]) +
+                                                eps * (lse - sum_z / static_cast<double>(v)) + zl;
     zsum += zl;
     for (int64_t j = 0; j < v; ++j) {
       const double p = std::exp(z[static_cast<std::size_t>(j)] - lse);
-      double g = p * (1 + 2 * o.z_loss * lse) - eps / static_cast<double>(v) - (j == t ? 1 - eps : 0);
+      double g =
+          p * (1 + 2 * o.z_loss * lse) - eps / static_cast<double>(v) - (j == t ? 1 - eps : 0);
       if (o.softcap > 0) {
         const double c = z[static_cast<std::size_t>(j)] / o.softcap;
         g *= 1 - c * c;  // d(cap tanh(x / cap)) / dx
@@ -65,7 +69,8 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
   }
   double total = 0;
   for (double l : r.token_loss) total += l;
-  const double div = o.reduction == Reduction::kMean ? static_cast<double>(std::max<int64_t>(valid, 1)) : 1.0;
+  const double div =
+      o.reduction == Reduction::kMean ? static_cast<double>(std::max<int64_t>(valid, 1)) : 1.0;
   r.loss = total / div;
   r.z_loss = zsum / div;
   return r;

@@ -17,12 +17,12 @@ struct LmHeadOptions {
 };
 
 struct LmHeadResult {
-  double loss = 0;                   // reduced as asked (kNone: the sum, for reference)
-  double z_loss = 0;                 // the z-loss part of `loss`, reduced the same way
-  std::vector<double> token_loss;    // [N], 0 for ignored tokens
-  std::vector<double> lse;           // [N] log-sum-exp of the (capped) logits
-  std::vector<double> dx;            // [N x D]
-  std::vector<double> dw;            // [V x D]
+  double loss = 0;                 // reduced as asked (kNone: the sum, for reference)
+  double z_loss = 0;               // the z-loss part of `loss`, reduced the same way
+  std::vector<double> token_loss;  // [N], 0 for ignored tokens
+  std::vector<double> lse;         // [N] log-sum-exp of the (capped) logits
+  std::vector<double> dx;          // [N x D]
+  std::vector<double> dw;          // [V x D]
 };
 
 // fp64 on the CPU. x: [N x D], w: [V x D], row-major; targets in [0, V) or ignore_index. With

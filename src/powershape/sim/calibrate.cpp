@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <stdexcept>
-
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "powershape/analysis/series.hpp"
 #include "powershape/analysis/step_response.hpp"
@@ -80,7 +79,8 @@ CalibrationData read_calibration_data(const std::string& dir) {
   d.sustained_clock_mhz = field(sus, sus_path, "sustained_60s", "clk_mean");
   d.sustained_s = field(sus, sus_path, "sustained_60s", "secs");
   d.step_response_ms = step_response_ms(trace::read_csv(dir + "/gemm_sustained_trace.csv"));
-  if (d.step_response_ms < 0) throw std::runtime_error(dir + "/gemm_sustained_trace.csv: no load step");
+  if (d.step_response_ms < 0)
+    throw std::runtime_error(dir + "/gemm_sustained_trace.csv: no load step");
   d.thermal = trace::read_csv(dir + "/sustained_60s_trace.csv");
   return d;
 }
@@ -123,13 +123,17 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
 double thermal_rms_c(const Profile& p, const trace::Trace& t) {
   auto power = analysis::series(t, 0, Signal::kPowerInstant);
   auto temp = analysis::series(t, 0, Signal::kGpuTemp);
-  if (power.size() < 2 || temp.empty()) throw std::runtime_error("thermal trace: no power or temperature");
+  if (power.size() < 2 || temp.empty())
+    throw std::runtime_error("thermal trace: no power or temperature");
   // Start in steady state at the first reading: the ambient follows from it.
   Profile q = p;
-  q.ambient_c = static_cast<double>(temp.front().value) -
-                static_cast<double>(power.front().value) * 1e-3 * (p.r_die_c_per_w + p.r_sink_c_per_w);
+  q.ambient_c = static_cast<double>(temp.front().value) - static_cast<double>(power.front().value) *
+                                                              1e-3 *
+                                                              (p.r_die_c_per_w + p.r_sink_c_per_w);
   Thermal th(q);
-  for (int i = 0; i < 400; ++i) th.step(static_cast<double>(power.front().value) * 1e-3, 10 * std::max(q.tau_die_s, q.tau_sink_s) / 400);
+  for (int i = 0; i < 400; ++i)
+    th.step(static_cast<double>(power.front().value) * 1e-3,
+            10 * std::max(q.tau_die_s, q.tau_sink_s) / 400);
   double sq = 0;
   std::size_t n = 0, k = 0;
   for (std::size_t i = 1; i < power.size(); ++i) {
@@ -161,14 +165,19 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
     for (std::size_t i = 0; i < x.size(); ++i) *th[i] = std::exp(x[i]);
   };
   int e1 = 0;
-  auto best_th = nelder_mead([&](const std::vector<double>& x) { set_th(x); return thermal_rms_c(p, d.thermal); },
-                             x0, std::vector<double>(x0.size(), 0.5), max_evals, 1e-4, &e1);
+  auto best_th = nelder_mead(
+      [&](const std::vector<double>& x) {
+        set_th(x);
+        return thermal_rms_c(p, d.thermal);
+      },
+      x0, std::vector<double>(x0.size(), 0.5), max_evals, 1e-4, &e1);
   set_th(best_th);
   c.thermal_rms_after_c = thermal_rms_c(p, d.thermal);
   auto temp = analysis::series(d.thermal, 0, Signal::kGpuTemp);
   auto power = analysis::series(d.thermal, 0, Signal::kPowerInstant);
-  p.ambient_c = static_cast<double>(temp.front().value) -
-                static_cast<double>(power.front().value) * 1e-3 * (p.r_die_c_per_w + p.r_sink_c_per_w);
+  p.ambient_c = static_cast<double>(temp.front().value) - static_cast<double>(power.front().value) *
+                                                              1e-3 *
+                                                              (p.r_die_c_per_w + p.r_sink_c_per_w);
 
   // Performance and governor, in log space, against relative errors (the step response weighs a
   // quarter: NVML shows it only at 100 ms resolution).

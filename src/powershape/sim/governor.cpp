@@ -12,7 +12,9 @@ Governor::Governor(const Profile& p, double step_s, double power_limit_w, double
       step_s_(step_s),
       limit_w_(power_limit_w > 0 ? power_limit_w : p.power_limit_w),
       user_cap_mhz_(clock_cap_mhz > 0 ? clock_cap_mhz : p.max_mhz),
-      window_(std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(p.window_ms * 1e-3 / step_s))), 0.0),
+      window_(std::max<std::size_t>(
+                  1, static_cast<std::size_t>(std::lround(p.window_ms * 1e-3 / step_s))),
+              0.0),
       steps_per_update_(std::max(1, static_cast<int>(std::lround(p.update_ms * 1e-3 / step_s)))),
       countdown_(steps_per_update_),
       power_cap_mhz_(p.max_mhz),
@@ -30,7 +32,8 @@ void Governor::observe(double power_w, double temp_c) {
   const double move = std::min(-p_.gain_mhz_per_w_s * (avg - limit_w_), p_.recovery_mhz_per_s) * dt;
   power_cap_mhz_ = std::clamp(power_cap_mhz_ + move, p_.min_mhz, p_.max_mhz);
   const double heat = std::min(-p_.thermal_gain_mhz_per_c_s * (temp_c - p_.max_operating_c),
-                               p_.recovery_mhz_per_s) * dt;
+                               p_.recovery_mhz_per_s) *
+                      dt;
   thermal_cap_mhz_ = std::clamp(thermal_cap_mhz_ + heat, p_.min_mhz, p_.max_mhz);
 }
 

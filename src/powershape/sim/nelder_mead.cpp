@@ -53,7 +53,8 @@ std::vector<double> nelder_mead(const std::function<double(const std::vector<dou
       } else {  // shrink towards the best
         for (std::size_t k = 0; k <= n; ++k) {
           if (k == best) continue;
-          for (std::size_t i = 0; i < n; ++i) pts[k][i] = pts[best][i] + 0.5 * (pts[k][i] - pts[best][i]);
+          for (std::size_t i = 0; i < n; ++i)
+            pts[k][i] = pts[best][i] + 0.5 * (pts[k][i] - pts[best][i]);
           vals[k] = eval(pts[k]);
         }
       }

@@ -18,7 +18,8 @@ PowerModel::PowerModel(const Profile& p) : p_(p) {
   for (std::size_t i = 0; i <= kBins; ++i) {
     const double budget = shape_.back() * static_cast<double>(i) / kBins;
     auto it = std::upper_bound(shape_.begin(), shape_.end(), budget);
-    inverse_[i] = it == shape_.begin() ? p.min_mhz : p.min_mhz + static_cast<double>(it - shape_.begin() - 1);
+    inverse_[i] =
+        it == shape_.begin() ? p.min_mhz : p.min_mhz + static_cast<double>(it - shape_.begin() - 1);
   }
 }
 
@@ -27,17 +28,20 @@ double PowerModel::base_w(double temp_c) const {
 }
 
 double PowerModel::power_above_base_w(double mhz, double activity, double mem_activity) const {
-  auto i = static_cast<std::size_t>(std::clamp(mhz - p_.min_mhz, 0.0, static_cast<double>(shape_.size() - 1)));
+  auto i = static_cast<std::size_t>(
+      std::clamp(mhz - p_.min_mhz, 0.0, static_cast<double>(shape_.size() - 1)));
   return p_.memory_w * mem_activity + p_.dynamic_w * activity * shape_[i];
 }
 
 double PowerModel::max_clock_under(double limit_w, double activity, double mem_activity,
                                    double temp_c) const {
   if (activity <= 0) return p_.max_mhz;
-  const double budget = (limit_w - base_w(temp_c) - p_.memory_w * mem_activity) / (p_.dynamic_w * activity);
+  const double budget =
+      (limit_w - base_w(temp_c) - p_.memory_w * mem_activity) / (p_.dynamic_w * activity);
   if (budget >= shape_.back()) return p_.max_mhz;
   if (budget < shape_.front()) return p_.min_mhz;
-  const auto bin = static_cast<std::size_t>(budget / shape_.back() * static_cast<double>(inverse_.size() - 1));
+  const auto bin =
+      static_cast<std::size_t>(budget / shape_.back() * static_cast<double>(inverse_.size() - 1));
   return inverse_[bin];
 }
 

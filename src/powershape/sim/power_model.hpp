@@ -21,7 +21,7 @@ class PowerModel {
 
  private:
   const Profile& p_;
-  std::vector<double> shape_;  // (V/Vmax)^2 x f/fmax at min_mhz + i MHz, ascending
+  std::vector<double> shape_;    // (V/Vmax)^2 x f/fmax at min_mhz + i MHz, ascending
   std::vector<double> inverse_;  // highest clock with shape <= i / (size - 1) x shape_.back()
 };
 

@@ -97,8 +97,10 @@ Profile profile_from_json(const json& j) {
     throw std::runtime_error("sources: expected a non-empty list of where the figures come from");
   }
   for (const auto& s : j.at("sources")) p.sources.push_back(s.get<std::string>());
-  for (const Field& f : kFields) p.*f.member = num(section(j, f.section), f.section, f.key, f.lo, f.hi);
-  if (p.min_mhz >= p.max_mhz) throw std::runtime_error("clocks.min_mhz: must be below clocks.max_mhz");
+  for (const Field& f : kFields)
+    p.*f.member = num(section(j, f.section), f.section, f.key, f.lo, f.hi);
+  if (p.min_mhz >= p.max_mhz)
+    throw std::runtime_error("clocks.min_mhz: must be below clocks.max_mhz");
   if (p.fast_limit_w < p.power_limit_w) {
     throw std::runtime_error("governor.fast_limit_w: must be at least governor.power_limit_w");
   }
@@ -157,7 +159,8 @@ Profile load_profile(const std::string& name_or_path) {
     std::string names;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(profiles_dir(), ec)) {
-      if (e.path().extension() == ".json") names += (names.empty() ? "" : ", ") + e.path().stem().string();
+      if (e.path().extension() == ".json")
+        names += (names.empty() ? "" : ", ") + e.path().stem().string();
     }
     throw std::runtime_error("no profile '" + name_or_path + "' (profiles in " + profiles_dir() +
                              ": " + names + ")");

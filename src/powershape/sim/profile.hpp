@@ -1,9 +1,8 @@
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace powershape::sim {
 

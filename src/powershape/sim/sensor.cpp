@@ -9,14 +9,18 @@ using telemetry::Signal;
 
 Sensor::Sensor(const Profile& p, double step_s, uint64_t seed, double noise, double expected_s)
     : p_(p),
-      steps_per_update_(std::max(1, static_cast<int>(std::lround(p.sensor_update_ms * 1e-3 / step_s)))),
-      steps_per_driver_(std::max(1, static_cast<int>(std::lround(p.driver_sample_ms * 1e-3 / step_s)))),
-      usage_ring_(std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(p.usage_window_ms / p.sensor_update_ms)))),
+      steps_per_update_(
+          std::max(1, static_cast<int>(std::lround(p.sensor_update_ms * 1e-3 / step_s)))),
+      steps_per_driver_(
+          std::max(1, static_cast<int>(std::lround(p.driver_sample_ms * 1e-3 / step_s)))),
+      usage_ring_(std::max<std::size_t>(
+          1, static_cast<std::size_t>(std::lround(p.usage_window_ms / p.sensor_update_ms)))),
       rng_(seed),
       noise_(1.0, noise),
       step_s_(step_s) {
   rows_.reserve(static_cast<std::size_t>(expected_s * 1e3 / p.driver_sample_ms +
-                                         expected_s * 1e3 / p.sensor_update_ms) + 16);
+                                         expected_s * 1e3 / p.sensor_update_ms) +
+                16);
 }
 
 bool Sensor::step(int64_t t_ns, double power_w) {
@@ -26,7 +30,8 @@ bool Sensor::step(int64_t t_ns, double power_w) {
   if (++driver_count_ == steps_per_driver_) {
     telemetry::Sample d;
     d.t_ns = t_ns;
-    d[Signal::kDriverPower] = Reading::of(std::llround(driver_sum_ / driver_count_ * noise_(rng_) * 1e3));
+    d[Signal::kDriverPower] =
+        Reading::of(std::llround(driver_sum_ / driver_count_ * noise_(rng_) * 1e3));
     rows_.push_back(d);
     driver_sum_ = 0;
     driver_count_ = 0;
@@ -56,8 +61,8 @@ void Sensor::report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t r
   s[Signal::kSmClock] = Reading::of(std::llround(std::floor(reported_mhz / step + 1e-9) * step));
   s[Signal::kGpuTemp] = Reading::of(std::llround(temp_c));
   s[Signal::kReasons] = Reading::of(static_cast<int64_t>(reasons));
-  for (Signal u : {Signal::kMemoryPower, Signal::kMemClock, Signal::kMemTemp, Signal::kThrottleSwPower,
-                   Signal::kThrottleSwThermal, Signal::kThrottleHwThermal,
+  for (Signal u : {Signal::kMemoryPower, Signal::kMemClock, Signal::kMemTemp,
+                   Signal::kThrottleSwPower, Signal::kThrottleSwThermal, Signal::kThrottleHwThermal,
                    Signal::kThrottleHwPowerBrake, Signal::kUtilGpu, Signal::kUtilMem}) {
     s[u] = Reading::failed(telemetry::Status::kNotSupported);
   }

@@ -28,20 +28,25 @@ Activity activity_of(const Profile& p, const workload::Phase* ph) {
 // Work a phase has, in its own unit, and the rate it goes at at a clock (unit per second).
 double work_of(const workload::Phase& ph) {
   switch (ph.kind) {
-    case PhaseKind::kCompute: return ph.flops;
-    case PhaseKind::kMemory: return ph.bytes;
-    case PhaseKind::kIdle: return ph.seconds;
+    case PhaseKind::kCompute:
+      return ph.flops;
+    case PhaseKind::kMemory:
+      return ph.bytes;
+    case PhaseKind::kIdle:
+      return ph.seconds;
   }
   return 0;
 }
 
 double rate_of(const Profile& p, const workload::Phase& ph, double mhz) {
   switch (ph.kind) {
-    case PhaseKind::kCompute: return p.flops_per_cycle * mhz * 1e6 * ph.efficiency;
+    case PhaseKind::kCompute:
+      return p.flops_per_cycle * mhz * 1e6 * ph.efficiency;
     case PhaseKind::kMemory:
       return p.mem_bandwidth_gbs * 1e9 *
              (1 - p.mem_clock_sensitivity + p.mem_clock_sensitivity * mhz / p.max_mhz);
-    case PhaseKind::kIdle: return 1;
+    case PhaseKind::kIdle:
+      return 1;
   }
   return 1;
 }
@@ -93,7 +98,8 @@ struct SimDevice::State {
     thermal.step(watts, opt.step_s);
     const double die = thermal.die_c();
     governor.observe(watts, die);
-    if (sensor.step(t_next, watts)) sensor.report(t_next, governor.target_mhz(), die, governor.reasons());
+    if (sensor.step(t_next, watts))
+      sensor.report(t_next, governor.target_mhz(), die, governor.reasons());
     t = t_next;
     ++steps;
     if (mhz_out != nullptr) *mhz_out = mhz;
@@ -149,14 +155,17 @@ void SimDevice::idle(double seconds) {
 
 RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seconds) {
   if (plan.phases.empty()) throw std::invalid_argument("the plan has no phases");
-  if (iterations <= 0 && !(seconds > 0)) throw std::invalid_argument("give a number of iterations or a duration");
+  if (iterations <= 0 && !(seconds > 0))
+    throw std::invalid_argument("give a number of iterations or a duration");
   RunRecord r;
   r.begin_ns = s_->t;
   {  // size the record once: iterations at the unthrottled rates, times the phases
     double nominal_s = 0;
     for (const auto& ph : plan.phases) nominal_s += work_of(ph) / rate_of(s_->p, ph, s_->p.max_mhz);
-    const double iters = iterations > 0 ? iterations : seconds / std::max(nominal_s, 1e-9) * 1.05 + 1;
-    r.phases.reserve(static_cast<std::size_t>(std::min(iters * static_cast<double>(plan.phases.size()), 5e7)));
+    const double iters =
+        iterations > 0 ? iterations : seconds / std::max(nominal_s, 1e-9) * 1.05 + 1;
+    r.phases.reserve(
+        static_cast<std::size_t>(std::min(iters * static_cast<double>(plan.phases.size()), 5e7)));
   }
   std::size_t phase = 0;
   double left = work_of(plan.phases[0]);
@@ -209,8 +218,8 @@ trace::Trace SimDevice::trace() const {
   d.support.fill(telemetry::Status::kNotSupported);
   for (auto s : {telemetry::Signal::kPowerUsage, telemetry::Signal::kPowerInstant,
                  telemetry::Signal::kPowerAverage, telemetry::Signal::kDriverPower,
-                 telemetry::Signal::kEnergy, telemetry::Signal::kSmClock, telemetry::Signal::kGpuTemp,
-                 telemetry::Signal::kReasons}) {
+                 telemetry::Signal::kEnergy, telemetry::Signal::kSmClock,
+                 telemetry::Signal::kGpuTemp, telemetry::Signal::kReasons}) {
     d.support[static_cast<std::size_t>(s)] = telemetry::Status::kOk;
   }
   t.devices.push_back(d);
@@ -219,7 +228,8 @@ trace::Trace SimDevice::trace() const {
 }
 
 SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOptions& o) {
-  if (o.iterations <= 0 && !(o.seconds > 0)) throw std::invalid_argument("give a number of iterations or a duration");
+  if (o.iterations <= 0 && !(o.seconds > 0))
+    throw std::invalid_argument("give a number of iterations or a duration");
   DeviceOptions d = o;
   d.expected_s = o.lead_in_s + o.seconds + o.tail_s;
   SimDevice dev(p, d);

@@ -10,9 +10,9 @@
 namespace powershape::sim {
 
 struct DeviceOptions {
-  double step_s = 1e-4;         // simulation step
-  double power_limit_w = 0;     // a user's power limit; 0: the profile's
-  double clock_cap_mhz = 0;     // a user's clock cap; 0: none
+  double step_s = 1e-4;      // simulation step
+  double power_limit_w = 0;  // a user's power limit; 0: the profile's
+  double clock_cap_mhz = 0;  // a user's clock cap; 0: none
   uint64_t seed = 1;
   double sensor_noise = 0.005;  // relative, on power readings
   double start_temp_c = 0;      // die temperature at the start; 0: ambient
@@ -30,8 +30,8 @@ struct RunRecord {
   std::vector<PhaseRecord> phases;
   int iterations = 0;
   int64_t begin_ns = 0, end_ns = 0;
-  double energy_j = 0;       // the model's own energy (not the sensor's)
-  double mean_clock_mhz = 0; // time-weighted real clock
+  double energy_j = 0;        // the model's own energy (not the sensor's)
+  double mean_clock_mhz = 0;  // time-weighted real clock
 };
 
 // A simulated GPU whose state (temperature, governor caps, clocks) carries over from one run to

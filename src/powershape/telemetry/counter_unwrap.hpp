@@ -10,8 +10,8 @@ namespace powershape::telemetry {
 class CounterUnwrap {
  public:
   struct Step {
-    int64_t value;      // monotone; starts at the first raw value (at 0 if that is above 2^62)
-    bool went_back;     // the raw counter decreased at this step
+    int64_t value;   // monotone; starts at the first raw value (at 0 if that is above 2^62)
+    bool went_back;  // the raw counter decreased at this step
   };
   Step feed(uint64_t raw);
 

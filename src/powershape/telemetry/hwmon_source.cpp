@@ -57,10 +57,10 @@ HwmonSource::HwmonSource(const fs::path& root) : root_(root) {
   }
   DeviceInfo info;
   info.name = "Jetson (INA3221 rails)";
-  for (auto* r : {&info.power_limit_mw, &info.enforced_power_limit_mw, &info.min_power_limit_mw,
-                  &info.max_power_limit_mw, &info.max_sm_clock_mhz, &info.max_mem_clock_mhz,
-                  &info.temp_slowdown_c, &info.temp_shutdown_c, &info.temp_gpu_max_c,
-                  &info.temp_mem_max_c}) {
+  for (auto* r :
+       {&info.power_limit_mw, &info.enforced_power_limit_mw, &info.min_power_limit_mw,
+        &info.max_power_limit_mw, &info.max_sm_clock_mhz, &info.max_mem_clock_mhz,
+        &info.temp_slowdown_c, &info.temp_shutdown_c, &info.temp_gpu_max_c, &info.temp_mem_max_c}) {
     *r = Reading::failed(Status::kNotSupported);
   }
   info.support.fill(Status::kNotSupported);

@@ -8,13 +8,20 @@ namespace powershape::telemetry::nvml {
 
 int64_t to_int64(ValueType type, const Value& v) {
   switch (type) {
-    case kDouble: return static_cast<int64_t>(v.dVal);
-    case kUnsignedInt: return v.uiVal;
-    case kUnsignedLong: return static_cast<int64_t>(v.ulVal);
-    case kUnsignedLongLong: return static_cast<int64_t>(v.ullVal);
-    case kSignedLongLong: return v.sllVal;
-    case kSignedInt: return v.siVal;
-    case kUnsignedShort: return v.usVal;
+    case kDouble:
+      return static_cast<int64_t>(v.dVal);
+    case kUnsignedInt:
+      return v.uiVal;
+    case kUnsignedLong:
+      return static_cast<int64_t>(v.ulVal);
+    case kUnsignedLongLong:
+      return static_cast<int64_t>(v.ullVal);
+    case kSignedLongLong:
+      return v.sllVal;
+    case kSignedInt:
+      return v.siVal;
+    case kUnsignedShort:
+      return v.usVal;
   }
   return 0;
 }
@@ -64,7 +71,8 @@ Library::Library(const std::string& path) {
   if (api_.Init == nullptr || api_.DeviceGetCount == nullptr ||
       api_.DeviceGetHandleByIndex == nullptr) {
     dlclose(handle_);
-    throw std::runtime_error(path + " lacks nvmlInit_v2/nvmlDeviceGetCount_v2: not an NVML library");
+    throw std::runtime_error(path +
+                             " lacks nvmlInit_v2/nvmlDeviceGetCount_v2: not an NVML library");
   }
   if (Return r = api_.Init(); r != kSuccess) {
     std::string why = api_.error_string(r);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <climits>
 #include <chrono>
+#include <climits>
 #include <stdexcept>
 #include <utility>
 
@@ -82,12 +82,17 @@ std::vector<Event> NvmlSource::take_events() { return std::exchange(events_, {})
 
 Status NvmlSource::status_of(nvml::Return r, Gpu& g) const {
   switch (r) {
-    case nvml::kSuccess: return Status::kOk;
+    case nvml::kSuccess:
+      return Status::kOk;
     case nvml::kErrorNotSupported:
     case nvml::kErrorFunctionNotFound:
-    case nvml::kErrorNoPermission: return Status::kNotSupported;
-    case nvml::kErrorGpuIsLost: g.lost = true; return Status::kGpuLost;
-    default: return Status::kError;
+    case nvml::kErrorNoPermission:
+      return Status::kNotSupported;
+    case nvml::kErrorGpuIsLost:
+      g.lost = true;
+      return Status::kGpuLost;
+    default:
+      return Status::kError;
   }
 }
 
@@ -201,7 +206,8 @@ Sample NvmlSource::poll(int gpu, const SignalSet& which) {
     nvml::Utilization u{};
     nvml::Return r = call(api.DeviceGetUtilizationRates, g.handle, &u);
     Status st = status_of(r, g);
-    for (auto [sig, v] : {std::pair{Signal::kUtilGpu, u.gpu}, std::pair{Signal::kUtilMem, u.memory}}) {
+    for (auto [sig, v] :
+         {std::pair{Signal::kUtilGpu, u.gpu}, std::pair{Signal::kUtilMem, u.memory}}) {
       auto i = static_cast<std::size_t>(sig);
       if (info.support[i] == Status::kOk && which[i]) s[sig] = reading_of(r, v, st);
     }

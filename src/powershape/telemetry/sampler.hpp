@@ -29,12 +29,12 @@ struct SamplerOptions {
 };
 
 struct SamplerStats {
-  uint64_t polls = 0;      // sampling rounds over all GPUs
-  uint64_t late = 0;       // rounds that started more than one period late
-  uint64_t dropped = 0;    // rows lost to a full buffer
-  int64_t cpu_ns = 0;      // CPU time the sampling thread used
-  int64_t wall_ns = 0;     // how long it ran
-  int64_t busy_ns = 0;     // wall time spent inside rounds (polling and bookkeeping)
+  uint64_t polls = 0;    // sampling rounds over all GPUs
+  uint64_t late = 0;     // rounds that started more than one period late
+  uint64_t dropped = 0;  // rows lost to a full buffer
+  int64_t cpu_ns = 0;    // CPU time the sampling thread used
+  int64_t wall_ns = 0;   // how long it ran
+  int64_t busy_ns = 0;   // wall time spent inside rounds (polling and bookkeeping)
 };
 
 // A thread that polls every device of a source at a fixed period, harvests buffered driver rows,
@@ -80,7 +80,7 @@ class Sampler {
   std::vector<Region> open_, closed_;
   std::vector<std::array<UpdateTracker, kSignalCount>> trackers_;
   std::vector<std::array<bool, kSignalCount>> failing_;  // reported a failure already
-  std::vector<SignalSet> cheap_;  // per GPU: the signals read every round
+  std::vector<SignalSet> cheap_;                         // per GPU: the signals read every round
   SamplerStats stats_;
 };
 

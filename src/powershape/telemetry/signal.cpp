@@ -36,11 +36,16 @@ std::optional<Signal> signal_by_name(std::string_view name) {
 
 std::string_view status_token(Status s) {
   switch (s) {
-    case Status::kOk: return "";
-    case Status::kNotRead: return "";
-    case Status::kNotSupported: return "[Not Supported]";
-    case Status::kGpuLost: return "[GPU is lost]";
-    case Status::kError: return "[Error]";
+    case Status::kOk:
+      return "";
+    case Status::kNotRead:
+      return "";
+    case Status::kNotSupported:
+      return "[Not Supported]";
+    case Status::kGpuLost:
+      return "[GPU is lost]";
+    case Status::kError:
+      return "[Error]";
   }
   return "[Error]";
 }

@@ -9,23 +9,23 @@
 namespace powershape::telemetry {
 
 enum class Signal : uint8_t {
-  kPowerUsage,        // nvmlDeviceGetPowerUsage: 1 s average on Hopper, mW
-  kPowerInstant,      // NVML_FI_DEV_POWER_INSTANT, mW
-  kPowerAverage,      // NVML_FI_DEV_POWER_AVERAGE, mW
-  kMemoryPower,       // NVML_FI_DEV_POWER_AVERAGE with the memory scope, mW
-  kDriverPower,       // one sample of the driver's power buffer (nvmlDeviceGetSamples), mW
-  kEnergy,            // total energy counter, unwrapped, mJ
-  kSmClock,           // MHz
-  kMemClock,          // MHz
-  kGpuTemp,           // C
-  kMemTemp,           // C
-  kReasons,           // clock-event reason bitmask
-  kThrottleSwPower,   // cumulative ns held below the clocks by the SW power cap
-  kThrottleSwThermal, // cumulative ns, SW thermal slowdown
-  kThrottleHwThermal, // cumulative ns, HW thermal slowdown
+  kPowerUsage,            // nvmlDeviceGetPowerUsage: 1 s average on Hopper, mW
+  kPowerInstant,          // NVML_FI_DEV_POWER_INSTANT, mW
+  kPowerAverage,          // NVML_FI_DEV_POWER_AVERAGE, mW
+  kMemoryPower,           // NVML_FI_DEV_POWER_AVERAGE with the memory scope, mW
+  kDriverPower,           // one sample of the driver's power buffer (nvmlDeviceGetSamples), mW
+  kEnergy,                // total energy counter, unwrapped, mJ
+  kSmClock,               // MHz
+  kMemClock,              // MHz
+  kGpuTemp,               // C
+  kMemTemp,               // C
+  kReasons,               // clock-event reason bitmask
+  kThrottleSwPower,       // cumulative ns held below the clocks by the SW power cap
+  kThrottleSwThermal,     // cumulative ns, SW thermal slowdown
+  kThrottleHwThermal,     // cumulative ns, HW thermal slowdown
   kThrottleHwPowerBrake,  // cumulative ns, HW power brake
-  kUtilGpu,           // %
-  kUtilMem,           // %
+  kUtilGpu,               // %
+  kUtilMem,               // %
   kCount
 };
 inline constexpr std::size_t kSignalCount = static_cast<std::size_t>(Signal::kCount);

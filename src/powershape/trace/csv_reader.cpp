@@ -23,11 +23,16 @@ using Column = std::variant<TimeCol, GpuCol, CondCol, Signal>;
 
 std::optional<Column> column_for(std::string_view name) {
   static const std::map<std::string_view, Signal> kAliases = {
-      {"p_mw", Signal::kPowerUsage},     {"pinst_mw", Signal::kPowerInstant},
-      {"p_inst_mw", Signal::kPowerInstant}, {"pavg_mw", Signal::kPowerAverage},
-      {"sm_mhz", Signal::kSmClock},      {"nvml_sm_mhz", Signal::kSmClock},
-      {"power_usage_mw", Signal::kPowerUsage}, {"temp_c", Signal::kGpuTemp},
-      {"reasons", Signal::kReasons},     {"energy_mj", Signal::kEnergy}};
+      {"p_mw", Signal::kPowerUsage},
+      {"pinst_mw", Signal::kPowerInstant},
+      {"p_inst_mw", Signal::kPowerInstant},
+      {"pavg_mw", Signal::kPowerAverage},
+      {"sm_mhz", Signal::kSmClock},
+      {"nvml_sm_mhz", Signal::kSmClock},
+      {"power_usage_mw", Signal::kPowerUsage},
+      {"temp_c", Signal::kGpuTemp},
+      {"reasons", Signal::kReasons},
+      {"energy_mj", Signal::kEnergy}};
   if (name == "t [ns]") return TimeCol{1.0};
   if (name == "t") return TimeCol{1e9};
   if (name == "t_ms" || name == "t_ms_from_probe_start") return TimeCol{1e6};

@@ -20,12 +20,12 @@ CsvWriter::~CsvWriter() {
 }
 
 void CsvWriter::flush() {
-  if (std::fflush(f_) != 0) throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
+  if (std::fflush(f_) != 0)
+    throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
 }
 
 void CsvWriter::header(const std::string& source, const std::vector<DeviceInfo>& devices) {
-  std::fprintf(f_, "# powershape trace v1\n# source %s\n",
-               nlohmann::json(source).dump().c_str());
+  std::fprintf(f_, "# powershape trace v1\n# source %s\n", nlohmann::json(source).dump().c_str());
   for (const auto& d : devices) std::fprintf(f_, "# device %s\n", to_json(d).dump().c_str());
   std::fputs("t [ns],gpu", f_);
   for (const auto& s : telemetry::signal_specs()) {

@@ -33,10 +33,13 @@ T get(const json& j, const char* key) {
   }
 }
 
-#define PS_READINGS(X)                                                                      \
-  X(power_limit_mw) X(enforced_power_limit_mw) X(min_power_limit_mw) X(max_power_limit_mw) \
-  X(max_sm_clock_mhz) X(max_mem_clock_mhz) X(temp_slowdown_c) X(temp_shutdown_c)           \
-  X(temp_gpu_max_c) X(temp_mem_max_c)
+// clang-format does not settle on one layout for this list.
+// clang-format off
+#define PS_READINGS(X)                                                     \
+  X(power_limit_mw) X(enforced_power_limit_mw) X(min_power_limit_mw)       \
+  X(max_power_limit_mw) X(max_sm_clock_mhz) X(max_mem_clock_mhz)           \
+  X(temp_slowdown_c) X(temp_shutdown_c) X(temp_gpu_max_c) X(temp_mem_max_c)
+// clang-format on
 
 }  // namespace
 
@@ -83,7 +86,8 @@ json to_json(const Region& r) {
 Region region_from_json(const json& j) {
   Region r{get<std::string>(j, "name"), get<int>(j, "gpu"), get<int64_t>(j, "begin_ns"),
            get<int64_t>(j, "end_ns")};
-  if (r.end_ns < r.begin_ns) throw std::runtime_error("region '" + r.name + "' ends before it begins");
+  if (r.end_ns < r.begin_ns)
+    throw std::runtime_error("region '" + r.name + "' ends before it begins");
   return r;
 }
 

@@ -38,7 +38,9 @@ JsonFile json_file_from(const json& j, const std::string& name) {
   }
 }
 
-void write_json(const std::string& path, const JsonFile& f) { util::write_json_file(path, to_json(f)); }
+void write_json(const std::string& path, const JsonFile& f) {
+  util::write_json_file(path, to_json(f));
+}
 
 JsonFile read_json(const std::string& path) {
   std::ifstream in(path);
@@ -47,9 +49,11 @@ JsonFile read_json(const std::string& path) {
   try {
     in >> j;
   } catch (const json::parse_error& e) {
-    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at line L, column C: ..."
+    std::string what =
+        e.what();  // "[json.exception.parse_error.101] parse error at line L, column C: ..."
     auto at = what.find("at line");
-    throw std::runtime_error(path + ": not JSON, " + (at == std::string::npos ? what : what.substr(at)));
+    throw std::runtime_error(path + ": not JSON, " +
+                             (at == std::string::npos ? what : what.substr(at)));
   }
   return json_file_from(j, path);
 }

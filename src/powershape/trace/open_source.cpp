@@ -9,19 +9,23 @@
 
 namespace powershape::trace {
 
-std::unique_ptr<telemetry::Source> open_source(const std::string& spec, const std::vector<int>& gpus) {
+std::unique_ptr<telemetry::Source> open_source(const std::string& spec,
+                                               const std::vector<int>& gpus) {
   if (spec == "nvml") return std::make_unique<telemetry::NvmlSource>(gpus);
   if (spec.rfind("fake:", 0) == 0) {
     std::string path = spec.substr(5);
-    if (path.empty()) throw std::runtime_error("--source fake: needs a trace file (fake:TRACE.csv)");
+    if (path.empty())
+      throw std::runtime_error("--source fake: needs a trace file (fake:TRACE.csv)");
     if (!gpus.empty()) throw std::runtime_error("--gpus applies to --source nvml only");
     return std::make_unique<ReplaySource>(read_csv(path), path);
   }
   if (spec == "hwmon" || spec.rfind("hwmon:", 0) == 0) {
     if (!gpus.empty()) throw std::runtime_error("--gpus applies to --source nvml only");
-    return std::make_unique<telemetry::HwmonSource>(spec.size() > 6 ? spec.substr(6) : "/sys/class/hwmon");
+    return std::make_unique<telemetry::HwmonSource>(spec.size() > 6 ? spec.substr(6)
+                                                                    : "/sys/class/hwmon");
   }
-  throw std::runtime_error("unknown --source '" + spec + "' (expected nvml, fake:TRACE.csv or hwmon[:ROOT])");
+  throw std::runtime_error("unknown --source '" + spec +
+                           "' (expected nvml, fake:TRACE.csv or hwmon[:ROOT])");
 }
 
 }  // namespace powershape::trace

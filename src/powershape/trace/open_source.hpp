@@ -13,6 +13,7 @@ namespace powershape::trace {
 //   hwmon[:ROOT]    Jetson INA3221 rails under ROOT (default /sys/class/hwmon)
 // `gpus` picks devices by index (nvml only; empty means all). Throws std::runtime_error with a
 // one-line reason.
-std::unique_ptr<telemetry::Source> open_source(const std::string& spec, const std::vector<int>& gpus);
+std::unique_ptr<telemetry::Source> open_source(const std::string& spec,
+                                               const std::vector<int>& gpus);
 
 }  // namespace powershape::trace

@@ -60,7 +60,8 @@ int64_t ReplaySource::replay_time_ns() const {
   return t0_trace_ns_ + static_cast<int64_t>(elapsed);
 }
 
-Sample ReplaySource::poll(int gpu, const telemetry::SignalSet& /*which: replayed rows cost nothing*/) {
+Sample ReplaySource::poll(int gpu,
+                          const telemetry::SignalSet& /*which: replayed rows cost nothing*/) {
   Track& tr = tracks_.at(static_cast<std::size_t>(gpu));
   int64_t now = replay_time_ns();
   while (tr.next_poll < tr.polls.size() && tr.polls[tr.next_poll].t_ns <= now) {
@@ -72,7 +73,8 @@ Sample ReplaySource::poll(int gpu, const telemetry::SignalSet& /*which: replayed
   const DeviceInfo& info = devices_[static_cast<std::size_t>(gpu)];
   Sample s = tr.current;
   for (std::size_t i = 0; i < telemetry::kSignalCount; ++i) {
-    if (info.support[i] == Status::kNotSupported) s.readings[i] = telemetry::Reading::failed(Status::kNotSupported);
+    if (info.support[i] == Status::kNotSupported)
+      s.readings[i] = telemetry::Reading::failed(Status::kNotSupported);
   }
   s[Signal::kDriverPower] = {};
   s.gpu = gpu;
@@ -87,7 +89,8 @@ std::vector<Sample> ReplaySource::drain(int gpu) {
   while (tr.next_driver < tr.driver.size() && tr.driver[tr.next_driver].t_ns <= now) {
     Sample s = tr.driver[tr.next_driver++];
     s.gpu = gpu;
-    s.t_ns = t0_steady_ns_ + static_cast<int64_t>(static_cast<double>(s.t_ns - t0_trace_ns_) / speed_);
+    s.t_ns =
+        t0_steady_ns_ + static_cast<int64_t>(static_cast<double>(s.t_ns - t0_trace_ns_) / speed_);
     out.push_back(s);
   }
   return out;

@@ -20,8 +20,8 @@ class ReplaySource final : public telemetry::Source {
 
  private:
   struct Track {
-    std::vector<Sample> polls;    // rows with any polled signal
-    std::vector<Sample> driver;   // driver-buffer rows
+    std::vector<Sample> polls;   // rows with any polled signal
+    std::vector<Sample> driver;  // driver-buffer rows
     std::size_t next_poll = 0, next_driver = 0;
     Sample current;
   };

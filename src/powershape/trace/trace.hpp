@@ -18,7 +18,8 @@ using telemetry::Sample;
 struct Trace {
   std::string source;  // what recorded it: "nvml", "hwmon:/sys/class/hwmon", "sim:h200", ...
   std::vector<DeviceInfo> devices;
-  std::vector<Sample> samples;  // as recorded: polls in time order, driver rows after the poll that harvested them
+  std::vector<Sample>
+      samples;  // as recorded: polls in time order, driver rows after the poll that harvested them
   std::vector<Region> regions;
   std::vector<Event> events;
   bool operator==(const Trace&) const = default;

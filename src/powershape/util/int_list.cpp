@@ -10,11 +10,14 @@ std::vector<int> parse_int_list(const std::string& list, const std::string& opti
   std::size_t start = 0;
   while (start <= list.size()) {
     auto comma = list.find(',', start);
-    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     int v = -1;
     auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc() || p != item.data() + item.size() || v < 0) {
-      throw std::runtime_error(option + ": expected comma-separated non-negative integers like 0,1, found '" + list + "'");
+      throw std::runtime_error(
+          option + ": expected comma-separated non-negative integers like 0,1, found '" + list +
+          "'");
     }
     out.push_back(v);
     if (comma == std::string::npos) break;

@@ -22,13 +22,16 @@ std::array<int64_t, 3> parse_shape(const std::string& s) {
   for (int i = 0; i < 3; ++i) {
     auto comma = s.find(',', start);
     if ((i < 2) != (comma != std::string::npos)) {
-      throw std::runtime_error("--shape: expected three comma-separated positive integers, found '" + s + "'");
+      throw std::runtime_error(
+          "--shape: expected three comma-separated positive integers, found '" + s + "'");
     }
-    std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     auto& v = out[static_cast<std::size_t>(i)];
     auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc() || p != item.data() + item.size() || v <= 0) {
-      throw std::runtime_error("--shape: expected three comma-separated positive integers, found '" + s + "'");
+      throw std::runtime_error(
+          "--shape: expected three comma-separated positive integers, found '" + s + "'");
     }
     start = comma + 1;
   }
@@ -53,12 +56,14 @@ Workload describe(const WorkloadArgs& a, int chunks) {
     return {Msm{s[0], s[1], s[2]}, chunks};
   }
   if (a.workload == "square") {
-    if (a.gap != "idle" && a.gap != "memory") throw std::runtime_error("--gap: expected idle or memory");
+    if (a.gap != "idle" && a.gap != "memory")
+      throw std::runtime_error("--gap: expected idle or memory");
     return {Square{a.period_ms, a.duty, a.gap == "idle" ? Gap::kIdle : Gap::kMemory}, chunks};
   }
   if (ends_with(a.workload, ".json") || ends_with(a.workload, ".csv")) return {Custom{}, chunks};
-  throw std::runtime_error("--workload: expected lmhead, msm, square, a PLAN.json or a kernel TIMELINE.csv, found '" +
-                           a.workload + "'");
+  throw std::runtime_error(
+      "--workload: expected lmhead, msm, square, a PLAN.json or a kernel TIMELINE.csv, found '" +
+      a.workload + "'");
 }
 
 Plan build_plan(const WorkloadArgs& a, int chunks, const Rates& device) {

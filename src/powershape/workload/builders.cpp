@@ -58,7 +58,8 @@ SquareSizing size_square(const Square& s, const Rates& r) {
   require(s.duty > 0 && s.duty < 1, "square: the duty must be between 0 and 1");
   require(r.flops_per_s > 0 && r.bytes_per_s > 0, "square: rates must be positive");
   const double n = static_cast<double>(SquareSizing::kBurstSize);
-  const double k_total = std::max(1.0, std::round(s.duty * s.period_ms * 1e-3 * r.flops_per_s / (2 * n * n)));
+  const double k_total =
+      std::max(1.0, std::round(s.duty * s.period_ms * 1e-3 * r.flops_per_s / (2 * n * n)));
   SquareSizing z;
   z.full = static_cast<int64_t>(k_total / n);
   z.last_k = static_cast<int64_t>(k_total - static_cast<double>(z.full) * n);
@@ -138,7 +139,8 @@ Plan make_plan(const Workload& w, const Rates& r) {
   if (const auto* m = std::get_if<Msm>(&w.kind)) return msm_plan(*m, w.chunks);
   if (const auto* s = std::get_if<Square>(&w.kind)) return square_plan(*s, r);
   if (const auto* p = std::get_if<Products>(&w.kind)) return products_plan(*p);
-  throw std::invalid_argument("a custom workload has no phases to derive: read its plan from its file");
+  throw std::invalid_argument(
+      "a custom workload has no phases to derive: read its plan from its file");
 }
 
 }  // namespace powershape::workload

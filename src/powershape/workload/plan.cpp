@@ -10,9 +10,12 @@ double Plan::total_flops() const {
 
 std::string to_string(PhaseKind k) {
   switch (k) {
-    case PhaseKind::kCompute: return "compute";
-    case PhaseKind::kMemory: return "memory";
-    case PhaseKind::kIdle: return "idle";
+    case PhaseKind::kCompute:
+      return "compute";
+    case PhaseKind::kMemory:
+      return "memory";
+    case PhaseKind::kIdle:
+      return "idle";
   }
   return "compute";
 }

@@ -14,10 +14,10 @@ enum class PhaseKind { kCompute, kMemory, kIdle };
 struct Phase {
   std::string name;
   PhaseKind kind = PhaseKind::kCompute;
-  double flops = 0;        // kCompute
-  double bytes = 0;        // kMemory (bytes read + written)
-  double seconds = 0;      // kIdle
-  double efficiency = 1;   // kCompute: fraction of the device's peak rate this product reaches
+  double flops = 0;       // kCompute
+  double bytes = 0;       // kMemory (bytes read + written)
+  double seconds = 0;     // kIdle
+  double efficiency = 1;  // kCompute: fraction of the device's peak rate this product reaches
 };
 
 // One iteration of a workload: the phases in the order the GPU runs them, and the workload they

@@ -50,7 +50,8 @@ Plan plan_from_json(const json& j) {
       ph.kind = PhaseKind::kIdle;
       ph.seconds = positive(x, where, "seconds");
     } else {
-      throw std::runtime_error(where + ".kind: expected compute, memory or idle, found '" + kind + "'");
+      throw std::runtime_error(where + ".kind: expected compute, memory or idle, found '" + kind +
+                               "'");
     }
     p.phases.push_back(ph);
   }

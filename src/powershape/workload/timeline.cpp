@@ -27,7 +27,8 @@ std::vector<std::string> cells(const std::string& line) {
 }
 
 bool is_product(std::string name) {
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   for (const char* k : {"gemm", "gmma", "mma", "matmul", "cutlass", "xmma"}) {
     if (name.find(k) != std::string::npos) return true;
   }
@@ -36,8 +37,10 @@ bool is_product(std::string name) {
 
 }  // namespace
 
-Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_per_s, double bytes_per_s) {
-  if (!(flops_per_s > 0 && bytes_per_s > 0)) throw std::invalid_argument("timeline: rates must be positive");
+Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_per_s,
+                        double bytes_per_s) {
+  if (!(flops_per_s > 0 && bytes_per_s > 0))
+    throw std::invalid_argument("timeline: rates must be positive");
   std::string line;
   int line_no = 0;
   int start_col = -1, dur_col = -1, name_col = -1;
@@ -61,24 +64,29 @@ Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_
         if (c[i] == "Name" || c[i] == "name") name_col = i;
       }
       if (start_col < 0 || dur_col < 0 || name_col < 0) {
-        fail("expected a header with start, duration and name columns (\"Start (ns)\",\"Duration (ns)\",\"Name\" or start_ns,duration_ns,name)");
+        fail(
+            "expected a header with start, duration and name columns (\"Start (ns)\",\"Duration "
+            "(ns)\",\"Name\" or start_ns,duration_ns,name)");
       }
       continue;
     }
-    if (static_cast<int>(c.size()) <= std::max({start_col, dur_col, name_col})) fail("too few cells");
+    if (static_cast<int>(c.size()) <= std::max({start_col, dur_col, name_col}))
+      fail("too few cells");
     auto number = [&](int col) {
       int64_t v = 0;
       const std::string& s = c[static_cast<std::size_t>(col)];
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
       if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < 0) {
-        fail("column " + std::to_string(col + 1) + ": expected a non-negative integer, found '" + s + "'");
+        fail("column " + std::to_string(col + 1) + ": expected a non-negative integer, found '" +
+             s + "'");
       }
       return v;
     };
     kernels.push_back({number(start_col), number(dur_col), c[static_cast<std::size_t>(name_col)]});
   }
   if (kernels.empty()) fail("no kernels");
-  std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel& a, const Kernel& b) { return a.start < b.start; });
+  std::stable_sort(kernels.begin(), kernels.end(),
+                   [](const Kernel& a, const Kernel& b) { return a.start < b.start; });
   Plan plan;
   plan.name = "timeline " + name + " (" + std::to_string(kernels.size()) + " kernels)";
   int64_t busy_until = kernels.front().start;

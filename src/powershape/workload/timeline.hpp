@@ -13,7 +13,8 @@ namespace powershape::workload {
 // other a memory-bound phase; each gets the work it did in its recorded time at the rates the
 // recording GPU had (`flops_per_s`, `bytes_per_s`); gaps between kernels become idle phases.
 // Throws std::runtime_error naming the file, line and column of a malformed row.
-Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_per_s, double bytes_per_s);
+Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_per_s,
+                        double bytes_per_s);
 Plan read_timeline(const std::string& path, double flops_per_s, double bytes_per_s);
 
 }  // namespace powershape::workload
