@@ -41,6 +41,8 @@ nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape
   }
   gpu.set_configs(configs);
   const experiment::Result r = experiment::run_design(gpu, design);
+  std::printf("(warm-up %.1f s, %s)\n", r.warmup_s,
+              r.settled ? "settled" : "not settled: figures may still drift");
   const double flops = 6.0 * static_cast<double>(shape.tokens) * static_cast<double>(shape.width) *
                        static_cast<double>(shape.vocab);
   const double target_ms = target_for(shape);
@@ -91,10 +93,13 @@ int main(int argc, char** argv) {
   experiment::Design design;
   design.rounds = 3;
   design.window_s = 3;
+  design.warmup_max_s = 20;  // the GPU stays hot from one shape to the next
   app.add_option("--shapes", shapes, "N,D,V;N,D,V... (default the four measured shapes)");
   app.add_option("--chunks", chunks, "Chunk counts (default 1,2,4,8,16,32,64)");
   app.add_option("--window", design.window_s, "Seconds per measurement (default 3)");
   app.add_option("--rounds", design.rounds, "Interleaved rounds (default 3)");
+  app.add_option("--warmup", design.warmup_max_s,
+                 "At most this many seconds of warm-up a shape (default 20)");
   app.add_option("--json", json_path, "Write every row and the engine's measurements as JSON");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -51,8 +51,8 @@ TEST(Builders, EfficiencyFallsForSmallAndShortProducts) {
 TEST(Builders, ASquareWaveHasItsDutyCycle) {
   Plan p = square_plan({10, 0.25, Gap::kMemory}, {1e15, 2e12});
   ASSERT_EQ(p.phases.size(), 2u);
-  // The burst is whole columns of 4096 x 4096 products: within one column of 0.0025 s x 1e15.
-  EXPECT_NEAR(p.phases[0].flops, 0.0025 * 1e15, 2.0 * 4096 * 4096);
+  // The burst is whole steps of 4096 x 4096 x 64: within half a step of 0.0025 s x 1e15.
+  EXPECT_NEAR(p.phases[0].flops, 0.0025 * 1e15, 2.0 * 4096 * 4096 * 32);
   EXPECT_EQ(p.phases[1].kind, PhaseKind::kMemory);
   EXPECT_DOUBLE_EQ(p.phases[1].bytes, 0.0075 * 2e12);
   Plan m = msm_plan({100, 64, 1000}, 4);
@@ -61,15 +61,20 @@ TEST(Builders, ASquareWaveHasItsDutyCycle) {
 }
 
 TEST(Builders, ASquareWaveIsSizedInWholeProductColumns) {
-  // 5 ms at 1e15 FLOP/s: 5e12 FLOP = 149012 columns of 2 x 4096 x 4096 FLOP: 36 full 4096^3
-  // products and a 4096 x 4096 x 1556 one.
+  // 5 ms at 1e15 FLOP/s: 5e12 FLOP = 149012 columns of 2 x 4096 x 4096 FLOP, 148992 in whole
+  // steps of 64: 36 full 4096^3 products and a 4096 x 4096 x 1536 one.
   SquareSizing z = size_square({10, 0.5, Gap::kIdle}, {1e15, 1e12});
   EXPECT_EQ(z.full, 36);
-  EXPECT_EQ(z.last_k, 1556);
+  EXPECT_EQ(z.last_k, 1536);
   EXPECT_DOUBLE_EQ(z.gap_s, 0.005);
   EXPECT_DOUBLE_EQ(z.gap_bytes, 0);
   // A burst too short for one column still does one.
-  EXPECT_EQ(size_square({1e-6, 0.5, Gap::kIdle}, {1e15, 1e12}).last_k, 1);
+  EXPECT_EQ(size_square({1e-6, 0.5, Gap::kIdle}, {1e15, 1e12}).last_k, 64);
+  // Every k is whole steps of 64, whatever the rate.
+  for (double rate : {3.3e14, 7.77e14, 9.89e14}) {
+    for (double ms : {1.0, 2.0, 7.0, 333.0})
+      EXPECT_EQ(size_square({ms, 0.37, Gap::kIdle}, {rate, 1e12}).last_k % 64, 0);
+  }
 }
 
 TEST(Chunks, RowsSplitByCeilDivisionWithARaggedLastChunk) {

@@ -58,8 +58,10 @@ SquareSizing size_square(const Square& s, const Rates& r) {
   require(s.duty > 0 && s.duty < 1, "square: the duty must be between 0 and 1");
   require(r.flops_per_s > 0 && r.bytes_per_s > 0, "square: rates must be positive");
   const double n = static_cast<double>(SquareSizing::kBurstSize);
+  const double k_step = static_cast<double>(SquareSizing::kStepK);
   const double k_total =
-      std::max(1.0, std::round(s.duty * s.period_ms * 1e-3 * r.flops_per_s / (2 * n * n)));
+      k_step *
+      std::max(1.0, std::round(s.duty * s.period_ms * 1e-3 * r.flops_per_s / (2 * n * n * k_step)));
   SquareSizing z;
   z.full = static_cast<int64_t>(k_total / n);
   z.last_k = static_cast<int64_t>(k_total - static_cast<double>(z.full) * n);

@@ -20,9 +20,12 @@ struct Rates {
 
 // A square wave's burst as the GPU runs it: `full` products of kBurstSize^3, then one of
 // kBurstSize x kBurstSize x last_k (0: none), so that the burst does duty x period x the
-// unthrottled rate's work; and the gap, idle seconds or bytes streamed.
+// unthrottled rate's work; and the gap, idle seconds or bytes streamed. last_k is a multiple of
+// kStepK: a k that is not a multiple of 8 misaligns bf16 rows, and cuBLASLt then falls back to
+// kernels several times slower (a 2 ms wave ran 2.8 ms on the H200 with k = 1890).
 struct SquareSizing {
   static constexpr int64_t kBurstSize = 4096;  // as in data/h200
+  static constexpr int64_t kStepK = 64;
   int64_t full = 0, last_k = 0;
   double gap_s = 0, gap_bytes = 0;
   double burst_flops() const;
