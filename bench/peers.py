@@ -73,7 +73,10 @@ def sustained_ms(fn, x, w, t, window):
 def ours(shape, window, options):
     exe = os.path.join(HERE, "..", "build", "bench", "lmhead_speed")
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        subprocess.run([exe, "--shapes", shape, "--window", str(window), "--json", f.name] + options.split(),
+        opts = options.split()
+        if "--window" not in opts:  # --ours may set its own
+            opts += ["--window", str(window)]
+        subprocess.run([exe, "--shapes", shape, "--json", f.name] + opts,
                        check=True, stdout=subprocess.DEVNULL)
         rows = [r for r in json.load(f)["shapes"][0]["rows"] if not r["ceiling"]]
     best = min(rows, key=lambda r: r["ms"])
