@@ -1,12 +1,14 @@
 #include <cstdio>
 #include <exception>
 
+#include "powershape/util/share_dir.hpp"
 #include "subcommands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
       "powershape: measure GPU power, clocks and throttling, and remove the time and energy "
       "they waste"};
+  app.set_version_flag("--version", std::string("powershape ") + powershape::util::version());
   app.require_subcommand(1);
   powershape::cli::add_devices(app);
   powershape::cli::add_monitor(app);

@@ -9,6 +9,7 @@
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/util/json_out.hpp"
+#include "powershape/util/share_dir.hpp"
 #include "report.hpp"
 #include "subcommands.hpp"
 #include "workload_options.hpp"
@@ -29,7 +30,7 @@ struct SimArgs {
 
 struct CalibrateArgs {
   std::string profile = "h200";
-  std::string data = "data/h200";
+  std::string data;  // empty: the H200 recordings powershape ships
   std::string out;
   int max_evals = 400;
 };
@@ -72,7 +73,8 @@ int run_sim(SimArgs& a) {
   return 0;
 }
 
-int run_calibrate(const CalibrateArgs& a) {
+int run_calibrate(CalibrateArgs& a) {
+  if (a.data.empty()) a.data = util::share_dir() + "/data/h200";
   sim::Profile start = sim::load_profile(a.profile);
   auto data = sim::read_calibration_data(a.data);
   auto c = sim::calibrate(start, data, a.max_evals);
@@ -129,8 +131,10 @@ void add_sim(CLI::App& app) {
       "calibrate", "Fit a profile's parameters to recorded telemetry and report the fit error");
   static CalibrateArgs c;
   cal->add_option("--profile", c.profile, "Profile to start from (default h200)");
-  cal->add_option("--data", c.data,
-                  "Folder of recorded telemetry laid out as data/h200 (default data/h200)");
+  cal->add_option(
+      "--data", c.data,
+      "Folder of recorded telemetry laid out as data/h200 (default: the H200 recordings "
+      "powershape ships)");
   cal->add_option("-o,--output", c.out, "Write the fitted profile here");
   cal->add_option("--max-evals", c.max_evals, "Most simulations per fit (default 400)");
   cal->callback([] { exit_code() = run_calibrate(c); });

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "powershape/util/share_dir.hpp"
+
 namespace powershape::sim {
 using nlohmann::json;
 
@@ -147,7 +149,7 @@ json to_json(const Profile& p) {
 
 std::string profiles_dir() {
   if (const char* env = std::getenv("POWERSHAPE_PROFILES")) return env;
-  return POWERSHAPE_PROFILE_DIR;
+  return util::share_dir() + "/profiles";
 }
 
 Profile load_profile(const std::string& name_or_path) {

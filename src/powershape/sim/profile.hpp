@@ -67,7 +67,7 @@ struct Profile {
 // Throws std::runtime_error naming the missing or out-of-range field ("governor.window_ms: ...").
 Profile profile_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Profile& p);
-// NAME (looked up in $POWERSHAPE_PROFILES, then the installed profiles folder) or a path.
+// NAME (looked up in $POWERSHAPE_PROFILES, else util::share_dir()'s profiles/) or a path.
 Profile load_profile(const std::string& name_or_path);
 std::string profiles_dir();
 // Applies a named power mode; throws naming the modes there are.

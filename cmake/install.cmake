@@ -1,0 +1,31 @@
+# `cmake --install build --prefix P`: the CLI, the libraries, the public headers, a CMake package
+# (find_package(powershape [COMPONENTS CUDA]) gives powershape::powershape, and with CUDA
+# powershape::kernels and powershape::gpu), a pkg-config file, and the profiles and recorded data
+# under share/powershape, where an installed powershape finds them (util/share_dir.cpp).
+include(CMakePackageConfigHelpers)
+set(POWERSHAPE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/powershape)
+
+install(TARGETS powershape_bin RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS powershape EXPORT powershapeTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT powershapeTargets NAMESPACE powershape:: DESTINATION ${POWERSHAPE_CMAKE_DIR})
+if(POWERSHAPE_CUDA)
+  install(TARGETS powershape_kernels powershape_gpu EXPORT powershapeCudaTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT powershapeCudaTargets NAMESPACE powershape:: DESTINATION ${POWERSHAPE_CMAKE_DIR})
+endif()
+# Headers without CUDA in them; the kernels' .cuh stay private.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/powershape/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/powershape
+        FILES_MATCHING PATTERN "*.hpp")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/profiles DESTINATION ${CMAKE_INSTALL_DATADIR}/powershape)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/data DESTINATION ${CMAKE_INSTALL_DATADIR}/powershape)
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/powershapeConfig.cmake.in
+                              ${CMAKE_BINARY_DIR}/powershapeConfig.cmake
+                              INSTALL_DESTINATION ${POWERSHAPE_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/powershapeConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/powershapeConfig.cmake ${CMAKE_BINARY_DIR}/powershapeConfigVersion.cmake
+        DESTINATION ${POWERSHAPE_CMAKE_DIR})
+
+configure_file(${PROJECT_SOURCE_DIR}/cmake/powershape.pc.in ${CMAKE_BINARY_DIR}/powershape.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/powershape.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the build into a fresh prefix, then uses it as a user would: the installed CLI from
+# another folder (it must find its profiles and data beside itself), and a program of their own
+# built with find_package(powershape) and with pkg-config.
+#   install_test.sh BUILD_DIR SOURCE_DIR
+set -u
+build=$(realpath "$1") src=$(realpath "$2")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+failures=0 passed=0
+check() {
+  local name=$1; shift
+  if "$@"; then echo "ok   $name"; passed=$((passed + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1
+check "cmake --install succeeds" test $? -eq 0
+cd "$tmp" || exit 1
+check "--version names the version" grep -q "^powershape [0-9]" <("$prefix/bin/powershape" --version)
+"$prefix/bin/powershape" sim --profile nosuch --iterations 1 2>"$tmp/np.err"
+check "the installed CLI looks for profiles beside itself" grep -q "profiles in $prefix/share/powershape/profiles" "$tmp/np.err"
+"$prefix/bin/powershape" sim calibrate --max-evals 3 >"$tmp/cal.out" 2>&1
+check "sim calibrate runs from any folder on the shipped data" grep -q "against $prefix/share/powershape/data/h200" "$tmp/cal.out"
+
+cmake -S "$src/tests/install" -B "$tmp/down" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/down.log" 2>&1 &&
+  cmake --build "$tmp/down" >>"$tmp/down.log" 2>&1
+check "a downstream project builds with find_package(powershape)" test $? -eq 0 || cat "$tmp/down.log"
+check "and runs" grep -q "lmhead 4096x896x151936 chunks=8: [0-9.]* J per iteration" <("$tmp/down/downstream")
+PKG_CONFIG_PATH=$prefix/lib/pkgconfig c++ "$src/tests/install/downstream.cpp" -o "$tmp/down_pc" \
+  $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs powershape) >"$tmp/pc.log" 2>&1
+check "a downstream program builds with pkg-config" test $? -eq 0 || cat "$tmp/pc.log"
+check "and runs" grep -q "chunks=1: [0-9.]* J per iteration" <("$tmp/down_pc")
+if [ -f "$prefix/lib/libpowershape_kernels.a" ]; then
+  cmake -S "$src/tests/install" -B "$tmp/down_cuda" -DCMAKE_PREFIX_PATH="$prefix" -DDOWNSTREAM_CUDA=ON \
+    >"$tmp/cuda.log" 2>&1 && cmake --build "$tmp/down_cuda" >>"$tmp/cuda.log" 2>&1
+  check "find_package(powershape COMPONENTS CUDA) links the LM head op" test $? -eq 0 || cat "$tmp/cuda.log"
+  check "and its workspace query runs" grep -q "workspace for 16384x896x151936 at 4 chunks: [0-9]* bytes" \
+    <("$tmp/down_cuda/downstream_lmhead")
+fi
+echo "$passed passed, $failures failed"
+test $failures -eq 0
