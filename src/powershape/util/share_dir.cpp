@@ -15,7 +15,8 @@ std::string share_dir() {
     const fs::path installed = exe.parent_path().parent_path() / "share" / "powershape";
     if (fs::is_directory(installed / "profiles", ec)) return installed.string();
   }
-  if (fs::is_directory(fs::path(POWERSHAPE_SOURCE_DIR) / "profiles", ec)) return POWERSHAPE_SOURCE_DIR;
+  if (fs::is_directory(fs::path(POWERSHAPE_SOURCE_DIR) / "profiles", ec))
+    return POWERSHAPE_SOURCE_DIR;
   return POWERSHAPE_INSTALL_SHARE;
 }
 
