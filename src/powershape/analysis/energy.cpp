@@ -64,13 +64,37 @@ Energy energy_from_counter(const std::vector<Point>& counter, int64_t from_ns, i
 
 Energy energy_from_power(const std::vector<Point>& power_mw, int64_t from_ns, int64_t to_ns) {
   Energy out;
-  auto h = held(power_mw, from_ns, to_ns);
-  if (h.empty()) return out;
+  if (power_mw.empty() || to_ns <= from_ns) return out;
   out.method = Energy::Method::kPower;
-  for (const auto& x : h) {
-    out.energy_mj += static_cast<double>(x.value) * static_cast<double>(x.duration_ns) * 1e-9;
+  auto add = [&](int64_t a, int64_t b, int64_t mw) {
+    a = std::max(a, from_ns);
+    b = std::min(b, to_ns);
+    if (b > a) out.energy_mj += static_cast<double>(mw) * static_cast<double>(b - a) * 1e-9;
+  };
+  // Reading i covers (t[i-1], t[i]]; the first also covers the window before it, the last the
+  // window after it.
+  add(from_ns, power_mw.front().t_ns, power_mw.front().value);
+  for (std::size_t i = 1; i < power_mw.size(); ++i) {
+    add(power_mw[i - 1].t_ns, power_mw[i].t_ns, power_mw[i].value);
   }
+  add(power_mw.back().t_ns, to_ns, power_mw.back().value);
   return out;
+}
+
+Energy window_energy(const std::vector<Point>& counter, const std::vector<Point>& power_mw,
+                     int64_t from_ns, int64_t to_ns) {
+  const std::vector<Point> e = edges(counter);
+  if (e.size() >= 2 && covers(power_mw, from_ns, from_ns)) {
+    std::vector<int64_t> gaps;
+    for (std::size_t i = 1; i < e.size(); ++i) gaps.push_back(e[i].t_ns - e[i - 1].t_ns);
+    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2),
+                     gaps.end());
+    const int64_t spacing = gaps[gaps.size() / 2];
+    if (to_ns - from_ns < kCounterMinSpacings * spacing)
+      return energy_from_power(power_mw, from_ns, to_ns);
+  }
+  Energy c = energy_from_counter(counter, from_ns, to_ns, power_mw);
+  return c.method == Energy::Method::kNone ? energy_from_power(power_mw, from_ns, to_ns) : c;
 }
 
 std::string to_string(Energy::Method m) {

@@ -22,8 +22,21 @@ struct Energy {
 Energy energy_from_counter(const std::vector<Point>& counter, int64_t from_ns, int64_t to_ns,
                            const std::vector<Point>& power_mw = {});
 
-// Energy as the integral of a power step function (mW x ns), for sources without a counter.
+// Energy as the integral of power readings (mW x ns), each taken as the mean power since the
+// reading before it: the driver's buffer holds means over its ~20 ms periods, and NVML's power
+// fields are means over their update period, stamped at its end. For short windows and sources
+// without a counter.
 Energy energy_from_power(const std::vector<Point>& power_mw, int64_t from_ns, int64_t to_ns);
+
+// A counter reading holds the value of the counter's last update, up to one update period (or,
+// read rarely, one read period) before the read: over a window that short the counter's rise is
+// a whole update's energy, or none (`monitor -- sleep 0.03` read 300 W against a 120 W peak). So
+// a window shorter than kCounterMinSpacings edge spacings of the counter (the median time between
+// its changes as read) integrates `power_mw` instead, where there is such a series; longer windows
+// take the counter (energy_from_counter).
+inline constexpr int kCounterMinSpacings = 5;
+Energy window_energy(const std::vector<Point>& counter, const std::vector<Point>& power_mw,
+                     int64_t from_ns, int64_t to_ns);
 
 std::string to_string(Energy::Method m);
 

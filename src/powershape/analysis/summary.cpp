@@ -49,8 +49,7 @@ Summary summarize(const trace::Trace& t, int gpu, const std::string& name, int64
   auto fine = series(t, gpu, Signal::kDriverPower);
   if (fine.empty()) fine = series(t, gpu, Signal::kPowerInstant);
   if (fine.empty()) fine = series(t, gpu, Signal::kPowerUsage);
-  s.energy = energy_from_counter(series(t, gpu, Signal::kEnergy), from, to, fine);
-  if (s.energy.method == Energy::Method::kNone) s.energy = energy_from_power(fine, from, to);
+  s.energy = window_energy(series(t, gpu, Signal::kEnergy), fine, from, to);
   if (s.energy.method != Energy::Method::kNone && to > from) {
     s.avg_power_w = s.energy.energy_mj / (static_cast<double>(to - from) * 1e-9) * 1e-3;
   }
