@@ -12,6 +12,7 @@ if(POWERSHAPE_CUDA)
   install(TARGETS powershape_kernels powershape_gpu EXPORT powershapeCudaTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(EXPORT powershapeCudaTargets NAMESPACE powershape:: DESTINATION ${POWERSHAPE_CMAKE_DIR})
+  install(TARGETS powershape_gpu_backend LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/powershape)
 endif()
 # Headers without CUDA in them; the kernels' .cuh stay private.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/powershape/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/powershape

@@ -3,10 +3,8 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "powershape/experiment/gpu_plugin.hpp"
 #include "powershape/experiment/sim_backend.hpp"
-#ifdef POWERSHAPE_HAVE_GPU
-#include "powershape/experiment/gpu_backend.hpp"
-#endif
 
 namespace powershape::cli {
 namespace {
@@ -19,16 +17,11 @@ std::unique_ptr<experiment::Backend> open_sim(const std::string& profile, uint64
 }
 
 std::unique_ptr<experiment::Backend> open_gpu() {
-#ifdef POWERSHAPE_HAVE_GPU
   // An experiment can afford the energy counter's ~3 ms reads at the counter's own 100 ms update
   // rate (3% of a core), so that a 2 s window spans ~20 counter updates.
   telemetry::SamplerOptions o;
   o.slow_period = std::chrono::milliseconds(100);
-  return std::make_unique<experiment::GpuBackend>(o);
-#else
-  throw std::runtime_error(
-      "this build has no GPU backend (it needs the CUDA kernels: build with nvcc)");
-#endif
+  return experiment::open_gpu_backend(o);
 }
 
 }  // namespace

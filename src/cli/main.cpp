@@ -1,10 +1,13 @@
 #include <cstdio>
 #include <exception>
 
+#include "powershape/telemetry/clock.hpp"
 #include "powershape/util/share_dir.hpp"
 #include "subcommands.hpp"
 
 int main(int argc, char** argv) {
+  // Before anything else: `mark` stamps its region boundary with the moment it was started.
+  powershape::cli::started_ns() = powershape::telemetry::steady_now_ns();
   CLI::App app{
       "powershape: measure GPU power, clocks and throttling, and remove the time and energy "
       "they waste"};

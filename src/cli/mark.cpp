@@ -8,7 +8,6 @@
 #include <string>
 
 #include "control.hpp"
-#include "powershape/telemetry/clock.hpp"
 #include "subcommands.hpp"
 
 namespace powershape::cli {
@@ -26,7 +25,7 @@ void add_mark(CLI::App& app) {
                                " is not set: run this under 'powershape monitor'");
     }
     if (name.find('\n') != std::string::npos) throw std::runtime_error("a region name is one line");
-    std::string line = format_mark({verb == "begin", telemetry::steady_now_ns(), name});
+    std::string line = format_mark({verb == "begin", started_ns(), name});
     int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
       throw std::runtime_error(std::string("cannot open ") + path + ": " + std::strerror(errno));

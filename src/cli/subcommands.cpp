@@ -7,4 +7,9 @@ int& exit_code() {
   return code;
 }
 
+int64_t& started_ns() {
+  static int64_t ns = 0;
+  return ns;
+}
+
 }  // namespace powershape::cli

@@ -1,5 +1,6 @@
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cstdint>
 
 namespace powershape::cli {
 
@@ -13,5 +14,7 @@ void add_repro(CLI::App& app);
 void add_probe(CLI::App& app);
 
 int& exit_code();
+// When main() began (CLOCK_MONOTONIC ns): what `mark` stamps its boundary with.
+int64_t& started_ns();
 
 }  // namespace powershape::cli

@@ -58,8 +58,9 @@ TEST(Sensor, NoiseIsSeededAndSmall) {
   for (std::size_t i = 0; i < a.rows().size(); ++i) {
     EXPECT_EQ(a.rows()[i].readings, b.rows()[i].readings);
     for (Signal sig : {Signal::kPowerInstant, Signal::kDriverPower}) {
-      if (a.rows()[i][sig].ok())
+      if (a.rows()[i][sig].ok()) {
         EXPECT_NEAR(static_cast<double>(a.rows()[i][sig].value), 400'000, 400'000 * 0.05);
+      }
     }
   }
   EXPECT_EQ(a.rows().back()[Signal::kEnergy].value, 400'000);  // the counter carries no noise
