@@ -9,13 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "powershape/telemetry/clock.hpp"
 
@@ -80,13 +79,17 @@ int main(int argc, char** argv) {
   unlink(fifo.c_str());
   rmdir(dir.c_str());
   if (failed > 0 || late_ms.empty()) {
-    std::fprintf(stderr, "mark_cost: %d of %d calls failed (is %s built?)\n", failed, calls, ps.c_str());
+    std::fprintf(stderr, "mark_cost: %d of %d calls failed (is %s built?)\n", failed, calls,
+                 ps.c_str());
     return 1;
   }
   std::printf("%-34s %9s %9s\n", "per call (ms)", "p50", "p90");
-  std::printf("%-34s %9.3f %9.3f\n", "/bin/true started (reference)", quantile(true_ms, 0.5), quantile(true_ms, 0.9));
-  std::printf("%-34s %9.3f %9.3f\n", "powershape mark: wall", quantile(mark_ms, 0.5), quantile(mark_ms, 0.9));
-  std::printf("%-34s %9.3f %9.3f\n", "powershape mark: boundary late by", quantile(late_ms, 0.5), quantile(late_ms, 0.9));
+  std::printf("%-34s %9.3f %9.3f\n", "/bin/true started (reference)", quantile(true_ms, 0.5),
+              quantile(true_ms, 0.9));
+  std::printf("%-34s %9.3f %9.3f\n", "powershape mark: wall", quantile(mark_ms, 0.5),
+              quantile(mark_ms, 0.9));
+  std::printf("%-34s %9.3f %9.3f\n", "powershape mark: boundary late by", quantile(late_ms, 0.5),
+              quantile(late_ms, 0.9));
   std::printf("mark / true (p50): %.2f; target: the boundary under 1 ms late\n",
               quantile(mark_ms, 0.5) / quantile(true_ms, 0.5));
   return 0;

@@ -24,7 +24,8 @@ std::vector<std::string> candidates() {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     out.push_back((exe.parent_path() / kPluginName).string());
-    out.push_back((exe.parent_path().parent_path() / POWERSHAPE_PLUGIN_RELDIR / kPluginName).string());
+    out.push_back(
+        (exe.parent_path().parent_path() / POWERSHAPE_PLUGIN_RELDIR / kPluginName).string());
   }
   return out;
 }
@@ -51,7 +52,8 @@ std::unique_ptr<Backend> open_gpu_backend(const telemetry::SamplerOptions& o) {
                                  : "cannot load the GPU backend: " + error);
   }
   auto open = reinterpret_cast<OpenGpuBackendFn>(dlsym(lib, kOpenGpuBackendSymbol));
-  if (open == nullptr) throw std::runtime_error(std::string("the GPU backend plugin has no ") + kOpenGpuBackendSymbol);
+  if (open == nullptr)
+    throw std::runtime_error(std::string("the GPU backend plugin has no ") + kOpenGpuBackendSymbol);
   char why[512] = "";
   Backend* b = open(&o, why, sizeof why);
   if (b == nullptr) throw std::runtime_error(why);
