@@ -37,5 +37,10 @@ if [ -f "$prefix/lib/libpowershape_kernels.a" ]; then
   check "and its workspace query runs" grep -q "workspace for 16384x896x151936 at 4 chunks: [0-9]* bytes" \
     <("$tmp/down_cuda/downstream_lmhead")
 fi
+cuda_def=(); [ -f "$prefix/lib/libpowershape_kernels.a" ] && cuda_def=(-DCAPI_HAS_CUDA=1)
+cc -std=c11 -D_POSIX_C_SOURCE=200809L "${cuda_def[@]}" "$src/tests/capi/capi_test.c" -I"$prefix/include" -L"$prefix/lib" \
+  -lpowershape_c -lm -o "$tmp/capi" >"$tmp/capi.log" 2>&1
+check "a C program builds against the installed C API" test $? -eq 0 || cat "$tmp/capi.log"
+check "and records" grep -q " 0 failed" <(LD_LIBRARY_PATH=$prefix/lib "$tmp/capi" "$src/data/h200/gemm_sustained_trace.csv")
 echo "$passed passed, $failures failed"
 test $failures -eq 0

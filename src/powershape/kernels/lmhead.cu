@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -67,6 +69,15 @@ struct LmHead::Impl {
 
 LmHead::LmHead() : impl_(std::make_unique<Impl>()) {}
 LmHead::~LmHead() = default;
+
+LmHead& LmHead::for_current_device() {
+  thread_local std::map<int, std::unique_ptr<LmHead>> ops;
+  int device = 0;
+  PS_CUDA(cudaGetDevice(&device));
+  auto& op = ops[device];
+  if (!op) op = std::make_unique<LmHead>();
+  return *op;
+}
 
 std::size_t LmHead::workspace_bytes(int64_t n, int64_t /*d*/, int64_t v, const LmHeadOptions& o) {
   return layout(n, v, o).total;

@@ -56,6 +56,9 @@ class LmHead {
   // Throws std::invalid_argument naming what is wrong with a shape or option (D must be a
   // multiple of 8; V may be anything), std::runtime_error on a CUDA or cuBLAS failure.
   void run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* stream);
+  // One op per CUDA device and calling thread, made on first use: its product plans are cached,
+  // so callers that do not keep an LmHead (the C API, the Python package) reuse them.
+  static LmHead& for_current_device();
 
  private:
   struct Impl;

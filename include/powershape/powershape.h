@@ -1,0 +1,117 @@
+/* powershape's C API: record energy, power, clocks and throttling of named parts of a program,
+ * and run the chunked LM head + cross-entropy. Plain C, no C++ types: any language can bind it
+ * (the Python package does, with ctypes). Link libpowershape_c.so.
+ *
+ * Errors: a function that fails returns NULL or a negative value, and ps_last_error() says why in
+ * one line (per thread). */
+#ifndef POWERSHAPE_POWERSHAPE_H
+#define POWERSHAPE_POWERSHAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+/* "0.2.0" */
+const char* ps_version(void);
+/* Why the last call on this thread failed; "" when it did not. */
+const char* ps_last_error(void);
+/* The clock regions are stamped on: CLOCK_MONOTONIC, ns. */
+int64_t ps_now_ns(void);
+
+/* ---- Recording ---------------------------------------------------------------------------- */
+
+typedef struct ps_recorder ps_recorder;
+
+/* How the energy of a window was found. */
+enum { PS_ENERGY_NONE = 0, PS_ENERGY_COUNTER = 1, PS_ENERGY_POWER = 2 };
+
+/* What one GPU did over a region. A figure the source cannot give is NaN. */
+typedef struct ps_summary {
+  int gpu;
+  double seconds;
+  double energy_j;
+  int energy_method; /* PS_ENERGY_* */
+  int energy_counter_updates;
+  double avg_power_w, peak_power_w;
+  double sm_clock_mean_mhz, sm_clock_p5_mhz, sm_clock_p50_mhz, sm_clock_p95_mhz;
+  double power_capped;      /* fraction of the region */
+  double thermal_throttled; /* fraction of the region */
+  double peak_temp_c;
+} ps_summary;
+
+/* Opens a recorder and starts sampling every interval_ms (0: 10 ms). source: "nvml" (NVIDIA
+ * GPUs; gpus/n_gpus pick NVML indices, NULL/0 for all), "fake:TRACE.csv" (replays a recorded
+ * trace) or "hwmon[:ROOT]" (Jetson rails). NULL on failure. */
+ps_recorder* ps_recorder_open(const char* source, const int* gpus, int n_gpus, double interval_ms);
+/* The number of GPUs recorded; each summary call fills one ps_summary per GPU. */
+int ps_recorder_gpu_count(const ps_recorder* r);
+/* Begins a region at t_ns (0: now). Regions may overlap and nest; names may repeat. 0 or -1. */
+int ps_region_begin(ps_recorder* r, const char* name, int64_t t_ns);
+/* Ends the innermost open region of that name at t_ns (0: now) and writes its summary on each
+ * GPU to out[0 .. n_out), when out is not NULL. Returns the number of GPUs, or -1. */
+int ps_region_end(ps_recorder* r, const char* name, int64_t t_ns, ps_summary* out, int n_out);
+/* The summaries of the last region of that name that ended, as ps_region_end gave them. */
+int ps_region_summary(const ps_recorder* r, const char* name, ps_summary* out, int n_out);
+/* Stops sampling and frees the recorder. NULL is allowed. */
+void ps_recorder_close(ps_recorder* r);
+
+/* ---- The LM head ------------------------------------------------------------------------ */
+
+enum { PS_REDUCTION_MEAN = 0, PS_REDUCTION_SUM = 1, PS_REDUCTION_NONE = 2 };
+
+typedef struct ps_lmhead_options {
+  int chunks; /* token chunks (the last ragged); 0: tokens_per_chunk says */
+  int64_t tokens_per_chunk;
+  int64_t ignore_index; /* -100 */
+  int reduction;        /* PS_REDUCTION_* */
+  float label_smoothing;
+  float z_loss;     /* coefficient of lse^2 */
+  float softcap;    /* > 0: logits -> softcap * tanh(logits / softcap) */
+  float grad_scale; /* the incoming gradient of the reduced loss */
+  int backward;     /* 0: the loss alone */
+  int dw_fp32;      /* dW in fp32 (1) or bf16 (0) */
+} ps_lmhead_options;
+
+/* Device pointers: x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64; loss and z_loss
+ * fp32 scalars, token_loss and lse [N] fp32 (those three may be NULL), dx [N x D] bf16, dw
+ * [V x D] fp32 or bf16 (overwritten). */
+typedef struct ps_lmhead_args {
+  const void* x;
+  const void* w;
+  const void* targets;
+  int targets_int64;
+  int64_t n, d, v;
+  float* loss;
+  float* z_loss;
+  float* token_loss;
+  float* lse;
+  void* dx;
+  void* dw;
+  void* workspace;
+  size_t workspace_bytes;
+} ps_lmhead_args;
+
+/* The defaults: 1 chunk, ignore_index -100, mean, no smoothing, z-loss or soft-cap, backward,
+ * fp32 dW. */
+void ps_lmhead_options_default(ps_lmhead_options* o);
+/* Workspace bytes ps_lmhead_run needs for this shape and options; 0 on error. */
+size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o);
+/* Runs the LM head forward (and backward) on `stream` (a cudaStream_t; NULL: the default
+ * stream), asynchronously. 0, or -1 (a bad shape or option, a CUDA failure, a build without
+ * CUDA). */
+int ps_lmhead_run(const ps_lmhead_args* a, const ps_lmhead_options* o, void* stream);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POWERSHAPE_POWERSHAPE_H */

@@ -1,0 +1,96 @@
+// The LM-head half of the C API (include/powershape/powershape.h) over kernels::LmHead; in a build
+// without CUDA each call fails with a reason.
+#include <stdexcept>
+
+#include "capi_error.hpp"
+#include "powershape/powershape.h"
+#ifdef POWERSHAPE_CAPI_CUDA
+#include "powershape/kernels/lmhead.hpp"
+#endif
+
+namespace {
+
+#ifdef POWERSHAPE_CAPI_CUDA
+namespace k = powershape::kernels;
+
+k::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
+  if (o == nullptr) throw std::invalid_argument("lmhead: options are NULL");
+  if (o->reduction < PS_REDUCTION_MEAN || o->reduction > PS_REDUCTION_NONE) {
+    throw std::invalid_argument("lmhead: reduction must be PS_REDUCTION_MEAN, _SUM or _NONE");
+  }
+  k::LmHeadOptions c;
+  c.chunks = o->chunks;
+  c.tokens_per_chunk = o->tokens_per_chunk;
+  c.ignore_index = o->ignore_index;
+  c.reduction = static_cast<k::Reduction>(o->reduction);
+  c.label_smoothing = o->label_smoothing;
+  c.z_loss = o->z_loss;
+  c.softcap = o->softcap;
+  c.grad_scale = o->grad_scale;
+  c.backward = o->backward != 0;
+  c.dw_fp32 = o->dw_fp32 != 0;
+  return c;
+}
+#else
+[[noreturn]] void no_cuda() {
+  throw std::runtime_error("lmhead: this libpowershape_c was built without CUDA (build with nvcc)");
+}
+#endif
+
+}  // namespace
+
+extern "C" {
+
+void ps_lmhead_options_default(ps_lmhead_options* o) {
+  if (o == nullptr) return;
+  *o = ps_lmhead_options{};
+  o->chunks = 1;
+  o->ignore_index = -100;
+  o->reduction = PS_REDUCTION_MEAN;
+  o->grad_scale = 1;
+  o->backward = 1;
+  o->dw_fp32 = 1;
+}
+
+size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o) {
+  return powershape::capi::guarded<size_t>(0, [&]() -> size_t {
+#ifdef POWERSHAPE_CAPI_CUDA
+    if (n < 1 || d < 1 || v < 1) throw std::invalid_argument("lmhead: N, D and V must be positive");
+    return k::LmHead::workspace_bytes(n, d, v, to_cpp(o));
+#else
+    (void)n, (void)d, (void)v, (void)o;
+    no_cuda();
+#endif
+  });
+}
+
+int ps_lmhead_run(const ps_lmhead_args* a, const ps_lmhead_options* o, void* stream) {
+  return powershape::capi::guarded<int>(-1, [&] {
+#ifdef POWERSHAPE_CAPI_CUDA
+    if (a == nullptr) throw std::invalid_argument("lmhead: args are NULL");
+    k::LmHeadArgs c;
+    c.x = a->x;
+    c.w = a->w;
+    c.targets = a->targets;
+    c.targets_int64 = a->targets_int64 != 0;
+    c.n = a->n;
+    c.d = a->d;
+    c.v = a->v;
+    c.loss = a->loss;
+    c.z_loss = a->z_loss;
+    c.token_loss = a->token_loss;
+    c.lse = a->lse;
+    c.dx = a->dx;
+    c.dw = a->dw;
+    c.workspace = a->workspace;
+    c.workspace_bytes = a->workspace_bytes;
+    k::LmHead::for_current_device().run(c, to_cpp(o), static_cast<CUstream_st*>(stream));
+    return 0;
+#else
+    (void)a, (void)o, (void)stream;
+    no_cuda();
+#endif
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,119 @@
+// The recording half of the C API (include/powershape/powershape.h) over analysis::Recorder.
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capi_error.hpp"
+#include "powershape/analysis/recorder.hpp"
+#include "powershape/powershape.h"
+#include "powershape/telemetry/clock.hpp"
+#include "powershape/trace/open_source.hpp"
+#include "powershape/util/share_dir.hpp"
+
+struct ps_recorder {
+  std::unique_ptr<powershape::analysis::Recorder> r;
+};
+
+namespace {
+
+using powershape::analysis::Summary;
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+ps_summary to_c(const Summary& s) {
+  ps_summary c{};
+  c.gpu = s.gpu;
+  c.seconds = s.duration_s();
+  const bool has_energy = s.energy.method != powershape::analysis::Energy::Method::kNone;
+  c.energy_j = has_energy ? s.energy.energy_mj * 1e-3 : kNan;
+  c.energy_method = s.energy.method == powershape::analysis::Energy::Method::kCounter
+                        ? PS_ENERGY_COUNTER
+                    : has_energy ? PS_ENERGY_POWER
+                                 : PS_ENERGY_NONE;
+  c.energy_counter_updates = s.energy.counter_updates;
+  c.avg_power_w = s.avg_power_w.value_or(kNan);
+  c.peak_power_w = s.peak_power_w.value_or(kNan);
+  const bool clock = s.sm_clock_mhz.covered_ns > 0;
+  c.sm_clock_mean_mhz = clock ? s.sm_clock_mhz.mean : kNan;
+  c.sm_clock_p5_mhz = clock ? s.sm_clock_mhz.p5 : kNan;
+  c.sm_clock_p50_mhz = clock ? s.sm_clock_mhz.p50 : kNan;
+  c.sm_clock_p95_mhz = clock ? s.sm_clock_mhz.p95 : kNan;
+  c.power_capped = s.power_capped_fraction().value_or(kNan);
+  c.thermal_throttled = s.thermal_fraction().value_or(kNan);
+  c.peak_temp_c = s.peak_temp_c ? static_cast<double>(*s.peak_temp_c) : kNan;
+  return c;
+}
+
+int copy_out(const std::vector<Summary>& s, ps_summary* out, int n_out) {
+  if (out != nullptr) {
+    for (int i = 0; i < n_out && i < static_cast<int>(s.size()); ++i)
+      out[i] = to_c(s[static_cast<std::size_t>(i)]);
+  }
+  return static_cast<int>(s.size());
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* ps_version(void) { return powershape::util::version(); }
+
+int64_t ps_now_ns(void) { return powershape::telemetry::steady_now_ns(); }
+
+ps_recorder* ps_recorder_open(const char* source, const int* gpus, int n_gpus, double interval_ms) {
+  return powershape::capi::guarded<ps_recorder*>(nullptr, [&] {
+    if (source == nullptr) throw std::invalid_argument("ps_recorder_open: source is NULL");
+    if (!(interval_ms >= 0 && interval_ms <= 60'000)) {
+      throw std::invalid_argument("ps_recorder_open: interval_ms must be in [0, 60000], found " +
+                                  std::to_string(interval_ms));
+    }
+    if (n_gpus < 0 || (n_gpus > 0 && gpus == nullptr))
+      throw std::invalid_argument("ps_recorder_open: bad GPU list");
+    powershape::telemetry::SamplerOptions o;
+    if (interval_ms > 0)
+      o.period = std::chrono::nanoseconds(static_cast<int64_t>(interval_ms * 1e6));
+    auto src = powershape::trace::open_source(source, std::vector<int>(gpus, gpus + n_gpus));
+    return new ps_recorder{std::make_unique<powershape::analysis::Recorder>(std::move(src), o)};
+  });
+}
+
+int ps_recorder_gpu_count(const ps_recorder* r) {
+  return powershape::capi::guarded<int>(-1, [&] {
+    if (r == nullptr) throw std::invalid_argument("ps_recorder_gpu_count: recorder is NULL");
+    return static_cast<int>(r->r->devices().size());
+  });
+}
+
+int ps_region_begin(ps_recorder* r, const char* name, int64_t t_ns) {
+  return powershape::capi::guarded<int>(-1, [&] {
+    if (r == nullptr || name == nullptr)
+      throw std::invalid_argument("ps_region_begin: recorder or name is NULL");
+    r->r->begin(name, t_ns != 0 ? t_ns : ps_now_ns());
+    return 0;
+  });
+}
+
+int ps_region_end(ps_recorder* r, const char* name, int64_t t_ns, ps_summary* out, int n_out) {
+  return powershape::capi::guarded<int>(-1, [&] {
+    if (r == nullptr || name == nullptr)
+      throw std::invalid_argument("ps_region_end: recorder or name is NULL");
+    return copy_out(r->r->end(name, t_ns != 0 ? t_ns : ps_now_ns()), out, n_out);
+  });
+}
+
+int ps_region_summary(const ps_recorder* r, const char* name, ps_summary* out, int n_out) {
+  return powershape::capi::guarded<int>(-1, [&] {
+    if (r == nullptr || name == nullptr)
+      throw std::invalid_argument("ps_region_summary: recorder or name is NULL");
+    auto s = r->r->last(name);
+    if (s.empty()) throw std::invalid_argument(std::string("no region '") + name + "' has ended");
+    return copy_out(s, out, n_out);
+  });
+}
+
+void ps_recorder_close(ps_recorder* r) { delete r; }
+
+}  // extern "C"

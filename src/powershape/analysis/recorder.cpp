@@ -1,0 +1,84 @@
+#include "powershape/analysis/recorder.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+namespace powershape::analysis {
+namespace {
+
+// Telemetry kept before the earliest open region: the energy counter's edges before a window
+// place its first update.
+constexpr int64_t kMarginNs = 10'000'000'000;
+
+}  // namespace
+
+Recorder::Recorder(std::unique_ptr<telemetry::Source> source, telemetry::SamplerOptions o)
+    : source_(std::move(source)), options_(o), sampler_(*source_, o) {
+  if (source_->devices().empty())
+    throw std::runtime_error(source_->describe() + ": no devices to record");
+  trace_.source = source_->describe();
+  trace_.devices = source_->devices();
+  sampler_.start();
+}
+
+Recorder::~Recorder() { stop(); }
+
+const std::vector<telemetry::DeviceInfo>& Recorder::devices() const { return trace_.devices; }
+
+void Recorder::stop() { sampler_.stop(); }
+
+void Recorder::collect() {
+  for (auto& s : sampler_.take()) trace_.samples.push_back(std::move(s));
+  int64_t keep_from = trace_.samples.empty() ? 0 : trace_.samples.back().t_ns - kMarginNs;
+  for (const auto& r : open_) keep_from = std::min(keep_from, r.begin_ns - kMarginNs);
+  auto first_kept = std::find_if(trace_.samples.begin(), trace_.samples.end(),
+                                 [&](const telemetry::Sample& s) { return s.t_ns >= keep_from; });
+  trace_.samples.erase(trace_.samples.begin(), first_kept);
+}
+
+void Recorder::begin(const std::string& name, int64_t t_ns) {
+  if (name.empty()) throw std::invalid_argument("a region needs a name");
+  std::lock_guard lock(mu_);
+  open_.push_back({name, -1, t_ns, 0});
+}
+
+std::vector<Summary> Recorder::end(const std::string& name, int64_t t_ns) {
+  telemetry::Region r;
+  {
+    std::lock_guard lock(mu_);
+    auto it =
+        std::find_if(open_.rbegin(), open_.rend(), [&](const auto& o) { return o.name == name; });
+    if (it == open_.rend()) throw std::invalid_argument("no region '" + name + "' is open");
+    if (t_ns < it->begin_ns)
+      throw std::invalid_argument("region '" + name + "' would end before it began");
+    r = *it;
+    r.end_ns = t_ns;
+    open_.erase(std::next(it).base());
+  }
+  // Wait (at most 20 periods) for a round of polls after the end, so the window is covered.
+  for (int i = 0; i < 20; ++i) {
+    {
+      std::lock_guard lock(mu_);
+      collect();
+      if (!trace_.samples.empty() && trace_.samples.back().t_ns > t_ns) break;
+    }
+    std::this_thread::sleep_for(options_.period);
+  }
+  std::lock_guard lock(mu_);
+  std::vector<Summary> out;
+  for (int g = 0; g < static_cast<int>(trace_.devices.size()); ++g) {
+    out.push_back(summarize(trace_, g, name, r.begin_ns, r.end_ns));
+  }
+  last_[name] = out;
+  return out;
+}
+
+std::vector<Summary> Recorder::last(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = last_.find(name);
+  return it == last_.end() ? std::vector<Summary>{} : it->second;
+}
+
+}  // namespace powershape::analysis

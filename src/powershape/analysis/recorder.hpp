@@ -1,0 +1,50 @@
+#pragma once
+// In-process recording with named regions: what a program measures of its own parts (the C API
+// and the Python package's Monitor stand on it). A sampler thread polls the source; regions may
+// overlap and nest; a region's summary per GPU is computed when it ends, once telemetry past its
+// end has arrived. Samples older than the earliest open region (less a margin) are let go, so a
+// long training run holds minutes of telemetry, not hours. Thread-safe.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "powershape/analysis/summary.hpp"
+#include "powershape/telemetry/sampler.hpp"
+
+namespace powershape::analysis {
+
+class Recorder {
+ public:
+  // Starts sampling. Throws std::runtime_error when the source has no devices.
+  Recorder(std::unique_ptr<telemetry::Source> source, telemetry::SamplerOptions o);
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  const std::vector<telemetry::DeviceInfo>& devices() const;
+  // t_ns on the steady clock (CLOCK_MONOTONIC). Throws std::invalid_argument on an empty name.
+  void begin(const std::string& name, int64_t t_ns);
+  // Ends the innermost open region of that name at t_ns and returns its summary on every GPU.
+  // Throws std::invalid_argument naming the region when none of that name is open, or when it
+  // would end before it began.
+  std::vector<Summary> end(const std::string& name, int64_t t_ns);
+  // The summaries of the last region of that name that ended; empty when none has.
+  std::vector<Summary> last(const std::string& name) const;
+  // Stops sampling; idempotent.
+  void stop();
+
+ private:
+  void collect();  // with mu_ held
+  std::unique_ptr<telemetry::Source> source_;
+  telemetry::SamplerOptions options_;
+  telemetry::Sampler sampler_;
+  mutable std::mutex mu_;
+  trace::Trace trace_;
+  std::vector<telemetry::Region> open_;
+  std::map<std::string, std::vector<Summary>> last_;
+};
+
+}  // namespace powershape::analysis

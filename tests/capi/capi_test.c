@@ -1,0 +1,91 @@
+/* The C API as a C program uses it (compiled as C11, warnings as errors): a recorder on a replayed
+ * H200 trace with overlapping regions, the errors, and the LM head's host calls.
+ *   capi_test TRACE.csv */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "powershape/powershape.h"
+
+static int failures = 0, passed = 0;
+#define CHECK(what, cond)                    \
+  do {                                       \
+    if (cond) {                              \
+      ++passed;                              \
+    } else {                                 \
+      ++failures;                            \
+      printf("FAIL %s (%s)\n", what, #cond); \
+    }                                        \
+  } while (0)
+
+static void sleep_ms(long ms) {
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) return 2;
+  char source[4096];
+  snprintf(source, sizeof source, "fake:%s", argv[1]);
+  CHECK("a version", strlen(ps_version()) >= 5);
+
+  ps_recorder* r = ps_recorder_open(source, NULL, 0, 2);
+  CHECK("a recorder opens on a replayed trace", r != NULL);
+  if (r == NULL) {
+    printf("%s\n", ps_last_error());
+    return 1;
+  }
+  CHECK("one GPU", ps_recorder_gpu_count(r) == 1);
+  const int64_t t0 = ps_now_ns();
+  CHECK("begin", ps_region_begin(r, "whole", 0) == 0);
+  sleep_ms(200);
+  CHECK("an overlapping region begins", ps_region_begin(r, "inner", 0) == 0);
+  sleep_ms(400); /* the replayed load starts 0.5 s in */
+  ps_summary s[2];
+  memset(s, 0, sizeof s);
+  CHECK("end returns the GPU count", ps_region_end(r, "inner", 0, s, 2) == 1);
+  CHECK("its length", s[0].seconds > 0.35 && s[0].seconds < 0.6);
+  CHECK("its energy", isfinite(s[0].energy_j) && s[0].energy_j > 0);
+  CHECK("average power not above peak", s[0].avg_power_w <= s[0].peak_power_w * 1.01);
+  CHECK("an SM clock", s[0].sm_clock_mean_mhz > 300 && s[0].sm_clock_p95_mhz <= 1980);
+  CHECK("a power-capped share", s[0].power_capped >= 0 && s[0].power_capped <= 1);
+  ps_summary again;
+  CHECK("the last summary of a name", ps_region_summary(r, "inner", &again, 1) == 1);
+  CHECK("is the same", again.energy_j == s[0].energy_j && again.seconds == s[0].seconds);
+  CHECK("end at a given time", ps_region_end(r, "whole", t0 + 500000000, s, 1) == 1);
+  CHECK("spans it", fabs(s[0].seconds - 0.5) < 0.01);
+
+  CHECK("ending a region not open fails", ps_region_end(r, "nope", 0, NULL, 0) == -1);
+  CHECK("and says which", strstr(ps_last_error(), "nope") != NULL);
+  CHECK("a summary of no region fails", ps_region_summary(r, "never", s, 1) == -1);
+  CHECK("an empty name fails", ps_region_begin(r, "", 0) == -1);
+  CHECK("a success clears the error", ps_region_begin(r, "x", 0) == 0 && ps_last_error()[0] == 0);
+  ps_recorder_close(r);
+  ps_recorder_close(NULL);
+
+  CHECK("a bad source fails", ps_recorder_open("bogus", NULL, 0, 10) == NULL);
+  CHECK("and names it", strstr(ps_last_error(), "bogus") != NULL);
+  CHECK("a bad interval fails", ps_recorder_open(source, NULL, 0, -1) == NULL);
+  CHECK("and names it", strstr(ps_last_error(), "interval_ms") != NULL);
+
+  ps_lmhead_options o;
+  ps_lmhead_options_default(&o);
+  CHECK("default options",
+        o.chunks == 1 && o.ignore_index == -100 && o.backward == 1 && o.grad_scale == 1);
+  const size_t ws = ps_lmhead_workspace_bytes(16384, 896, 151936, &o);
+#ifdef CAPI_HAS_CUDA
+  /* One chunk of bf16 logits (rows padded to 8) and per-token scratch. */
+  CHECK("the LM head's workspace",
+        ws >= (size_t)16384 * 151936 * 2 && ws < (size_t)16384 * 151936 * 2 + (1 << 20));
+  o.reduction = 7;
+  CHECK("a bad reduction fails", ps_lmhead_workspace_bytes(16, 8, 8, &o) == 0);
+  CHECK("and says so", strstr(ps_last_error(), "reduction") != NULL);
+#else
+  CHECK("without CUDA the LM head says so",
+        ws == 0 && strstr(ps_last_error(), "without CUDA") != NULL);
+  CHECK("run too", ps_lmhead_run(NULL, &o, NULL) == -1);
+#endif
+  printf("%d passed, %d failed\n", passed, failures);
+  return failures == 0 ? 0 : 1;
+}
