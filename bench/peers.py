@@ -33,8 +33,14 @@ def eager(x, w, t):
     return torch.nn.functional.cross_entropy(logits, t)
 
 
-def peers():
+def peers(chunks):
     out = {"torch eager": eager}
+    try:  # powershape's op through the Python package (python/), as a PyTorch user calls it
+        sys.path.insert(0, os.path.join(HERE, "..", "python"))
+        from powershape.torch import linear_cross_entropy as ps_lce
+        out["powershape py"] = lambda x, w, t: ps_lce(x, w, t, chunks=chunks)
+    except ImportError:
+        pass
     try:
         from liger_kernel.transformers.functional import liger_fused_linear_cross_entropy
         out["Liger FLCE"] = lambda x, w, t: liger_fused_linear_cross_entropy(x, w, t)
@@ -97,7 +103,7 @@ def main():
         x = (torch.randn(n, d, device="cuda", dtype=torch.bfloat16)).requires_grad_()
         w = (torch.randn(v, d, device="cuda", dtype=torch.bfloat16) * d ** -0.5).requires_grad_()
         t = torch.randint(0, v, (n,), device="cuda")
-        for name, fn in peers().items():
+        for name, fn in peers(config).items():
             try:
                 ms, gib = sustained_ms(fn, x, w, t, a.window)
                 print(f"{'':22} {name:14} {ms:9.2f} {gib:7.1f} {ms / base:13.3f}")

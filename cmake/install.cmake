@@ -33,3 +33,8 @@ install(FILES ${CMAKE_BINARY_DIR}/powershapeConfig.cmake ${CMAKE_BINARY_DIR}/pow
 
 configure_file(${PROJECT_SOURCE_DIR}/cmake/powershape.pc.in ${CMAKE_BINARY_DIR}/powershape.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/powershape.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The Python package, beside the C library it loads (python/powershape/_lib.py finds it at
+# lib/ three folders up): PYTHONPATH=P/lib/powershape/python.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/powershape DESTINATION ${CMAKE_INSTALL_LIBDIR}/powershape/python
+        FILES_MATCHING PATTERN "*.py")

@@ -1,0 +1,17 @@
+"""powershape from Python: energy and throttling of named windows of your program (Monitor), and
+the chunked LM head + cross-entropy for PyTorch (powershape.torch). Pure Python over the C API
+(libpowershape_c.so); it does not compile against torch."""
+from ._lib import PowershapeError
+from .monitor import GpuWindow, Monitor, Window, now_ns
+
+__version__ = "0.2.0"
+
+
+def library_version() -> str:
+    """The loaded libpowershape_c's version."""
+    from ._lib import lib
+
+    return lib().ps_version().decode()
+
+
+__all__ = ["Monitor", "Window", "GpuWindow", "PowershapeError", "now_ns", "library_version", "__version__"]

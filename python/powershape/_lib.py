@@ -1,0 +1,137 @@
+"""Finds and loads libpowershape_c.so, the C API (include/powershape/powershape.h), with ctypes.
+
+Looked for in order: $POWERSHAPE_LIB (a path), the package's own folder, an install prefix's lib/
+beside this package (cmake --install), the repository's build/ (a checkout), then the system's
+library path. Nothing here compiles against torch, so one package works across torch versions.
+"""
+import ctypes
+import ctypes.util
+import os
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_NAME = "libpowershape_c.so"
+
+
+class PowershapeError(RuntimeError):
+    """A call into libpowershape_c failed; the message is the library's one-line reason."""
+
+
+class Summary(ctypes.Structure):
+    _fields_ = [
+        ("gpu", ctypes.c_int),
+        ("seconds", ctypes.c_double),
+        ("energy_j", ctypes.c_double),
+        ("energy_method", ctypes.c_int),
+        ("energy_counter_updates", ctypes.c_int),
+        ("avg_power_w", ctypes.c_double),
+        ("peak_power_w", ctypes.c_double),
+        ("sm_clock_mean_mhz", ctypes.c_double),
+        ("sm_clock_p5_mhz", ctypes.c_double),
+        ("sm_clock_p50_mhz", ctypes.c_double),
+        ("sm_clock_p95_mhz", ctypes.c_double),
+        ("power_capped", ctypes.c_double),
+        ("thermal_throttled", ctypes.c_double),
+        ("peak_temp_c", ctypes.c_double),
+    ]
+
+
+class LmHeadOptions(ctypes.Structure):
+    _fields_ = [
+        ("chunks", ctypes.c_int),
+        ("tokens_per_chunk", ctypes.c_int64),
+        ("ignore_index", ctypes.c_int64),
+        ("reduction", ctypes.c_int),
+        ("label_smoothing", ctypes.c_float),
+        ("z_loss", ctypes.c_float),
+        ("softcap", ctypes.c_float),
+        ("grad_scale", ctypes.c_float),
+        ("backward", ctypes.c_int),
+        ("dw_fp32", ctypes.c_int),
+    ]
+
+
+class LmHeadArgs(ctypes.Structure):
+    _fields_ = [
+        ("x", ctypes.c_void_p),
+        ("w", ctypes.c_void_p),
+        ("targets", ctypes.c_void_p),
+        ("targets_int64", ctypes.c_int),
+        ("n", ctypes.c_int64),
+        ("d", ctypes.c_int64),
+        ("v", ctypes.c_int64),
+        ("loss", ctypes.c_void_p),
+        ("z_loss", ctypes.c_void_p),
+        ("token_loss", ctypes.c_void_p),
+        ("lse", ctypes.c_void_p),
+        ("dx", ctypes.c_void_p),
+        ("dw", ctypes.c_void_p),
+        ("workspace", ctypes.c_void_p),
+        ("workspace_bytes", ctypes.c_size_t),
+    ]
+
+
+def _candidates():
+    env = os.environ.get("POWERSHAPE_LIB")
+    if env:
+        return [env]
+    out = [os.path.join(_HERE, _NAME)]
+    # An install prefix: P/lib/pythonX.Y/site-packages/powershape -> P/lib
+    out.append(os.path.normpath(os.path.join(_HERE, "..", "..", "..", _NAME)))
+    out.append(os.path.normpath(os.path.join(_HERE, "..", "..", "build", _NAME)))
+    found = ctypes.util.find_library("powershape_c")
+    if found:
+        out.append(found)
+    return out
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.path.sep in path and not os.path.exists(path):
+            tried.append(path)
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            raise PowershapeError(f"cannot load {path}: {e}") from None
+    raise PowershapeError(
+        f"cannot find {_NAME} (looked in: {', '.join(tried)}; set POWERSHAPE_LIB to its path, or "
+        "build powershape with scripts/build.sh or install it with cmake --install)"
+    )
+
+
+_lib = None
+
+
+def lib():
+    """The loaded library, with its functions' signatures declared (loaded on first use)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    L = _load()
+    vp, i64, cs = ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p
+    sigs = {
+        "ps_version": (cs, []),
+        "ps_last_error": (cs, []),
+        "ps_now_ns": (i64, []),
+        "ps_recorder_open": (vp, [cs, ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_double]),
+        "ps_recorder_gpu_count": (ctypes.c_int, [vp]),
+        "ps_region_begin": (ctypes.c_int, [vp, cs, i64]),
+        "ps_region_end": (ctypes.c_int, [vp, cs, i64, ctypes.POINTER(Summary), ctypes.c_int]),
+        "ps_region_summary": (ctypes.c_int, [vp, cs, ctypes.POINTER(Summary), ctypes.c_int]),
+        "ps_recorder_close": (None, [vp]),
+        "ps_lmhead_options_default": (None, [ctypes.POINTER(LmHeadOptions)]),
+        "ps_lmhead_workspace_bytes": (ctypes.c_size_t, [i64, i64, i64, ctypes.POINTER(LmHeadOptions)]),
+        "ps_lmhead_run": (ctypes.c_int, [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions), vp]),
+    }
+    for name, (res, args) in sigs.items():
+        fn = getattr(L, name)
+        fn.restype, fn.argtypes = res, args
+    _lib = L
+    return L
+
+
+def check(ok):
+    """Raises PowershapeError with the library's reason when `ok` is false."""
+    if not ok:
+        raise PowershapeError(lib().ps_last_error().decode(errors="replace"))

@@ -1,0 +1,127 @@
+"""Energy, power, clocks and throttling of named windows of a program, the way Zeus users know it.
+
+    from powershape import Monitor
+    with Monitor() as m:                 # NVML, every GPU; Monitor("fake:trace.csv") replays one
+        m.begin_window("step")
+        train_step()
+        w = m.end_window("step")
+    print(w.energy_j, w.avg_power_w, w.power_capped)
+
+Windows may overlap and nest. Times are CLOCK_MONOTONIC, shared with `powershape mark`.
+"""
+import ctypes
+import math
+from dataclasses import dataclass
+from typing import Dict, Optional, Sequence
+
+from ._lib import Summary, check, lib
+
+_METHODS = {0: None, 1: "counter", 2: "power"}
+
+
+def _value(x: float) -> Optional[float]:
+    return None if math.isnan(x) else x
+
+
+@dataclass
+class GpuWindow:
+    """What one GPU did over a window. None where the source cannot say."""
+
+    gpu: int
+    seconds: float
+    energy_j: Optional[float]
+    energy_method: Optional[str]  # "counter" (NVML's energy counter) or "power" (integrated)
+    avg_power_w: Optional[float]
+    peak_power_w: Optional[float]
+    sm_clock_mhz: Optional[float]  # time-weighted mean
+    sm_clock_p5_mhz: Optional[float]
+    sm_clock_p50_mhz: Optional[float]
+    sm_clock_p95_mhz: Optional[float]
+    power_capped: Optional[float]  # fraction of the window
+    thermal_throttled: Optional[float]
+    peak_temp_c: Optional[float]
+
+    @staticmethod
+    def of(s: Summary) -> "GpuWindow":
+        return GpuWindow(
+            s.gpu, s.seconds, _value(s.energy_j), _METHODS.get(s.energy_method), _value(s.avg_power_w),
+            _value(s.peak_power_w), _value(s.sm_clock_mean_mhz), _value(s.sm_clock_p5_mhz),
+            _value(s.sm_clock_p50_mhz), _value(s.sm_clock_p95_mhz), _value(s.power_capped),
+            _value(s.thermal_throttled), _value(s.peak_temp_c))
+
+
+@dataclass
+class Window:
+    """A window over every recorded GPU: `gpus[i]` per GPU; time, and energy summed over GPUs."""
+
+    name: str
+    seconds: float
+    gpus: Sequence[GpuWindow]
+
+    @property
+    def energy_j(self) -> Optional[float]:
+        e = [g.energy_j for g in self.gpus]
+        return None if any(x is None for x in e) else sum(e)
+
+    @property
+    def gpu_energy(self) -> Dict[int, Optional[float]]:
+        """Energy per GPU, keyed by index (as Zeus' Measurement.gpu_energy)."""
+        return {g.gpu: g.energy_j for g in self.gpus}
+
+    def __getattr__(self, field):  # avg_power_w, power_capped, ...: GPU 0's, for one-GPU use
+        if field.startswith("_") or not self.gpus:
+            raise AttributeError(field)
+        return getattr(self.gpus[0], field)
+
+
+class Monitor:
+    """Records GPU telemetry in a background thread of libpowershape_c from open to close().
+
+    source: "nvml" (default), "fake:TRACE.csv" (replay) or "hwmon[:ROOT]" (Jetson rails);
+    gpus: NVML indices (default all); interval_ms: sampling period (default 10).
+    """
+
+    def __init__(self, source: str = "nvml", gpus: Optional[Sequence[int]] = None, interval_ms: float = 10):
+        self._r = None
+        L = lib()
+        arr = (ctypes.c_int * len(gpus))(*gpus) if gpus else None
+        self._r = L.ps_recorder_open(source.encode(), arr, len(gpus) if gpus else 0, float(interval_ms))
+        check(self._r)
+        self.gpu_count = L.ps_recorder_gpu_count(self._r)
+
+    def begin_window(self, name: str, t_ns: int = 0) -> None:
+        """Begins a window now (or at t_ns, CLOCK_MONOTONIC)."""
+        self._check_open()
+        check(lib().ps_region_begin(self._r, name.encode(), int(t_ns)) == 0)
+
+    def end_window(self, name: str, t_ns: int = 0) -> Window:
+        """Ends the innermost open window of that name and returns what each GPU did over it."""
+        self._check_open()
+        out = (Summary * max(1, self.gpu_count))()
+        n = lib().ps_region_end(self._r, name.encode(), int(t_ns), out, len(out))
+        check(n >= 0)
+        gpus = [GpuWindow.of(out[i]) for i in range(n)]
+        return Window(name, gpus[0].seconds if gpus else 0.0, gpus)
+
+    def close(self) -> None:
+        if self._r:
+            lib().ps_recorder_close(self._r)
+            self._r = None
+
+    def _check_open(self):
+        if not self._r:
+            raise ValueError("the monitor is closed")
+
+    def __enter__(self) -> "Monitor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+def now_ns() -> int:
+    """CLOCK_MONOTONIC in ns: the clock windows and `powershape mark` use."""
+    return lib().ps_now_ns()

@@ -1,0 +1,45 @@
+import os
+import time
+
+import pytest
+
+import powershape
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "data", "h200", "gemm_sustained_trace.csv")
+
+
+def test_windows_over_a_replayed_h200_trace():
+    with powershape.Monitor("fake:" + DATA, interval_ms=2) as m:
+        assert m.gpu_count == 1
+        m.begin_window("outer")
+        time.sleep(0.2)
+        m.begin_window("inner")  # overlapping windows
+        time.sleep(0.5)  # the replayed load starts 0.5 s in
+        inner = m.end_window("inner")
+        outer = m.end_window("outer")
+    assert 0.45 < inner.seconds < 0.7
+    assert outer.seconds > inner.seconds
+    assert inner.energy_j > 0 and inner.energy_method in ("counter", "power")
+    assert inner.avg_power_w <= inner.peak_power_w * 1.01
+    assert 300 < inner.sm_clock_mhz <= 1980
+    assert 0 <= inner.power_capped <= 1
+    assert inner.gpu_energy == {0: inner.energy_j}
+
+
+def test_errors_are_one_line_and_name_the_thing():
+    with pytest.raises(powershape.PowershapeError, match="bogus"):
+        powershape.Monitor("bogus")
+    with powershape.Monitor("fake:" + DATA) as m:
+        with pytest.raises(powershape.PowershapeError, match="no region 'never' is open"):
+            m.end_window("never")
+    with pytest.raises(ValueError, match="closed"):
+        m.begin_window("late")
+
+
+def test_a_missing_library_is_named(monkeypatch):
+    from powershape import _lib
+
+    monkeypatch.setattr(_lib, "_lib", None)
+    monkeypatch.setenv("POWERSHAPE_LIB", "/nonexistent/libpowershape_c.so")
+    with pytest.raises(powershape.PowershapeError, match=r"cannot find libpowershape_c.so \(looked in: /nonexistent/libpowershape_c.so"):
+        _lib.lib()

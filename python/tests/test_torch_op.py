@@ -1,0 +1,80 @@
+import pytest
+
+torch = pytest.importorskip("torch")
+from powershape.torch import LinearCrossEntropyLoss, linear_cross_entropy  # noqa: E402
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+def inputs(device, n=96, d=64, v=1003, dtype=torch.float32, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = (torch.randn(n, d, generator=g) * 2).to(device=device, dtype=dtype).requires_grad_()
+    w = (torch.randn(v, d, generator=g) * d**-0.5).to(device=device, dtype=dtype).requires_grad_()
+    t = torch.randint(0, v, (n,), generator=g).to(device)
+    t[::7] = -100
+    return x, w, t
+
+
+def eager(x, w, t, **kw):
+    logits = x.float() @ w.float().t()
+    return torch.nn.functional.cross_entropy(logits, t, ignore_index=-100, **kw)
+
+
+def test_cpu_matches_torch_cross_entropy_and_its_gradients():
+    x, w, t = inputs("cpu")
+    for kw in ({}, {"reduction": "sum"}, {"label_smoothing": 0.1}):
+        ours = linear_cross_entropy(x, w, t, **kw)
+        ref = eager(x, w, t, **kw)
+        assert torch.allclose(ours, ref, rtol=1e-5, atol=1e-5), kw
+        gx, gw = torch.autograd.grad(ours, (x, w))
+        rx, rw = torch.autograd.grad(ref, (x, w))
+        assert torch.allclose(gx, rx, rtol=1e-4, atol=1e-6) and torch.allclose(gw, rw, rtol=1e-4, atol=1e-6)
+
+
+def test_z_loss_softcap_and_no_reduction():
+    x, w, t = inputs("cpu")
+    token = linear_cross_entropy(x, w, t, reduction="none", z_loss=1e-3, softcap=30.0)
+    logits = 30.0 * torch.tanh((x @ w.t()) / 30.0)
+    lse = torch.logsumexp(logits, -1)
+    ce = torch.nn.functional.cross_entropy(logits, t, ignore_index=-100, reduction="none")
+    expected = (ce + 1e-3 * lse**2) * (t != -100)
+    assert torch.allclose(token, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_leading_dimensions_int32_targets_chunks_and_the_module():
+    x, w, t = inputs("cpu")
+    flat = linear_cross_entropy(x, w, t)
+    batched = linear_cross_entropy(x.reshape(4, 24, -1), w, t.reshape(4, 24).to(torch.int32), chunks=3)
+    assert torch.allclose(flat, batched)
+    assert torch.allclose(LinearCrossEntropyLoss(chunks=5)(x, w, t), flat)
+    per = linear_cross_entropy(x.reshape(4, 24, -1), w, t.reshape(4, 24), reduction="none")
+    assert per.shape == (4, 24)
+
+
+def test_bad_arguments_are_named():
+    x, w, t = inputs("cpu")
+    with pytest.raises(ValueError, match="reduction"):
+        linear_cross_entropy(x, w, t, reduction="avg")
+    with pytest.raises(ValueError, match="targets"):
+        linear_cross_entropy(x, w, t[:-1])
+    with pytest.raises(ValueError, match="weight"):
+        linear_cross_entropy(x, w[:, :-1], t)
+    with pytest.raises(ValueError, match="int32 or int64"):
+        linear_cross_entropy(x, w, t.float())
+    with pytest.raises(ValueError, match="chunks"):
+        linear_cross_entropy(x, w, t, chunks=0)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
+@pytest.mark.parametrize("chunks", [1, 3])
+@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"label_smoothing": 0.1}, {"z_loss": 1e-4, "softcap": 30.0}])
+def test_cuda_matches_the_reference_in_bf16(chunks, kw):
+    x, w, t = inputs("cuda", n=256, d=128, v=4099, dtype=torch.bfloat16)
+    ours = linear_cross_entropy(x, w, t, chunks=chunks, **kw)
+    gx, gw = torch.autograd.grad(ours * 2, (x, w))  # a scaled incoming gradient
+    xr, wr = x.detach().float().cpu().requires_grad_(), w.detach().float().cpu().requires_grad_()
+    ref = linear_cross_entropy(xr, wr, t.cpu(), **kw)
+    rx, rw = torch.autograd.grad(ref * 2, (xr, wr))
+    assert abs(ours.item() - ref.item()) <= 2e-2 * abs(ref.item()) + 1e-3
+    assert torch.allclose(gx.float().cpu(), rx, rtol=5e-2, atol=2e-3)
+    assert torch.allclose(gw.float().cpu(), rw, rtol=5e-2, atol=2e-3)
