@@ -62,6 +62,9 @@ class _LinearCrossEntropy(torch.autograd.Function):
         o.z_loss = float(z_loss)
         o.softcap = float(softcap or 0)
         o.backward = 1 if needs_grad else 0
+        # One chunk writes dW once: straight into the weight's bf16 saves a cast of V x D floats.
+        # More chunks accumulate dW across chunks, in fp32.
+        o.dw_fp32 = 0 if int(chunks) == 1 and weight.dtype == torch.bfloat16 else 1
         ws_bytes = lib().ps_lmhead_workspace_bytes(n, d, v, ctypes.byref(o))
         check(ws_bytes > 0)
         dev = x.device
@@ -69,7 +72,7 @@ class _LinearCrossEntropy(torch.autograd.Function):
         loss = torch.empty((), dtype=torch.float32, device=dev)
         token_loss = torch.empty(n, dtype=torch.float32, device=dev) if reduction == "none" else None
         dx = torch.empty_like(x) if needs_grad else None
-        dw = torch.empty(v, d, dtype=torch.float32, device=dev) if needs_grad else None
+        dw = torch.empty(v, d, dtype=torch.float32 if o.dw_fp32 else weight.dtype, device=dev) if needs_grad else None
         a = LmHeadArgs()
         a.x, a.w, a.targets = x.data_ptr(), weight.data_ptr(), targets.data_ptr()
         a.targets_int64 = 1 if targets.dtype == torch.int64 else 0
@@ -88,8 +91,14 @@ class _LinearCrossEntropy(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         dx, dw = ctx.saved_tensors
-        gx = dx * grad.to(dx.dtype) if ctx.needs_input_grad[0] else None
-        gw = (dw * grad).to(ctx.w_dtype) if ctx.needs_input_grad[1] else None
+        # The gradients were made for an incoming gradient of 1, what loss.backward() passes;
+        # only another one costs a pass over dX and dW (the test is one scalar read, as in
+        # Liger-Kernel).
+        if not torch.equal(grad, torch.ones_like(grad)):
+            dx = dx * grad.to(dx.dtype)
+            dw = dw * grad
+        gx = dx if ctx.needs_input_grad[0] else None
+        gw = dw.to(ctx.w_dtype) if ctx.needs_input_grad[1] else None
         return gx, gw, None, None, None, None, None, None, None
 
 
