@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: builds with CUDA (sm_90), then runs the parts named (all of them,
 # ~25 minutes, when none is named; each part fits a 10-minute call):
-#   tests      GPU tests, CPU tests, compute-sanitizer memcheck on the kernel tests (~2 min)
+#   tests      GPU tests, CPU tests, the Python package's tests, compute-sanitizer memcheck on the
+#              kernel tests (~3 min)
 #   telemetry  NVML call costs, the sampler's cost idle and under load (~1 min)
 #   lmhead     the cross-entropy pass alone, the LM head at every shape and chunk count (~8 min)
 #   peers      the LM head against PyTorch eager, Liger and CCE (bench/peers/) (~3 min)
@@ -23,6 +24,8 @@ tests() {
   (cd build && ctest -L gpu --output-on-failure) > "$out/gpu_tests.log" 2>&1
   grep -E "tests passed|Failure|Expected|Which is|Value of|Actual|  [a-z_]+ *[<>=]+|\(Failed\)" "$out/gpu_tests.log" | head -n 40
   echo "== CPU tests"; (cd build && ctest -L cpu -j 8 2>&1 | tail -n 3)
+  echo "== the Python package on the GPU (CUDA op against the reference, torch.compile)"
+  POWERSHAPE_LIB=build/libpowershape_c.so PYTHONPATH=python python3 -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -n 3
   echo "== compute-sanitizer memcheck on the kernel tests"
   compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/powershape_gpu_tests \
     --gtest_filter='LmHeadGpu.*:-LmHeadGpu.ARealShapeSlice' 2>&1 | tail -n 4

@@ -84,3 +84,21 @@ def test_cuda_matches_the_reference_in_bf16(chunks, kw):
     g1x, g1w = torch.autograd.grad(linear_cross_entropy(x, w, t, chunks=chunks, **kw), (x, w))
     assert torch.allclose(g1x.float() * 2, gx.float(), rtol=1e-2, atol=1e-3 * gx.abs().max().item())
     assert torch.allclose(g1w.float() * 2, gw.float(), rtol=1e-2, atol=1e-3 * gw.abs().max().item())
+
+
+@pytest.mark.skipif(not torch.cuda.is_available() or not hasattr(torch.library, "custom_op"),
+                    reason="needs a CUDA GPU and torch >= 2.4")
+def test_torch_compile_traces_the_op_without_a_graph_break():
+    x, w, t = inputs("cuda", n=256, d=128, v=4099, dtype=torch.bfloat16)
+
+    def step(x, w, t):
+        return linear_cross_entropy(x * 1.0, w, t, chunks=2) * 3
+
+    compiled = torch.compile(step, fullgraph=True)  # fullgraph: a graph break is an error
+    ours = compiled(x, w, t)
+    gx, gw = torch.autograd.grad(ours, (x, w))
+    ref = step(x, w, t)
+    rx, rw = torch.autograd.grad(ref, (x, w))
+    assert torch.allclose(ours, ref)
+    assert torch.allclose(gx.float(), rx.float(), rtol=1e-2, atol=1e-2 * rx.abs().max().item())
+    assert torch.allclose(gw.float(), rw.float(), rtol=1e-2, atol=1e-2 * rw.abs().max().item())
