@@ -212,3 +212,6 @@ class LinearCrossEntropyLoss(torch.nn.Module):
     def forward(self, x, weight, targets, bias=None):
         return linear_cross_entropy(x, weight, targets, bias, self.ignore_index, self.reduction,
                                     self.label_smoothing, self.z_loss, self.softcap, self.chunks)
+
+
+from .hf import patch_causal_lm  # noqa: E402  (needs linear_cross_entropy above)
