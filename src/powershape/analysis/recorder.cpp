@@ -21,13 +21,29 @@ Recorder::Recorder(std::unique_ptr<telemetry::Source> source, telemetry::Sampler
   trace_.source = source_->describe();
   trace_.devices = source_->devices();
   sampler_.start();
+  // Often enough that the sampler's buffer is at most a quarter full between collections.
+  const auto every =
+      std::clamp<std::chrono::nanoseconds>(o.period * static_cast<int64_t>(o.capacity) / 4,
+                                           std::chrono::milliseconds(1), std::chrono::seconds(1));
+  collector_ = std::thread([this, every] {
+    std::unique_lock lock(mu_);
+    while (!wake_.wait_for(lock, every, [this] { return stopping_; })) collect();
+  });
 }
 
 Recorder::~Recorder() { stop(); }
 
 const std::vector<telemetry::DeviceInfo>& Recorder::devices() const { return trace_.devices; }
 
-void Recorder::stop() { sampler_.stop(); }
+void Recorder::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (collector_.joinable()) collector_.join();
+  sampler_.stop();
+}
 
 void Recorder::collect() {
   for (auto& s : sampler_.take()) trace_.samples.push_back(std::move(s));

@@ -3,12 +3,15 @@
 // and the Python package's Monitor stand on it). A sampler thread polls the source; regions may
 // overlap and nest; a region's summary per GPU is computed when it ends, once telemetry past its
 // end has arrived. Samples older than the earliest open region (less a margin) are let go, so a
-// long training run holds minutes of telemetry, not hours. Thread-safe.
+// long training run holds minutes of telemetry, not hours, unless a region stays open for hours
+// (then ~0.1 GB an hour a GPU at a 10 ms period). Thread-safe.
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "powershape/analysis/summary.hpp"
@@ -42,6 +45,11 @@ class Recorder {
   telemetry::SamplerOptions options_;
   telemetry::Sampler sampler_;
   mutable std::mutex mu_;
+  // Moves the sampler's rows into the trace (every second, or sooner for a small buffer), so
+  // that a long region does not fill the sampler's bounded buffer.
+  std::thread collector_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
   trace::Trace trace_;
   std::vector<telemetry::Region> open_;
   std::map<std::string, std::vector<Summary>> last_;

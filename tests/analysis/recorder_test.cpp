@@ -1,0 +1,73 @@
+#include "powershape/analysis/recorder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <thread>
+
+#include "powershape/telemetry/clock.hpp"
+
+namespace powershape::analysis {
+namespace {
+
+using telemetry::Reading;
+using telemetry::Signal;
+
+// One GPU whose power rises by 1 W every 10 ms from 100 W, read at any moment: the energy of a
+// window is the integral of a ramp.
+class RampSource : public telemetry::Source {
+ public:
+  RampSource() : t0_(telemetry::steady_now_ns()) { devices_.resize(1); }
+  std::string describe() const override { return "ramp"; }
+  const std::vector<telemetry::DeviceInfo>& devices() const override { return devices_; }
+  telemetry::Sample poll(int gpu, const telemetry::SignalSet&) override {
+    telemetry::Sample s;
+    s.gpu = gpu;
+    s.t_ns = telemetry::steady_now_ns();
+    s[Signal::kPowerInstant] = Reading::of(power_mw(s.t_ns));
+    s[Signal::kSmClock] = Reading::of(1980);
+    return s;
+  }
+  int64_t power_mw(int64_t t_ns) const { return 100'000 + (t_ns - t0_) / 10'000; }
+  int64_t t0_;
+
+ private:
+  std::vector<telemetry::DeviceInfo> devices_;
+};
+
+}  // namespace
+
+TEST(Recorder, ALongRegionKeepsItsTelemetryPastTheSamplersBuffer) {
+  auto source = std::make_unique<RampSource>();
+  RampSource& ramp = *source;
+  telemetry::SamplerOptions o;
+  o.period = std::chrono::milliseconds(2);
+  o.capacity = 200;  // 0.4 s of rows; the region lasts 2.5 s
+  Recorder r(std::move(source), o);
+  const int64_t begin = telemetry::steady_now_ns();
+  r.begin("long", begin);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  const int64_t end = telemetry::steady_now_ns();
+  auto s = r.end("long", end);
+  ASSERT_EQ(s.size(), 1u);
+  // The ramp's integral, in mJ (mW x s).
+  const double truth = 0.5 * static_cast<double>(ramp.power_mw(begin) + ramp.power_mw(end)) *
+                       static_cast<double>(end - begin) * 1e-9;
+  EXPECT_NEAR(s[0].energy.energy_mj, truth, 0.01 * truth);
+  EXPECT_EQ(r.last("long")[0].energy.energy_mj, s[0].energy.energy_mj);
+}
+
+TEST(Recorder, RegionsOverlapAndErrorsNameTheRegion) {
+  Recorder r(std::make_unique<RampSource>(), {});
+  const int64_t t = telemetry::steady_now_ns();
+  r.begin("a", t);
+  r.begin("b", t + 1'000'000);
+  EXPECT_THROW(r.end("c", t + 2'000'000), std::invalid_argument);
+  EXPECT_THROW(r.end("b", t), std::invalid_argument);  // before it began
+  EXPECT_EQ(r.end("a", t + 30'000'000).size(), 1u);    // "b" stays open
+  EXPECT_EQ(r.end("b", t + 40'000'000)[0].begin_ns, t + 1'000'000);
+  EXPECT_THROW(r.begin("", t), std::invalid_argument);
+  EXPECT_TRUE(r.last("never").empty());
+}
+
+}  // namespace powershape::analysis
