@@ -47,7 +47,8 @@ typedef struct ps_summary {
 
 /* Opens a recorder and starts sampling every interval_ms (0: 10 ms). source: "nvml" (NVIDIA
  * GPUs; gpus/n_gpus pick NVML indices, NULL/0 for all), "fake:TRACE.csv" (replays a recorded
- * trace) or "hwmon[:ROOT]" (Jetson rails). NULL on failure. */
+ * trace), "hwmon[:ROOT]" (Jetson rails) or "sim:PROFILE" (a simulated GPU running the LM head
+ * back to back, simulated up front: ~1 s to open). NULL on failure. */
 ps_recorder* ps_recorder_open(const char* source, const int* gpus, int n_gpus, double interval_ms);
 /* The number of GPUs recorded; each summary call fills one ps_summary per GPU. */
 int ps_recorder_gpu_count(const ps_recorder* r);

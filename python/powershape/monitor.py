@@ -77,7 +77,8 @@ class Window:
 class Monitor:
     """Records GPU telemetry in a background thread of libpowershape_c from open to close().
 
-    source: "nvml" (default), "fake:TRACE.csv" (replay) or "hwmon[:ROOT]" (Jetson rails);
+    source: "nvml" (default), "fake:TRACE.csv" (replay), "hwmon[:ROOT]" (Jetson rails) or
+    "sim:PROFILE" (a simulated GPU running the LM head);
     gpus: NVML indices (default all); interval_ms: sampling period (default 10).
     """
 

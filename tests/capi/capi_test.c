@@ -64,6 +64,15 @@ int main(int argc, char** argv) {
   ps_recorder_close(r);
   ps_recorder_close(NULL);
 
+  ps_recorder* sim = ps_recorder_open("sim:h200", NULL, 0, 5);
+  CHECK("a simulated GPU records", sim != NULL && ps_region_begin(sim, "load", 0) == 0);
+  sleep_ms(300);
+  CHECK("its region", sim != NULL && ps_region_end(sim, "load", 0, s, 1) == 1);
+  CHECK("at the simulated LM head's power", s[0].avg_power_w > 300 && s[0].avg_power_w < 1000);
+  ps_recorder_close(sim);
+  CHECK("an unknown profile fails", ps_recorder_open("sim:nosuch", NULL, 0, 10) == NULL);
+  CHECK("and names it", strstr(ps_last_error(), "nosuch") != NULL);
+
   CHECK("a bad source fails", ps_recorder_open("bogus", NULL, 0, 10) == NULL);
   CHECK("and names it", strstr(ps_last_error(), "bogus") != NULL);
   CHECK("a bad interval fails", ps_recorder_open(source, NULL, 0, -1) == NULL);
