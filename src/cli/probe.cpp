@@ -10,6 +10,7 @@
 #include "powershape/util/json_out.hpp"
 #include "powershape/workload/args.hpp"
 #include "subcommands.hpp"
+#include "validators.hpp"
 #include "workload_options.hpp"
 
 namespace powershape::cli {
@@ -58,7 +59,8 @@ int run_probe(const ProbeArgs& a) {
   configs.push_back(workload::products_plan({8192}));
   for (const auto& g : gaps) {
     for (int p : periods) {
-      if (p < 1) throw std::runtime_error("--periods: periods start at 1 ms");
+      if (p < 1 || p > 3'600'000)
+        throw std::runtime_error("--periods: expected periods of 1 to 3600000 ms");
       workload::WorkloadArgs w = a.workload;
       w.workload = "square";
       w.period_ms = p;
@@ -151,8 +153,8 @@ void add_probe(CLI::App& app) {
                   "Square-wave periods in ms (default 1,2,5,10,20,50,100,200,500,1000,2000)");
   cmd->add_option("--gaps", a.gaps, "Gap kinds: idle, memory or both (default idle,memory)");
   add_workload_options(*cmd, a.workload, WorkloadUse::kProbe);
-  cmd->add_option("--window", a.window_s,
-                  "Seconds per measurement, at least 4 periods (default 3)");
+  cmd->add_option("--window", a.window_s, "Seconds per measurement, at least 4 periods (default 3)")
+      ->check(finite_in(0.01, 3600));
   cmd->add_option("--seed", a.seed, "Seed (simulator noise)");
   cmd->add_option("-o,--output", a.out, "Write the curve and figures as JSON");
   cmd->callback([] { exit_code() = run_probe(a); });

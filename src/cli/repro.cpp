@@ -7,6 +7,7 @@
 #include "powershape/util/json_out.hpp"
 #include "result_table.hpp"
 #include "subcommands.hpp"
+#include "validators.hpp"
 #include "workload_options.hpp"
 
 namespace powershape::cli {
@@ -58,10 +59,12 @@ void add_repro(CLI::App& app) {
   static ReproArgs a;
   add_workload_options(*cmd, a.workload, WorkloadUse::kRepro);
   add_device_option(cmd, a.device);
-  cmd->add_option("--rounds", a.design.rounds, "Rounds (default 8)");
-  cmd->add_option("--window", a.design.window_s, "Seconds per measurement (default 2)");
+  cmd->add_option("--rounds", a.design.rounds, "Rounds (default 8)")->check(CLI::Range(2, 1000));
+  cmd->add_option("--window", a.design.window_s, "Seconds per measurement (default 2)")
+      ->check(finite_in(0.01, 3600));
   cmd->add_option("--cooldown", a.design.cooldown_c,
-                  "Idle before each measurement until this cool (C)");
+                  "Idle before each measurement until this cool (C)")
+      ->check(finite_in(0, 120));
   cmd->add_option("--seed", a.design.seed, "Seed of the run order (default 1)");
   cmd->add_option("--min-effect", a.min_effect_pct,
                   "A difference under this many percent is called 'within' it, not faster or "

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 #include "powershape/util/share_dir.hpp"
 #include "report.hpp"
 #include "subcommands.hpp"
+#include "validators.hpp"
 #include "workload_options.hpp"
 
 namespace powershape::cli {
@@ -38,6 +40,17 @@ struct CalibrateArgs {
 int run_sim(SimArgs& a) {
   sim::Profile p = sim::load_profile(a.profile);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
+  if (a.power_limit_w > 0 &&
+      (a.power_limit_w < p.idle_w || a.power_limit_w > 2 * p.power_limit_w)) {
+    throw std::runtime_error("--power-limit: " + p.name + " takes limits from its idle " +
+                             std::to_string(std::lround(p.idle_w)) + " W to twice its " +
+                             std::to_string(std::lround(p.power_limit_w)) + " W limit");
+  }
+  if (a.clock_cap_mhz > 0 && (a.clock_cap_mhz < p.min_mhz || a.clock_cap_mhz > p.max_mhz)) {
+    throw std::runtime_error("--clock-cap: " + p.name + " runs between " +
+                             std::to_string(std::lround(p.min_mhz)) + " and " +
+                             std::to_string(std::lround(p.max_mhz)) + " MHz");
+  }
   auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
   if (plans.size() != 1)
     throw std::runtime_error("--chunks: sim runs one chunk count (repro compares several)");
@@ -117,11 +130,16 @@ void add_sim(CLI::App& app) {
   cmd->add_option("--power-mode", a.power_mode,
                   "A power mode of the profile (Jetson: 15W, 30W, 50W, MAXN)");
   add_workload_options(*cmd, a.workload, WorkloadUse::kSim);
-  cmd->add_option("--seconds", a.seconds, "Run the workload for this long (default 10)");
-  cmd->add_option("--iterations", a.iterations, "Run the workload this many times instead");
-  cmd->add_option("--power-limit", a.power_limit_w, "Power limit in W (default the profile's)");
-  cmd->add_option("--clock-cap", a.clock_cap_mhz, "Cap the SM clock at this many MHz");
-  cmd->add_option("--step-ms", a.step_ms, "Simulation step in ms (default 0.1)");
+  cmd->add_option("--seconds", a.seconds, "Run the workload for this long (default 10)")
+      ->check(finite_in(1e-3, 86400));
+  cmd->add_option("--iterations", a.iterations, "Run the workload this many times instead")
+      ->check(CLI::Range(0, 100'000'000));
+  cmd->add_option("--power-limit", a.power_limit_w, "Power limit in W (default the profile's)")
+      ->check(finite_in(0, 100'000));
+  cmd->add_option("--clock-cap", a.clock_cap_mhz, "Cap the SM clock at this many MHz")
+      ->check(finite_in(0, 100'000));
+  cmd->add_option("--step-ms", a.step_ms, "Simulation step in ms (default 0.1)")
+      ->check(finite_in(1e-3, 10));
   cmd->add_option("--seed", a.seed, "Seed of the sensor noise (default 1)");
   cmd->add_option("-o,--output", a.out_csv,
                   "Write the simulated trace as CSV (the monitor's format)");
@@ -136,7 +154,8 @@ void add_sim(CLI::App& app) {
       "Folder of recorded telemetry laid out as data/h200 (default: the H200 recordings "
       "powershape ships)");
   cal->add_option("-o,--output", c.out, "Write the fitted profile here");
-  cal->add_option("--max-evals", c.max_evals, "Most simulations per fit (default 400)");
+  cal->add_option("--max-evals", c.max_evals, "Most simulations per fit (default 400)")
+      ->check(CLI::Range(1, 100'000));
   cal->callback([] { exit_code() = run_calibrate(c); });
   cmd->callback([cal] {
     if (!cal->parsed()) exit_code() = run_sim(a);

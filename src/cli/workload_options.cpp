@@ -1,12 +1,14 @@
 #include "workload_options.hpp"
 
 #include "powershape/sim/profile.hpp"
+#include "validators.hpp"
 
 namespace powershape::cli {
 
 void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse use) {
   if (use != WorkloadUse::kRepro) {
-    cmd.add_option("--duty", a.duty, "square: compute fraction of a period (default 0.5)");
+    cmd.add_option("--duty", a.duty, "square: compute fraction of a period (default 0.5)")
+        ->check(finite_in(0.001, 0.999));
   }
   if (use == WorkloadUse::kProbe) return;
   if (use == WorkloadUse::kRepro) {
@@ -19,7 +21,8 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
     cmd.add_option("--workload", a.workload,
                    "lmhead, msm, square, PLAN.json or a kernel TIMELINE.csv (default lmhead)");
     cmd.add_option("--chunks", a.chunks, "Row chunks (default 1)");
-    cmd.add_option("--period-ms", a.period_ms, "square: period in ms (default 50)");
+    cmd.add_option("--period-ms", a.period_ms, "square: period in ms (default 50)")
+        ->check(finite_in(0.1, 3.6e6));
     cmd.add_option("--gap", a.gap, "square: idle or memory (default idle)");
     cmd.add_option(
         "--recorded-on", a.recorded_on,
@@ -31,7 +34,8 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
   cmd.add_flag("--forward-only", a.forward_only, "lmhead: the forward pass alone");
   cmd.add_option("--ce-bytes", a.ce_bytes_per_logit,
                  "lmhead: bytes the cross-entropy pass moves per logit (4: fused bf16 in place, "
-                 "the default; 16 or more: an unfused fp32 path)");
+                 "the default; 16 or more: an unfused fp32 path)")
+      ->check(finite_in(0.5, 1024));
 }
 
 std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a,

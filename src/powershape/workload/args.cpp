@@ -10,6 +10,10 @@
 namespace powershape::workload {
 namespace {
 
+// Bounds that keep a plan finite: its phases are 4 a chunk, its sizes well inside int64 products.
+constexpr int64_t kMaxDim = 1'000'000'000;
+constexpr int kMaxChunks = 65536;
+
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -29,9 +33,11 @@ std::array<int64_t, 3> parse_shape(const std::string& s) {
         s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     auto& v = out[static_cast<std::size_t>(i)];
     auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (item.empty() || ec != std::errc() || p != item.data() + item.size() || v <= 0) {
+    if (item.empty() || ec != std::errc() || p != item.data() + item.size() || v <= 0 ||
+        v > kMaxDim) {
       throw std::runtime_error(
-          "--shape: expected three comma-separated positive integers, found '" + s + "'");
+          "--shape: expected three comma-separated integers from 1 to 1000000000, found '" + s +
+          "'");
     }
     start = comma + 1;
   }
@@ -42,6 +48,8 @@ std::vector<int> chunk_counts(const WorkloadArgs& a) {
   std::vector<int> out = util::parse_int_list(a.chunks, "--chunks");
   for (int c : out) {
     if (c < 1) throw std::runtime_error("--chunks: chunk counts start at 1");
+    if (c > kMaxChunks)
+      throw std::runtime_error("--chunks: at most 65536 chunks, found " + std::to_string(c));
   }
   return out;
 }

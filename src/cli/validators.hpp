@@ -1,0 +1,31 @@
+#pragma once
+// Option values that bound a run: every number an option takes is finite and in a range that keeps
+// the run finite in time and memory. CLI11's Range lets NaN through (its comparisons are false).
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <sstream>
+#include <string>
+
+namespace powershape::cli {
+
+inline CLI::Validator finite_in(double lo, double hi) {
+  std::ostringstream range;
+  range << "[" << lo << ", " << hi << "]";
+  return CLI::Validator(
+      [lo, hi, r = range.str()](std::string& s) -> std::string {
+        double v = 0;
+        try {
+          std::size_t used = 0;
+          v = std::stod(s, &used);
+          if (used != s.size()) return "expected a number in " + r + ", found '" + s + "'";
+        } catch (const std::exception&) {
+          return "expected a number in " + r + ", found '" + s + "'";
+        }
+        if (!std::isfinite(v) || v < lo || v > hi)
+          return "expected a number in " + r + ", found " + s;
+        return {};
+      },
+      "in " + range.str());
+}
+
+}  // namespace powershape::cli
