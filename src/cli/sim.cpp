@@ -55,6 +55,18 @@ int run_sim(SimArgs& a) {
   if (plans.size() != 1)
     throw std::runtime_error("--chunks: sim runs one chunk count (repro compares several)");
   const workload::Plan& plan = plans.front();
+  if (a.iterations > 0) {  // bound the simulated time as --seconds is bounded
+    double nominal_s = 0;
+    for (const auto& ph : plan.phases) {
+      nominal_s += ph.flops / (p.peak_flops_per_s() * ph.efficiency) +
+                   ph.bytes / p.peak_bytes_per_s() + ph.seconds;
+    }
+    if (nominal_s * a.iterations > 86400) {
+      throw std::runtime_error("--iterations: " + std::to_string(a.iterations) +
+                               " iterations of '" + plan.name +
+                               "' are more than a simulated day; ask for fewer");
+    }
+  }
   sim::SimOptions o;
   o.seconds = a.iterations > 0 ? 0 : a.seconds;
   o.iterations = a.iterations;

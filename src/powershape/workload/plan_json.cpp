@@ -1,6 +1,8 @@
 #include "powershape/workload/plan_json.hpp"
 
 #include <fstream>
+#include <initializer_list>
+#include <sstream>
 #include <stdexcept>
 
 namespace powershape::workload {
@@ -8,24 +10,41 @@ using nlohmann::json;
 
 namespace {
 
-double positive(const json& phase, const std::string& where, const char* key) {
+// Each field's upper bound keeps a phase finite on any device: 1e18 FLOP is ~20 minutes at a
+// PFLOP/s, 1e16 bytes ~40 minutes at 4 TB/s.
+double positive(const json& phase, const std::string& where, const char* key, double most) {
   if (!phase.contains(key)) throw std::runtime_error(where + "." + key + ": missing");
   const json& v = phase.at(key);
-  if (!v.is_number() || !(v.get<double>() > 0)) {
-    throw std::runtime_error(where + "." + key + ": expected a positive number");
+  if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > most) {
+    std::ostringstream m;
+    m << where << "." << key << ": expected a positive number up to " << most;
+    throw std::runtime_error(m.str());
   }
   return v.get<double>();
 }
+
+// A misspelt field ("efficency") is an error, not a default.
+void only(const json& object, const std::string& where, std::initializer_list<const char*> keys) {
+  for (const auto& [k, v] : object.items()) {
+    bool known = false;
+    for (const char* x : keys) known = known || k == x;
+    if (!known) throw std::runtime_error(where + "." + k + ": unknown field");
+  }
+}
+
+constexpr std::size_t kMaxPhases = 100'000;
 
 }  // namespace
 
 Plan plan_from_json(const json& j) {
   if (!j.is_object()) throw std::runtime_error("plan: expected an object");
+  only(j, "plan", {"name", "phases"});
   Plan p;
   p.name = j.value("name", std::string("plan"));
   if (!j.contains("phases") || !j.at("phases").is_array() || j.at("phases").empty()) {
     throw std::runtime_error("phases: expected a non-empty array");
   }
+  if (j.at("phases").size() > kMaxPhases) throw std::runtime_error("phases: at most 100000");
   for (std::size_t i = 0; i < j.at("phases").size(); ++i) {
     const json& x = j.at("phases")[i];
     const std::string where = "phases[" + std::to_string(i) + "]";
@@ -37,18 +56,18 @@ Plan plan_from_json(const json& j) {
     }
     const std::string kind = x.at("kind").get<std::string>();
     if (kind == "compute") {
+      only(x, where, {"name", "kind", "flops", "efficiency"});
       ph.kind = PhaseKind::kCompute;
-      ph.flops = positive(x, where, "flops");
-      if (x.contains("efficiency")) {
-        ph.efficiency = positive(x, where, "efficiency");
-        if (ph.efficiency > 1) throw std::runtime_error(where + ".efficiency: expected at most 1");
-      }
+      ph.flops = positive(x, where, "flops", 1e18);
+      if (x.contains("efficiency")) ph.efficiency = positive(x, where, "efficiency", 1);
     } else if (kind == "memory") {
+      only(x, where, {"name", "kind", "bytes"});
       ph.kind = PhaseKind::kMemory;
-      ph.bytes = positive(x, where, "bytes");
+      ph.bytes = positive(x, where, "bytes", 1e16);
     } else if (kind == "idle") {
+      only(x, where, {"name", "kind", "seconds"});
       ph.kind = PhaseKind::kIdle;
-      ph.seconds = positive(x, where, "seconds");
+      ph.seconds = positive(x, where, "seconds", 3600);
     } else {
       throw std::runtime_error(where + ".kind: expected compute, memory or idle, found '" + kind +
                                "'");
