@@ -38,6 +38,19 @@ TEST(Profile, AMissingOrOutOfRangeFieldIsNamed) {
   auto d = j;
   d["clocks"]["vf_table"] = {{1000, 0.8}, {900, 0.9}};
   EXPECT_EQ(error_of(d), "clocks.vf_table: MHz must ascend");
+  auto e = j;
+  e["clocks"]["vf_table"] = {{1000, 0.9}, {1500, 0.8}};
+  EXPECT_EQ(error_of(e), "clocks.vf_table: volts must not fall as the clock rises");
+  auto f = j;
+  f["power"]["leakage_per_c"] = 0.5;  // 40 W x 0.5 / C x 0.04 C/W = 0.8
+  EXPECT_EQ(error_of(f).rfind("power.leakage_per_c: leakage_w x leakage_per_c", 0), 0u)
+      << error_of(f);
+  auto g = j;
+  g["sources"] = {1, 2};
+  EXPECT_EQ(error_of(g), "sources: expected strings naming where the figures come from");
+  auto h = j;
+  h["power_modes"] = {7};
+  EXPECT_EQ(error_of(h).rfind("power_modes: expected objects", 0), 0u);
   EXPECT_EQ(error_of(j), "no error");
 }
 

@@ -98,3 +98,21 @@ TEST(Simulator, MemoryPhasesRunAtTheBandwidth) {
 }
 
 }  // namespace powershape::sim
+
+namespace powershape::sim {
+
+TEST(Simulator, ANonFiniteStateStopsTheRunWithAnError) {
+  Profile p = load_profile("h200");
+  p.leakage_w = 5000;  // past what profile_from_json accepts: leakage that runs away
+  p.leakage_per_c = 1;
+  SimOptions o;
+  o.seconds = 600;
+  try {
+    simulate(p, workload::products_plan({8192}), o);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("non-finite"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace powershape::sim

@@ -98,7 +98,11 @@ Profile profile_from_json(const json& j) {
   if (!j.contains("sources") || !j.at("sources").is_array() || j.at("sources").empty()) {
     throw std::runtime_error("sources: expected a non-empty list of where the figures come from");
   }
-  for (const auto& s : j.at("sources")) p.sources.push_back(s.get<std::string>());
+  for (const auto& s : j.at("sources")) {
+    if (!s.is_string())
+      throw std::runtime_error("sources: expected strings naming where the figures come from");
+    p.sources.push_back(s.get<std::string>());
+  }
   for (const Field& f : kFields)
     p.*f.member = num(section(j, f.section), f.section, f.key, f.lo, f.hi);
   if (p.min_mhz >= p.max_mhz)
@@ -119,10 +123,26 @@ Profile profile_from_json(const json& j) {
     if (!p.vf_table.empty() && e[0].get<double>() <= p.vf_table.back().first) {
       throw std::runtime_error("clocks.vf_table: MHz must ascend");
     }
+    if (!p.vf_table.empty() && e[1].get<double>() < p.vf_table.back().second) {
+      throw std::runtime_error("clocks.vf_table: volts must not fall as the clock rises");
+    }
     p.vf_table.emplace_back(e[0].get<double>(), e[1].get<double>());
   }
+  // Leakage grows with temperature and temperature with power: past a loop gain of 1 the die
+  // heats without bound.
+  const double gain = p.leakage_w * p.leakage_per_c * (p.r_die_c_per_w + p.r_sink_c_per_w);
+  if (gain >= 0.5) {
+    throw std::runtime_error(
+        "power.leakage_per_c: leakage_w x leakage_per_c x (r_die + r_sink) = " +
+        std::to_string(gain) + ": leakage would run away (at most 0.5)");
+  }
   if (j.contains("power_modes")) {
+    if (!j.at("power_modes").is_array()) throw std::runtime_error("power_modes: expected a list");
     for (const auto& m : j.at("power_modes")) {
+      if (!m.is_object() || !m.contains("name") || !m.at("name").is_string()) {
+        throw std::runtime_error(
+            "power_modes: expected objects with a name, power_limit_w and max_mhz");
+      }
       Profile::Mode mode{m.value("name", ""), num(m, "power_modes", "power_limit_w", 1, 5000),
                          num(m, "power_modes", "max_mhz", p.min_mhz, p.max_mhz)};
       if (mode.name.empty()) throw std::runtime_error("power_modes.name: missing");

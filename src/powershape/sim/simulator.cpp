@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "powershape/sim/governor.hpp"
 #include "powershape/sim/power_model.hpp"
@@ -190,6 +191,12 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
   while (!done) {
     double mhz = 0;
     r.energy_j += s_->step(&plan, phase, left, on_end, &mhz);
+    if (!std::isfinite(r.energy_j) || !std::isfinite(s_->thermal.die_c())) {
+      throw std::runtime_error(
+          "simulation: the device's power or temperature became non-finite at " +
+          std::to_string(static_cast<double>(s_->t) * 1e-9) +
+          " s (a profile whose figures no real device has?)");
+    }
     clock_time += mhz;
   }
   const double steps = static_cast<double>(s_->t - r.begin_ns) / static_cast<double>(s_->step_ns);
