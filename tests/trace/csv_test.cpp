@@ -123,3 +123,28 @@ TEST(Csv, AnUnwritablePathIsAClearError) {
 }
 
 }  // namespace powershape::trace
+
+namespace powershape::trace {
+
+TEST(Csv, ATornLastLineIsDroppedWithAnEventABomSkippedAFolderRefused) {
+  std::istringstream torn("t,p_mw,sm_mhz\n0.0,100000,1980\n0.1,200000,1980\n0.2,30");
+  Trace t = read_csv(torn, "torn.csv");
+  ASSERT_EQ(t.samples.size(), 2u);
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].what.rfind(kTornPrefix, 0), 0u);
+  EXPECT_NE(t.events[0].what.find("torn.csv:4"), std::string::npos) << t.events[0].what;
+  // The same row inside the file, with its newline, is an error.
+  std::istringstream inside("t,p_mw,sm_mhz\n0.0,100000,1980\n0.2,30\n0.3,100000,1980\n");
+  EXPECT_THROW(read_csv(inside, "inside.csv"), std::runtime_error);
+  std::istringstream bom("\xEF\xBB\xBFt,p_mw,sm_mhz\n0.0,100000,1980\n");
+  EXPECT_EQ(read_csv(bom, "bom.csv").samples.size(), 1u);
+  try {
+    read_csv(std::string(POWERSHAPE_DATA));
+    ADD_FAILURE() << "a folder was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("a folder, not a trace file"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace powershape::trace

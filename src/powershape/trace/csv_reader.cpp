@@ -1,6 +1,7 @@
 #include "powershape/trace/csv_reader.hpp"
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -77,12 +78,22 @@ class Parser {
     std::string line;
     while (std::getline(in, line)) {
       ++line_no_;
+      if (line_no_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.empty()) continue;
       if (line[0] == '#') {
         comment(line);
       } else if (columns_.empty()) {
         header(line);
+      } else if (in.eof()) {
+        // The last line has no newline: a recording cut off (a killed writer, a full disk) may
+        // have torn it. Such a row is dropped and said so in an event, not fatal.
+        try {
+          row(line);
+        } catch (const std::runtime_error& e) {
+          trace_.events.push_back({trace_.samples.empty() ? 0 : trace_.samples.back().t_ns, -1,
+                                   std::string(kTornPrefix) + e.what()});
+        }
       } else {
         row(line);
       }
@@ -212,6 +223,9 @@ class Parser {
 Trace read_csv(std::istream& in, const std::string& name) { return Parser(name).parse(in); }
 
 Trace read_csv(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::runtime_error(path + ": a folder, not a trace file");
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
   return read_csv(in, path);

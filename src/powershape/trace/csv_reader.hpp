@@ -10,7 +10,10 @@ namespace powershape::trace {
 // `t_ms` or `t [ns]`, an optional `cond` column (runs of equal values become regions) and signal
 // columns named by powershape or by the short names of ../shared/data/h200 (p_mw, pinst_mw,
 // p_inst_mw, pavg_mw, sm_mhz, temp_c, reasons, energy_mj). A malformed file is rejected with a
-// std::runtime_error that names the file, line and column.
+// std::runtime_error that names the file, line and column; a last line without its newline that
+// does not parse (a recording cut off mid-row) is dropped with an event whose text starts with
+// kTornPrefix. A UTF-8 byte-order mark is skipped; a folder is refused by name.
+inline constexpr const char* kTornPrefix = "the last line is cut off, dropped: ";
 Trace read_csv(const std::string& path);
 Trace read_csv(std::istream& in, const std::string& name);
 

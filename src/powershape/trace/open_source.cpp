@@ -1,5 +1,6 @@
 #include "powershape/trace/open_source.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "powershape/telemetry/hwmon_source.hpp"
@@ -17,7 +18,12 @@ std::unique_ptr<telemetry::Source> open_source(const std::string& spec,
     if (path.empty())
       throw std::runtime_error("--source fake: needs a trace file (fake:TRACE.csv)");
     if (!gpus.empty()) throw std::runtime_error("--gpus applies to --source nvml only");
-    return std::make_unique<ReplaySource>(read_csv(path), path);
+    Trace t = read_csv(path);
+    for (const auto& e : t.events) {
+      if (e.what.rfind(kTornPrefix, 0) == 0)
+        std::fprintf(stderr, "powershape: warning: %s\n", e.what.c_str());
+    }
+    return std::make_unique<ReplaySource>(std::move(t), path);
   }
   if (spec == "hwmon" || spec.rfind("hwmon:", 0) == 0) {
     if (!gpus.empty()) throw std::runtime_error("--gpus applies to --source nvml only");
