@@ -8,6 +8,7 @@
 #include <string>
 
 #include "control.hpp"
+#include "powershape/telemetry/region.hpp"
 #include "subcommands.hpp"
 
 namespace powershape::cli {
@@ -24,7 +25,8 @@ void add_mark(CLI::App& app) {
       throw std::runtime_error(std::string(kControlEnv) +
                                " is not set: run this under 'powershape monitor'");
     }
-    if (name.find('\n') != std::string::npos) throw std::runtime_error("a region name is one line");
+    if (auto why = telemetry::region_name_problem(name); !why.empty())
+      throw std::runtime_error(why);
     std::string line = format_mark({verb == "begin", started_ns(), name});
     int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)

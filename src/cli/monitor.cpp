@@ -65,7 +65,10 @@ void apply_marks(ControlFifo& fifo, telemetry::Sampler& sampler) {
   while (std::getline(lines, line)) {
     auto m = parse_mark(line);
     if (!m) {
-      std::fprintf(stderr, "powershape: ignored control line '%s'\n", line.c_str());
+      std::fprintf(stderr,
+                   "powershape: ignored a control line that is not 'begin|end T_NS NAME'\n");
+    } else if (auto why = telemetry::region_name_problem(m->name); !why.empty()) {
+      std::fprintf(stderr, "powershape: ignored a region: %s\n", why.c_str());
     } else if (m->begin) {
       sampler.begin_region(m->name, -1, m->t_ns);
     } else if (!sampler.end_region(m->name, m->t_ns)) {
@@ -158,6 +161,10 @@ int run_monitor(const MonitorOptions& o) {
   }
   sampler.stop();
   apply_marks(fifo, sampler);
+  for (const auto& r : sampler.close_open_regions()) {
+    std::fprintf(stderr, "powershape: region '%s' began but never ended: closed at the end\n",
+                 r.name.c_str());
+  }
   recorder.drain();
   if (child) code = child->exit_code();
   forward_signals_to(0);

@@ -41,6 +41,14 @@ check "mark + monitor exit 0" test $rc -eq 0
 check "the region is in the trace" grep -q '^# region {"begin_ns":[0-9]*,"end_ns":[0-9]*,"gpu":-1,"name":"phase"}' "$tmp/c.csv"
 check "the region is summarised" grep -q "region 'phase'" "$tmp/c.err"
 check "driver samples are harvested" awk -F, '!/^#/ && NR>3 && $7 != "" {n++} END {exit !(n > 10)}' "$tmp/c.csv"
+# a region left open is closed at the end with a warning; a bad name is refused by mark and
+# ignored by the monitor, whose summary survives (invalid UTF-8 once aborted it)
+with_fake "$ps" monitor --interval 1 --json "$tmp/o.json" -- sh -c "'$ps' mark begin left_open; sleep 0.2; '$ps' mark begin \"\$(printf 'a\\377b')\" 2>'$tmp/bad.err'; printf 'begin 1 \\377\\n' >\"\$POWERSHAPE_CONTROL\"; sleep 0.1" 2>"$tmp/o.err"; rc=$?
+check "a region left open: exit 0" test $rc -eq 0
+check "it is closed at the end with a warning" grep -q "region 'left_open' began but never ended: closed at the end" "$tmp/o.err"
+check "and summarised" grep -q '"name": "left_open"' "$tmp/o.json"
+check "mark refuses a name that is not UTF-8" grep -q "a region name is UTF-8 text" "$tmp/bad.err"
+check "the monitor ignores one sent by hand" grep -q "ignored a region: a region name is UTF-8 text" "$tmp/o.err"
 "$ps" mark begin x 2>"$tmp/d.err"; rc=$?
 check "mark outside monitor fails clearly" test $rc -ne 0 -a "$(cat "$tmp/d.err")" = "powershape: POWERSHAPE_CONTROL is not set: run this under 'powershape monitor'"
 

@@ -125,3 +125,33 @@ TEST(Sampler, RegionsNestAndEndByName) {
 }
 
 }  // namespace powershape::telemetry
+
+namespace powershape::telemetry {
+
+TEST(RegionName, OneLineOfUtf8TextUpTo200Bytes) {
+  EXPECT_EQ(region_name_problem("forward pass 3"), "");
+  EXPECT_EQ(region_name_problem("vorwärts \xe2\x86\x92 ok \xf0\x9f\x94\xa5"), "");
+  EXPECT_EQ(region_name_problem(""), "a region needs a name");
+  EXPECT_EQ(region_name_problem(std::string(201, 'x')),
+            "a region name is at most 200 bytes, found 201");
+  EXPECT_EQ(region_name_problem("a\nb"),
+            "a region name has no control characters (newlines, tabs, ...)");
+  for (const char* bad :
+       {"a\xff", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x86"}) {
+    EXPECT_EQ(region_name_problem(bad), "a region name is UTF-8 text") << bad;
+  }
+}
+
+TEST(Sampler, ClosesTheRegionsLeftOpen) {
+  CountingSource src;
+  Sampler s(src, {});
+  s.begin_region("a", -1, 100);
+  s.begin_region("b", -1, 200);
+  auto closed = s.close_open_regions(300);
+  ASSERT_EQ(closed.size(), 2u);
+  EXPECT_EQ(closed[1].end_ns, 300);
+  EXPECT_EQ(s.take_regions().size(), 2u);
+  EXPECT_FALSE(s.end_region("a"));
+}
+
+}  // namespace powershape::telemetry

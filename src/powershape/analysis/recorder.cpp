@@ -55,7 +55,8 @@ void Recorder::collect() {
 }
 
 void Recorder::begin(const std::string& name, int64_t t_ns) {
-  if (name.empty()) throw std::invalid_argument("a region needs a name");
+  if (auto why = telemetry::region_name_problem(name); !why.empty())
+    throw std::invalid_argument(why);
   std::lock_guard lock(mu_);
   open_.push_back({name, -1, t_ns, 0});
 }

@@ -14,4 +14,9 @@ struct Region {
   bool operator==(const Region&) const = default;
 };
 
+// A name a region may have: 1 to 200 bytes of valid UTF-8 without control characters (it travels
+// as one line through the monitor's FIFO, atomically, and into JSON). Empty when it may; else why
+// not, in a few words.
+std::string region_name_problem(const std::string& name);
+
 }  // namespace powershape::telemetry

@@ -1,5 +1,6 @@
 #include "powershape/telemetry/sampler.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <utility>
 
@@ -137,6 +138,16 @@ std::vector<Region> Sampler::take_regions() {
 void Sampler::begin_region(const std::string& name, int gpu, std::optional<int64_t> t_ns) {
   std::lock_guard lock(mu_);
   open_.push_back({name, gpu, t_ns.value_or(steady_now_ns()), 0});
+}
+
+std::vector<Region> Sampler::close_open_regions(std::optional<int64_t> t_ns) {
+  std::lock_guard lock(mu_);
+  std::vector<Region> closed = std::exchange(open_, {});
+  for (auto& r : closed) {
+    r.end_ns = std::max(r.begin_ns, t_ns.value_or(steady_now_ns()));
+    closed_.push_back(r);
+  }
+  return closed;
 }
 
 bool Sampler::end_region(const std::string& name, std::optional<int64_t> t_ns) {

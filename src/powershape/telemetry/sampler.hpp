@@ -58,6 +58,8 @@ class Sampler {
   void begin_region(const std::string& name, int gpu = -1, std::optional<int64_t> t_ns = {});
   // Ends the innermost open region of that name; false when none is open.
   bool end_region(const std::string& name, std::optional<int64_t> t_ns = {});
+  // Ends every open region now (or at t_ns) and returns them.
+  std::vector<Region> close_open_regions(std::optional<int64_t> t_ns = {});
 
   SamplerStats stats() const;
   // The learned update period of a signal on a GPU (index into the source's devices()).
