@@ -1,6 +1,7 @@
 #include "child.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,10 +38,14 @@ Child::Child(const std::vector<std::string>& argv, const std::vector<std::string
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t parent = getpid();
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid_ == 0) {
     close(fds[0]);
+    // If powershape dies (killed, crashed), the command is not left running unwatched.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);  // it died before the line above took effect
     execvpe(args[0], args.data(), envp.data());
     int err = errno;
     ssize_t n = write(fds[1], &err, sizeof err);

@@ -52,6 +52,11 @@ check "the monitor ignores one sent by hand" grep -q "ignored a region: a region
 "$ps" mark begin x 2>"$tmp/d.err"; rc=$?
 check "mark outside monitor fails clearly" test $rc -ne 0 -a "$(cat "$tmp/d.err")" = "powershape: POWERSHAPE_CONTROL is not set: run this under 'powershape monitor'"
 
+# killed outright, the monitor takes its command with it
+"$ps" monitor --source "fake:$trace" -- sleep 31.73 2>/dev/null &
+pid=$!; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null; sleep 0.3
+check "a killed monitor leaves no command running" test -z "$(pgrep -f 'sleep 31.73')"
+
 # SIGINT reaches the command; the trace on disk is complete
 "$ps" monitor --source "fake:$trace" -o "$tmp/e.csv" -- sleep 30 2>"$tmp/e.err" &
 pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
