@@ -110,9 +110,7 @@ int main(int argc, char** argv) {
       const auto s = workload::parse_shape(item);
       parsed.push_back({s[0], s[1], s[2]});
     }
-    telemetry::SamplerOptions o;
-    o.slow_period = std::chrono::milliseconds(100);  // the energy counter at its own update rate
-    experiment::GpuBackend gpu(o);
+    experiment::GpuBackend gpu(experiment::measurement_sampler_options());
     std::printf("%s\n%-22s %6s %11s %8s %9s %7s %6s %7s %9s %7s %s\n", gpu.describe().c_str(),
                 "N x D x V", "chunks", "sustain ms", "TFLOP/s", "J/iter", "W", "MHz", "capped",
                 "extra GiB", "/ceil", "[95% CI]  target");

@@ -1,6 +1,5 @@
 #include "backend_spec.hpp"
 
-#include <chrono>
 #include <stdexcept>
 
 #include "powershape/experiment/gpu_plugin.hpp"
@@ -17,11 +16,7 @@ std::unique_ptr<experiment::Backend> open_sim(const std::string& profile, uint64
 }
 
 std::unique_ptr<experiment::Backend> open_gpu() {
-  // An experiment can afford the energy counter's ~3 ms reads at the counter's own 100 ms update
-  // rate (3% of a core), so that a 2 s window spans ~20 counter updates.
-  telemetry::SamplerOptions o;
-  o.slow_period = std::chrono::milliseconds(100);
-  return experiment::open_gpu_backend(o);
+  return experiment::open_gpu_backend(experiment::measurement_sampler_options());
 }
 
 }  // namespace

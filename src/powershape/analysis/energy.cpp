@@ -48,18 +48,23 @@ double at(const std::vector<Point>& e, int64_t t, const std::vector<Point>& powe
   return static_cast<double>(a.value) + slope * static_cast<double>(t - a.t_ns);
 }
 
-}  // namespace
-
-Energy energy_from_counter(const std::vector<Point>& counter, int64_t from_ns, int64_t to_ns,
-                           const std::vector<Point>& power_mw) {
+// energy_from_counter over the counter's edges.
+Energy from_edges(const std::vector<Point>& e, int64_t from_ns, int64_t to_ns,
+                  const std::vector<Point>& power_mw) {
   Energy out;
-  std::vector<Point> e = edges(counter);
   if (e.size() < 2 || to_ns <= from_ns) return out;
   out.method = Energy::Method::kCounter;
   out.energy_mj = std::max(0.0, at(e, to_ns, power_mw) - at(e, from_ns, power_mw));
   out.counter_updates = static_cast<int>(std::count_if(
       e.begin(), e.end(), [&](const Point& p) { return p.t_ns >= from_ns && p.t_ns < to_ns; }));
   return out;
+}
+
+}  // namespace
+
+Energy energy_from_counter(const std::vector<Point>& counter, int64_t from_ns, int64_t to_ns,
+                           const std::vector<Point>& power_mw) {
+  return from_edges(edges(counter), from_ns, to_ns, power_mw);
 }
 
 Energy energy_from_power(const std::vector<Point>& power_mw, int64_t from_ns, int64_t to_ns) {
@@ -93,7 +98,7 @@ Energy window_energy(const std::vector<Point>& counter, const std::vector<Point>
     if (to_ns - from_ns < kCounterMinSpacings * spacing)
       return energy_from_power(power_mw, from_ns, to_ns);
   }
-  Energy c = energy_from_counter(counter, from_ns, to_ns, power_mw);
+  Energy c = from_edges(e, from_ns, to_ns, power_mw);
   return c.method == Energy::Method::kNone ? energy_from_power(power_mw, from_ns, to_ns) : c;
 }
 

@@ -1,5 +1,7 @@
 #include "powershape/experiment/backend.hpp"
 
+#include <chrono>
+
 #include "powershape/analysis/summary.hpp"
 
 namespace powershape::experiment {
@@ -20,6 +22,12 @@ nlohmann::json to_json(const Measurement& m) {
           {"thermal_throttled", m.thermal_throttled},
           {"peak_temp_c", m.peak_temp_c},
           {"extra_gib", m.extra_gib}};
+}
+
+telemetry::SamplerOptions measurement_sampler_options() {
+  telemetry::SamplerOptions o;
+  o.slow_period = std::chrono::milliseconds(100);
+  return o;
 }
 
 void add_telemetry(Measurement& m, const trace::Trace& t, int64_t begin_ns, int64_t end_ns) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "powershape/telemetry/sampler.hpp"
 #include "powershape/trace/trace.hpp"
 #include "powershape/workload/builders.hpp"
 
@@ -29,6 +30,10 @@ struct Measurement {
   double j_per_iteration() const { return iterations > 0 ? energy_j / iterations : 0; }
 };
 nlohmann::json to_json(const Measurement& m);
+
+// The sampler an experiment on a GPU records with: the energy counter (~3 ms a read on an H200)
+// read at its own ~100 ms update rate, 3% of a core, so that a 2 s window spans ~20 updates.
+telemetry::SamplerOptions measurement_sampler_options();
 
 // Fills the telemetry part of a measurement from a trace over [begin, end).
 void add_telemetry(Measurement& m, const trace::Trace& t, int64_t begin_ns, int64_t end_ns);
