@@ -2,11 +2,14 @@
 """LM head + cross-entropy, forward and backward: powershape against the peers a user would pick,
 in one GPU run. PyTorch eager always; Liger-Kernel's fused linear cross-entropy and Apple's Cut
 Cross-Entropy when their source is placed in bench/peers/ (git-ignored, never committed):
-bench/peers/Liger-Kernel/src and bench/peers/ml-cross-entropy. Sustained median ms over >= 3 s
-windows and the device memory each needs beyond inputs and outputs (peak allocated minus x, W,
-targets and their gradients), then the ratio of each peer's time to powershape's. --ours passes
-options to build/bench/lmhead_speed (the chunk counts to try); the fastest chunk count in its JSON
-output is powershape's figure.
+bench/peers/Liger-Kernel/src and bench/peers/ml-cross-entropy. Each runs steps back to back, as a
+training loop does (no synchronisation between steps, so host overhead shows only where it stalls
+the GPU): ms per step, the median over batches of ~0.2 s in the last half of a >= 3 s window; and
+the device memory each needs beyond inputs and outputs (peak allocated minus x, W, targets and
+their gradients); then the ratio of each time to powershape's C++ benchmark. --ours passes options
+to build/bench/lmhead_speed (the chunk counts to try); the fastest chunk count in its JSON output is
+the C++ figure, and the Python rows use that count: "powershape op" calls the C API from Python
+without autograd, "powershape py" is powershape.torch.linear_cross_entropy with autograd.
 
   python3 bench/peers.py [--shapes 4096,4096,128256;16384,896,151936;16384,4096,128256] [--window 3]
                          [--ours "--chunks 1,2"]
@@ -33,11 +36,22 @@ def eager(x, w, t):
     return torch.nn.functional.cross_entropy(logits, t)
 
 
+class _Raw:
+    """The op through the C API alone, its gradients made; backward() does nothing."""
+
+    def __init__(self, run, x, w, t, chunks):
+        self.run, self.args = run, (x.detach(), w.detach(), t, None, None, -100, 0, 0.0, 0.0, 0.0, chunks, True)
+
+    def backward(self):
+        self.run(*self.args)
+
+
 def peers(chunks):
     out = {"torch eager": eager}
     try:  # powershape's op through the Python package (python/), as a PyTorch user calls it
         sys.path.insert(0, os.path.join(HERE, "..", "python"))
-        from powershape.torch import linear_cross_entropy as ps_lce
+        from powershape.torch import _run, linear_cross_entropy as ps_lce
+        out["powershape op"] = lambda x, w, t: _Raw(_run, x, w, t, chunks)
         out["powershape py"] = lambda x, w, t: ps_lce(x, w, t, chunks=chunks)
     except ImportError:
         pass
@@ -61,17 +75,25 @@ def sustained_ms(fn, x, w, t, window):
     for _ in range(3):
         step()
     torch.cuda.synchronize()
+    t0 = time.time()
+    step()
+    torch.cuda.synchronize()
+    batch = min(max(int(0.2 / max(time.time() - t0, 1e-6)), 2), 50)  # batches of ~0.2 s
     io_bytes = torch.cuda.memory_allocated()  # inputs and, after a step, their gradients
     torch.cuda.reset_peak_memory_stats()
     times = []
     end = time.time() + window
     while time.time() < end:
+        # The batch's first step refills the queue the last synchronisation drained; the clock
+        # starts after it, so only back-to-back steps are timed.
+        step()
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
-        step()
+        for _ in range(batch):
+            step()
         b.record()
         b.synchronize()
-        times.append(a.elapsed_time(b))
+        times.append(a.elapsed_time(b) / batch)
     late = sorted(times[len(times) // 2:])
     return late[len(late) // 2], (torch.cuda.max_memory_allocated() - io_bytes) / 2**30
 

@@ -81,7 +81,10 @@ typedef struct ps_lmhead_options {
 
 /* Device pointers: x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64; loss and z_loss
  * fp32 scalars, token_loss and lse [N] fp32 (those three may be NULL), dx [N x D] bf16, dw
- * [V x D] fp32 or bf16 (overwritten). */
+ * [V x D] fp32 or bf16 (overwritten). bias [V] bf16 (NULL: none; 16-byte aligned) is added to
+ * the logits, dbias [V] fp32 receives its gradient (NULL: not wanted); token_grad [N] fp32
+ * (NULL: none) multiplies each token's gradient: with PS_REDUCTION_NONE, the incoming gradient
+ * of each token's loss. */
 typedef struct ps_lmhead_args {
   const void* x;
   const void* w;
@@ -96,6 +99,9 @@ typedef struct ps_lmhead_args {
   void* dw;
   void* workspace;
   size_t workspace_bytes;
+  const void* bias;
+  float* dbias;
+  const float* token_grad;
 } ps_lmhead_args;
 
 /* The defaults: 1 chunk, ignore_index -100, mean, no smoothing, z-loss or soft-cap, backward,
@@ -107,6 +113,11 @@ size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhea
  * stream), asynchronously. 0, or -1 (a bad shape or option, a CUDA failure, a build without
  * CUDA). */
 int ps_lmhead_run(const ps_lmhead_args* a, const ps_lmhead_options* o, void* stream);
+/* Multiplies a's dx, dw and dbias (those not NULL) by *factor, an fp32 on the device, on
+ * `stream`: the host does not wait for it, and nothing is touched when it is 1. For gradients
+ * made in the forward pass and scaled by the loss's incoming gradient in the backward. */
+int ps_lmhead_scale_gradients(const ps_lmhead_args* a, const ps_lmhead_options* o,
+                              const float* factor, void* stream);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -67,6 +67,9 @@ class LmHeadArgs(ctypes.Structure):
         ("dw", ctypes.c_void_p),
         ("workspace", ctypes.c_void_p),
         ("workspace_bytes", ctypes.c_size_t),
+        ("bias", ctypes.c_void_p),
+        ("dbias", ctypes.c_void_p),
+        ("token_grad", ctypes.c_void_p),
     ]
 
 
@@ -123,6 +126,8 @@ def lib():
         "ps_lmhead_options_default": (None, [ctypes.POINTER(LmHeadOptions)]),
         "ps_lmhead_workspace_bytes": (ctypes.c_size_t, [i64, i64, i64, ctypes.POINTER(LmHeadOptions)]),
         "ps_lmhead_run": (ctypes.c_int, [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions), vp]),
+        "ps_lmhead_scale_gradients": (ctypes.c_int, [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions),
+                                                     vp, vp]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(L, name)

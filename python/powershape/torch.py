@@ -50,10 +50,7 @@ def _dw_fp32(chunks, weight):
     return not (int(chunks) == 1 and weight.dtype == torch.bfloat16)
 
 
-def _run(x, weight, targets, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward):
-    """Runs the op; returns (loss or token losses, dX, dW), dX and dW empty without backward."""
-    n, d = x.shape
-    v = weight.shape[0]
+def _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward, weight):
     o = LmHeadOptions()
     lib().ps_lmhead_options_default(ctypes.byref(o))
     o.chunks = int(chunks)
@@ -64,6 +61,22 @@ def _run(x, weight, targets, ignore_index, reduction, label_smoothing, z_loss, s
     o.softcap = float(softcap or 0)
     o.backward = 1 if backward else 0
     o.dw_fp32 = 1 if _dw_fp32(chunks, weight) else 0
+    return o
+
+
+def _ptr(t):
+    return t.data_ptr() if t is not None and t.numel() > 0 else None
+
+
+def _run(x, weight, targets, bias, token_grad, ignore_index, reduction, label_smoothing, z_loss, softcap,
+         chunks, backward):
+    """Runs the op; returns (loss or token losses, dX, dW, dbias), the gradients empty when not made.
+    token_grad: each token's incoming gradient (reduction 'none''s backward), or None."""
+    n, d = x.shape
+    v = weight.shape[0]
+    if token_grad is not None:
+        token_grad = token_grad.to(torch.float32).contiguous()
+    o = _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward, weight)
     ws_bytes = lib().ps_lmhead_workspace_bytes(n, d, v, ctypes.byref(o))
     check(ws_bytes > 0)
     dev = x.device
@@ -74,84 +87,116 @@ def _run(x, weight, targets, ignore_index, reduction, label_smoothing, z_loss, s
     dx = torch.empty_like(x) if backward else x.new_empty(0)
     dw = (torch.empty(v, d, dtype=torch.float32 if o.dw_fp32 else weight.dtype, device=dev) if backward
           else weight.new_empty(0))
+    db = (torch.empty(v, dtype=torch.float32, device=dev) if backward and bias is not None
+          else x.new_empty(0, dtype=torch.float32))
     a = LmHeadArgs()
     a.x, a.w, a.targets = x.data_ptr(), weight.data_ptr(), targets.data_ptr()
     a.targets_int64 = 1 if targets.dtype == torch.int64 else 0
     a.n, a.d, a.v = n, d, v
     a.loss = scratch.data_ptr() if none else out.data_ptr()
     a.token_loss = out.data_ptr() if none else None
-    a.dx = dx.data_ptr() if backward else None
-    a.dw = dw.data_ptr() if backward else None
+    a.dx, a.dw, a.dbias = _ptr(dx), _ptr(dw), _ptr(db)
+    a.bias, a.token_grad = _ptr(bias), _ptr(token_grad)
     a.workspace, a.workspace_bytes = workspace.data_ptr(), ws_bytes
     stream = torch.cuda.current_stream(dev).cuda_stream
     check(lib().ps_lmhead_run(ctypes.byref(a), ctypes.byref(o), ctypes.c_void_p(stream)) == 0)
-    return out, dx, dw
+    return out, dx, dw, db
 
 
-def _check_backward(reduction, backward):
-    if backward and reduction == _REDUCTIONS["none"]:
-        raise NotImplementedError("linear_cross_entropy on CUDA: reduction='none' has no backward here; "
-                                  "use 'mean' or 'sum'")
+def _scale_in_place(dx, dw, db, grad):
+    """dX, dW and dbias times the incoming gradient, read on the device: no host synchronisation
+    (torch.equal(grad, 1) would wait for the whole op), and no pass when it is 1."""
+    o = LmHeadOptions()
+    lib().ps_lmhead_options_default(ctypes.byref(o))
+    o.dw_fp32 = 1 if dw.dtype == torch.float32 else 0
+    a = LmHeadArgs()
+    (a.n, a.d), a.v = dx.shape, dw.shape[0]
+    a.dx, a.dw, a.dbias = _ptr(dx), _ptr(dw), _ptr(db)
+    factor = grad.detach().to(torch.float32).contiguous()
+    stream = torch.cuda.current_stream(factor.device).cuda_stream
+    check(lib().ps_lmhead_scale_gradients(ctypes.byref(a), ctypes.byref(o), ctypes.c_void_p(factor.data_ptr()),
+                                          ctypes.c_void_p(stream)) == 0)
 
 
 class _LinearCrossEntropy(torch.autograd.Function):
-    """Eager CUDA path (any torch): gradients made in the forward pass, scaled in the backward."""
+    """Eager CUDA path (any torch). Reduced losses: gradients made in the forward pass, scaled in
+    the backward. Reduction 'none': the forward pass makes the losses alone and the backward runs
+    the op again with each token's incoming gradient (the logits are never kept)."""
 
     @staticmethod
-    def forward(ctx, x, weight, targets, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks):
-        backward = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
-        _check_backward(reduction, backward)
-        out, dx, dw = _run(x, weight, targets, ignore_index, reduction, label_smoothing, z_loss, softcap,
-                           chunks, backward)
-        ctx.save_for_backward(dx, dw)
-        ctx.w_dtype = weight.dtype
+    def forward(ctx, x, weight, targets, bias, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks):
+        wanted = ctx.needs_input_grad[0] or ctx.needs_input_grad[1] or ctx.needs_input_grad[3]
+        ctx.recompute = wanted and reduction == _REDUCTIONS["none"]
+        ctx.params = (ignore_index, reduction, label_smoothing, z_loss, softcap, chunks)
+        ctx.used = False
+        out, dx, dw, db = _run(x, weight, targets, bias, None, *ctx.params, wanted and not ctx.recompute)
+        if ctx.recompute:
+            ctx.save_for_backward(x, weight, targets, bias)
+        else:
+            ctx.save_for_backward(dx, dw, db)
+        ctx.dtypes = (weight.dtype, bias.dtype if bias is not None else None)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        dx, dw = ctx.saved_tensors
-        # The gradients were made for an incoming gradient of 1, what loss.backward() passes;
-        # only another one costs a pass over dX and dW (the test is one scalar read, as in
-        # Liger-Kernel).
-        if not torch.equal(grad, torch.ones_like(grad)):
-            dx = dx * grad.to(dx.dtype)
-            dw = dw * grad
+        if ctx.used:
+            raise RuntimeError("linear_cross_entropy: its backward ran twice through one graph (retain_graph); "
+                               "call the op again for a second backward")
+        ctx.used = True
+        if ctx.recompute:
+            x, weight, targets, bias = ctx.saved_tensors
+            _, dx, dw, db = _run(x, weight, targets, bias, grad, *ctx.params, True)
+        else:
+            dx, dw, db = ctx.saved_tensors
+            _scale_in_place(dx, dw, db, grad)
+        w_dtype, b_dtype = ctx.dtypes
         gx = dx if ctx.needs_input_grad[0] else None
-        gw = dw.to(ctx.w_dtype) if ctx.needs_input_grad[1] else None
-        return gx, gw, None, None, None, None, None, None, None
+        gw = dw.to(w_dtype) if ctx.needs_input_grad[1] else None
+        gb = db.to(b_dtype) if ctx.needs_input_grad[3] else None
+        return gx, gw, None, gb, None, None, None, None, None, None
 
 
 # torch.compile: the same op as a torch.library custom op (torch >= 2.4) with a fake-tensor rule
 # and an autograd rule, so a compiled model traces it without a graph break. Eager calls keep the
-# autograd.Function above, whose backward skips the scaling pass when it can.
+# autograd.Function above, whose backward scales in place without a host synchronisation.
 _custom_op = None
 if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
 
     @torch.library.custom_op("powershape::linear_cross_entropy", mutates_args=())
-    def _custom_op(x: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, ignore_index: int,
-                   reduction: int, label_smoothing: float, z_loss: float, softcap: float, chunks: int,
-                   backward: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        _check_backward(reduction, backward)
-        return _run(x, weight, targets, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks,
-                    backward)
+    def _custom_op(x: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, bias: Optional[torch.Tensor],
+                   token_grad: Optional[torch.Tensor], ignore_index: int, reduction: int, label_smoothing: float,
+                   z_loss: float, softcap: float, chunks: int,
+                   backward: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        return _run(x, weight, targets, bias, token_grad, ignore_index, reduction, label_smoothing, z_loss, softcap,
+                    chunks, backward)
 
     @_custom_op.register_fake
-    def _(x, weight, targets, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward):
+    def _(x, weight, targets, bias, token_grad, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks,
+          backward):
         none = reduction == _REDUCTIONS["none"]
         out = x.new_empty(x.shape[0] if none else (), dtype=torch.float32)
         dx = x.new_empty(x.shape) if backward else x.new_empty(0)
         dw_dtype = torch.float32 if _dw_fp32(chunks, weight) else weight.dtype
         dw = weight.new_empty(weight.shape, dtype=dw_dtype) if backward else weight.new_empty(0)
-        return out, dx, dw
+        db = x.new_empty(weight.shape[0] if backward and bias is not None else 0, dtype=torch.float32)
+        return out, dx, dw, db
 
     def _setup_context(ctx, inputs, output):
-        ctx.save_for_backward(output[1], output[2])
-        ctx.w_dtype = inputs[1].dtype
+        x, weight, targets, bias = inputs[:4]
+        ctx.params = inputs[5:11]
+        ctx.recompute = inputs[6] == _REDUCTIONS["none"]
+        ctx.save_for_backward(x, weight, targets, bias, *output[1:])
+        ctx.dtypes = (weight.dtype, bias.dtype if bias is not None else None)
 
-    def _custom_backward(ctx, grad, _grad_dx, _grad_dw):
-        dx, dw = ctx.saved_tensors
-        return (dx * grad.to(dx.dtype), (dw * grad).to(ctx.w_dtype), None, None, None, None, None, None, None,
-                None)
+    def _custom_backward(ctx, grad, _grad_dx, _grad_dw, _grad_db):
+        x, weight, targets, bias, dx, dw, db = ctx.saved_tensors
+        if ctx.recompute:
+            _, dx, dw, db = _custom_op(x, weight, targets, bias, grad.to(torch.float32), *ctx.params, True)
+        else:
+            dx, dw, db = dx * grad.to(dx.dtype), dw * grad, db * grad
+        w_dtype, b_dtype = ctx.dtypes
+        gb = db.to(b_dtype) if bias is not None else None
+        return (dx, dw.to(w_dtype), None, gb) + (None,) * 8
 
     _custom_op.register_autograd(_custom_backward, setup_context=_setup_context)
 
@@ -178,6 +223,8 @@ def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.T
         raise ValueError(f"weight {tuple(weight.shape)} must be [V, {x.shape[-1]}]")
     if targets.dtype not in (torch.int32, torch.int64):
         raise ValueError(f"targets must be int32 or int64, not {targets.dtype}")
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise ValueError(f"bias {tuple(bias.shape)} must be [{weight.shape[0]}]")
     if int(chunks) < 1:
         raise ValueError(f"chunks must be at least 1, not {chunks}")
     lead = x.shape[:-1]
@@ -186,17 +233,24 @@ def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.T
     if not x.is_cuda:
         out = _reference(x2, weight, t2, bias, ignore_index, reduction, label_smoothing, z_loss, softcap)
         return out.reshape(lead) if reduction == "none" else out
-    if bias is not None:
-        raise NotImplementedError("linear_cross_entropy on CUDA: a bias is not supported by the fused op")
     if x.dtype != torch.bfloat16 or weight.dtype != torch.bfloat16:
         raise ValueError(f"on CUDA x and weight must be bfloat16, not {x.dtype} and {weight.dtype}")
-    args = (x2.contiguous(), weight.contiguous(), t2.contiguous(), int(ignore_index), _REDUCTIONS[reduction],
-            float(label_smoothing), float(z_loss), float(softcap or 0), int(chunks))
+    if bias is not None:
+        if bias.dtype != torch.bfloat16:
+            raise ValueError(f"on CUDA the bias must be bfloat16, not {bias.dtype}")
+        bias = bias.contiguous()
+        if bias.data_ptr() % 16:  # the product's bias epilogue reads 16-byte vectors
+            bias = bias.clone()
+    params = (int(ignore_index), _REDUCTIONS[reduction], float(label_smoothing), float(z_loss), float(softcap or 0),
+              int(chunks))
+    x2, weight, t2 = x2.contiguous(), weight.contiguous(), t2.contiguous()
     if _custom_op is not None and _compiling():
-        backward = torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad)
-        out = _custom_op(*args, backward)[0]
+        wanted = torch.is_grad_enabled() and any(
+            t is not None and t.requires_grad for t in (x, weight, bias))
+        backward = wanted and reduction != "none"
+        out = _custom_op(x2, weight, t2, bias, None, *params, backward)[0]
     else:
-        out = _LinearCrossEntropy.apply(*args)
+        out = _LinearCrossEntropy.apply(x2, weight, t2, bias, *params)
     return out.reshape(lead) if reduction == "none" else out
 
 

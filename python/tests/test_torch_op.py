@@ -51,6 +51,15 @@ def test_leading_dimensions_int32_targets_chunks_and_the_module():
     assert per.shape == (4, 24)
 
 
+def test_cpu_bias_matches_torch():
+    x, w, t = inputs("cpu")
+    b = torch.randn(w.shape[0]).requires_grad_()
+    ours = linear_cross_entropy(x, w, t, bias=b)
+    ref = torch.nn.functional.cross_entropy(x @ w.t() + b, t, ignore_index=-100)
+    assert torch.allclose(ours, ref, rtol=1e-5, atol=1e-5)
+    assert torch.allclose(torch.autograd.grad(ours, b)[0], torch.autograd.grad(ref, b)[0], atol=1e-6)
+
+
 def test_bad_arguments_are_named():
     x, w, t = inputs("cpu")
     with pytest.raises(ValueError, match="reduction"):
@@ -63,6 +72,8 @@ def test_bad_arguments_are_named():
         linear_cross_entropy(x, w, t.float())
     with pytest.raises(ValueError, match="chunks"):
         linear_cross_entropy(x, w, t, chunks=0)
+    with pytest.raises(ValueError, match="bias"):
+        linear_cross_entropy(x, w, t, bias=torch.zeros(3))
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
@@ -84,6 +95,56 @@ def test_cuda_matches_the_reference_in_bf16(chunks, kw):
     g1x, g1w = torch.autograd.grad(linear_cross_entropy(x, w, t, chunks=chunks, **kw), (x, w))
     assert torch.allclose(g1x.float() * 2, gx.float(), rtol=1e-2, atol=1e-3 * gx.abs().max().item())
     assert torch.allclose(g1w.float() * 2, gw.float(), rtol=1e-2, atol=1e-3 * gw.abs().max().item())
+
+
+def grads_against_the_reference(x, w, b, t, weights, **kw):
+    """Gradients of sum(weights x loss) from the CUDA op and from the CPU reference in fp32."""
+    ours = linear_cross_entropy(x, w, t, bias=b, **kw)
+    got = torch.autograd.grad((ours * weights).sum(), (x, w, b))
+    leaves = [v.detach().float().cpu().requires_grad_() for v in (x, w, b)]
+    ref = linear_cross_entropy(leaves[0], leaves[1], t.cpu(), bias=leaves[2], **{k: v for k, v in kw.items()
+                                                                                 if k != "chunks"})
+    want = torch.autograd.grad((ref * weights.cpu()).sum(), leaves)
+    assert torch.allclose(ours.float().cpu(), ref, rtol=2e-2, atol=2e-2 * ref.abs().max().item())
+    for g, r, name in zip(got, want, "xwb"):
+        assert torch.allclose(g.float().cpu(), r, rtol=0, atol=2e-2 * r.abs().max().item()), name
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
+@pytest.mark.parametrize("chunks", [1, 3])
+@pytest.mark.parametrize("kw", [{}, {"label_smoothing": 0.1, "softcap": 20.0}])
+def test_cuda_bias_and_per_token_gradients_of_reduction_none(chunks, kw):
+    x, w, t = inputs("cuda", n=256, d=128, v=4099, dtype=torch.bfloat16)
+    b = torch.randn(w.shape[0], device="cuda").to(torch.bfloat16).requires_grad_()
+    per_token = torch.randn(x.shape[0], device="cuda")
+    grads_against_the_reference(x, w, b, t, per_token, reduction="none", chunks=chunks, **kw)
+    grads_against_the_reference(x, w, b, t, torch.tensor(0.5, device="cuda"), chunks=chunks, **kw)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
+def test_cuda_a_second_backward_through_one_graph_is_refused():
+    x, w, t = inputs("cuda", n=64, d=64, v=1000, dtype=torch.bfloat16)
+    loss = linear_cross_entropy(x, w, t)
+    loss.backward(retain_graph=True)
+    with pytest.raises(RuntimeError, match="twice"):
+        loss.backward()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available() or not hasattr(torch.library, "custom_op"),
+                    reason="needs a CUDA GPU and torch >= 2.4")
+def test_torch_compile_traces_reduction_none_with_a_bias():
+    x, w, t = inputs("cuda", n=256, d=128, v=4099, dtype=torch.bfloat16)
+    b = torch.randn(w.shape[0], device="cuda").to(torch.bfloat16).requires_grad_()
+    weights = torch.randn(x.shape[0], device="cuda")
+
+    def step(x, w, b, t):
+        return (linear_cross_entropy(x * 1.0, w, t, bias=b, reduction="none", chunks=2) * weights).sum()
+
+    compiled = torch.compile(step, fullgraph=True)
+    got = torch.autograd.grad(compiled(x, w, b, t), (x, w, b))
+    want = torch.autograd.grad(step(x, w, b, t), (x, w, b))
+    for g, r in zip(got, want):
+        assert torch.allclose(g.float(), r.float(), rtol=1e-2, atol=1e-2 * r.abs().max().item())
 
 
 @pytest.mark.skipif(not torch.cuda.is_available() or not hasattr(torch.library, "custom_op"),

@@ -31,6 +31,30 @@ k::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
   c.dw_fp32 = o->dw_fp32 != 0;
   return c;
 }
+
+k::LmHeadArgs to_cpp(const ps_lmhead_args* a) {
+  if (a == nullptr) throw std::invalid_argument("lmhead: args are NULL");
+  k::LmHeadArgs c;
+  c.x = a->x;
+  c.w = a->w;
+  c.targets = a->targets;
+  c.targets_int64 = a->targets_int64 != 0;
+  c.n = a->n;
+  c.d = a->d;
+  c.v = a->v;
+  c.loss = a->loss;
+  c.z_loss = a->z_loss;
+  c.token_loss = a->token_loss;
+  c.lse = a->lse;
+  c.dx = a->dx;
+  c.dw = a->dw;
+  c.bias = a->bias;
+  c.dbias = a->dbias;
+  c.token_grad = a->token_grad;
+  c.workspace = a->workspace;
+  c.workspace_bytes = a->workspace_bytes;
+  return c;
+}
 #else
 [[noreturn]] void no_cuda() {
   throw std::runtime_error("lmhead: this libpowershape_c was built without CUDA (build with nvcc)");
@@ -67,27 +91,23 @@ size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhea
 int ps_lmhead_run(const ps_lmhead_args* a, const ps_lmhead_options* o, void* stream) {
   return powershape::capi::guarded<int>(-1, [&] {
 #ifdef POWERSHAPE_CAPI_CUDA
-    if (a == nullptr) throw std::invalid_argument("lmhead: args are NULL");
-    k::LmHeadArgs c;
-    c.x = a->x;
-    c.w = a->w;
-    c.targets = a->targets;
-    c.targets_int64 = a->targets_int64 != 0;
-    c.n = a->n;
-    c.d = a->d;
-    c.v = a->v;
-    c.loss = a->loss;
-    c.z_loss = a->z_loss;
-    c.token_loss = a->token_loss;
-    c.lse = a->lse;
-    c.dx = a->dx;
-    c.dw = a->dw;
-    c.workspace = a->workspace;
-    c.workspace_bytes = a->workspace_bytes;
-    k::LmHead::for_current_device().run(c, to_cpp(o), static_cast<CUstream_st*>(stream));
+    k::LmHead::for_current_device().run(to_cpp(a), to_cpp(o), static_cast<CUstream_st*>(stream));
     return 0;
 #else
     (void)a, (void)o, (void)stream;
+    no_cuda();
+#endif
+  });
+}
+
+int ps_lmhead_scale_gradients(const ps_lmhead_args* a, const ps_lmhead_options* o,
+                              const float* factor, void* stream) {
+  return powershape::capi::guarded<int>(-1, [&] {
+#ifdef POWERSHAPE_CAPI_CUDA
+    k::LmHead::scale_gradients(to_cpp(a), to_cpp(o), factor, static_cast<CUstream_st*>(stream));
+    return 0;
+#else
+    (void)a, (void)o, (void)factor, (void)stream;
     no_cuda();
 #endif
   });

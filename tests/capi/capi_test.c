@@ -90,10 +90,16 @@ int main(int argc, char** argv) {
   o.reduction = 7;
   CHECK("a bad reduction fails", ps_lmhead_workspace_bytes(16, 8, 8, &o) == 0);
   CHECK("and says so", strstr(ps_last_error(), "reduction") != NULL);
+  ps_lmhead_options_default(&o);
+  ps_lmhead_args none;
+  memset(&none, 0, sizeof none);
+  CHECK("scaling by a NULL factor fails", ps_lmhead_scale_gradients(&none, &o, NULL, NULL) == -1);
+  CHECK("and names it", strstr(ps_last_error(), "factor") != NULL);
 #else
   CHECK("without CUDA the LM head says so",
         ws == 0 && strstr(ps_last_error(), "without CUDA") != NULL);
   CHECK("run too", ps_lmhead_run(NULL, &o, NULL) == -1);
+  CHECK("and scaling", ps_lmhead_scale_gradients(NULL, &o, NULL, NULL) == -1);
 #endif
   printf("%d passed, %d failed\n", passed, failures);
   return failures == 0 ? 0 : 1;

@@ -65,6 +65,8 @@ struct Case {
   // W's random part, times 1 / sqrt(D): logits of about this spread (bf16 logits near 10 are
   // rounded by 1/32, which a softmax spread over few columns does not average out).
   float w_std = 3;
+  bool bias = false;        // a random bias, and its gradient
+  bool token_grad = false;  // random per-token gradient factors
 };
 
 void run_case(const Case& c, uint64_t seed) {
@@ -115,7 +117,17 @@ void run_case(const Case& c, uint64_t seed) {
     for (int64_t r = 1; r < c.n; ++r) t[static_cast<std::size_t>(r)] = c.o.ignore_index;
   }
 
+  std::vector<__nv_bfloat16> bias;
+  std::vector<float> token_grad;
   reference::LmHeadOptions ro;
+  for (int64_t j = 0; c.bias && j < c.v; ++j) {
+    bias.push_back(__float2bfloat16(g(rng)));
+    ro.bias.push_back(__bfloat162float(bias.back()));
+  }
+  for (int64_t i = 0; c.token_grad && i < c.n; ++i) {
+    token_grad.push_back(g(rng));
+    ro.token_grad.push_back(token_grad.back());
+  }
   ro.ignore_index = c.o.ignore_index;
   ro.reduction = c.o.reduction == Reduction::kMean  ? reference::Reduction::kMean
                  : c.o.reduction == Reduction::kSum ? reference::Reduction::kSum
@@ -140,7 +152,16 @@ void run_case(const Case& c, uint64_t seed) {
   t32.put(std::vector<int32_t>(t.begin(), t.end()));
   const std::size_t wsb = LmHead::workspace_bytes(c.n, c.d, c.v, o);
   Buffer<char> ws(wsb);
+  Buffer<__nv_bfloat16> bias_b(bias.size());
+  Buffer<float> dbias_b(bias.size()), token_grad_b(token_grad.size());
+  bias_b.put(bias);
+  token_grad_b.put(token_grad);
   LmHeadArgs a;
+  if (c.bias) {
+    a.bias = bias_b.p;
+    a.dbias = dbias_b.p;
+  }
+  if (c.token_grad) a.token_grad = token_grad_b.p;
   a.x = x_b.p;
   a.w = w_b.p;
   a.targets = c.int64_targets ? static_cast<const void*>(t64.p) : static_cast<const void*>(t32.p);
@@ -182,6 +203,10 @@ void run_case(const Case& c, uint64_t seed) {
     for (std::size_t i = 0; i < h.size(); ++i) dwd[i] = __bfloat162float(h[i]);
   }
   EXPECT_LT(rel_error(dwd, ref.dw), 1e-2);
+  if (c.bias) {
+    auto h = dbias_b.get();
+    EXPECT_LT(rel_error(std::vector<double>(h.begin(), h.end()), ref.dbias), 1e-2);
+  }
 }
 
 }  // namespace
@@ -247,6 +272,68 @@ TEST_F(LmHeadGpu, LogitsRisingAlongTheRow) {
   o.softcap = 200;
   o.z_loss = 1e-4f;
   run_case({4, 64, 100003, 2, o, true, 0, 150, 1}, 17);
+}
+
+// A bias (added by the product's epilogue) and its gradient (column sums of dlogits, with the
+// one-read pass's row factors and without them under label smoothing), over ragged chunks.
+TEST_F(LmHeadGpu, ABiasAndItsGradient) {
+  Case c{37, 64, 1003, 3, {}};
+  c.bias = true;
+  run_case(c, 18);
+  c.o.label_smoothing = 0.1f;
+  c.o.softcap = 20;
+  c.o.reduction = Reduction::kSum;
+  run_case(c, 19);
+}
+
+// Per-token incoming gradients (reduction none's backward): each token's gradient scaled by its
+// own factor, in both passes, with a bias too.
+TEST_F(LmHeadGpu, PerTokenGradients) {
+  Case c{45, 64, 2000, 4, {}};
+  c.o.reduction = Reduction::kNone;
+  c.token_grad = true;
+  run_case(c, 20);
+  c.o.label_smoothing = 0.05f;
+  c.bias = true;
+  run_case(c, 21);
+}
+
+// The gradients scaled by a factor on the device: untouched (bit for bit) by 1, scaled by -0.5.
+TEST_F(LmHeadGpu, ScaleGradientsReadsTheFactorOnTheDevice) {
+  const int64_t n = 24, d = 16, v = 40;
+  Buffer<__nv_bfloat16> dx(static_cast<std::size_t>(n * d));
+  Buffer<float> dw(static_cast<std::size_t>(v * d)), dbias(static_cast<std::size_t>(v)), f(1);
+  std::vector<__nv_bfloat16> dxh(dx.count);
+  std::vector<float> dwh(dw.count), dbh(dbias.count);
+  for (std::size_t i = 0; i < dxh.size(); ++i) dxh[i] = __float2bfloat16(0.25f * (i % 13) - 1);
+  for (std::size_t i = 0; i < dwh.size(); ++i) dwh[i] = 0.1f * static_cast<float>(i);
+  for (std::size_t i = 0; i < dbh.size(); ++i) dbh[i] = 3.f - static_cast<float>(i);
+  dx.put(dxh);
+  dw.put(dwh);
+  dbias.put(dbh);
+  LmHeadArgs a;
+  a.n = n;
+  a.d = d;
+  a.v = v;
+  a.dx = dx.p;
+  a.dw = dw.p;
+  a.dbias = dbias.p;
+  LmHeadOptions o;
+  f.put({1.f});
+  LmHead::scale_gradients(a, o, f.p, nullptr);
+  check(cudaDeviceSynchronize());
+  EXPECT_EQ(std::memcmp(dx.get().data(), dxh.data(), dxh.size() * 2), 0);
+  EXPECT_EQ(dw.get(), dwh);
+  f.put({-0.5f});
+  LmHead::scale_gradients(a, o, f.p, nullptr);
+  check(cudaDeviceSynchronize());
+  auto dx2 = dx.get();
+  for (std::size_t i = 0; i < dx2.size(); ++i)
+    EXPECT_EQ(__bfloat162float(dx2[i]), -0.5f * __bfloat162float(dxh[i]));
+  auto dw2 = dw.get(), db2 = dbias.get();
+  for (std::size_t i = 0; i < dw2.size(); ++i) EXPECT_EQ(dw2[i], -0.5f * dwh[i]);
+  for (std::size_t i = 0; i < db2.size(); ++i) EXPECT_EQ(db2[i], -0.5f * dbh[i]);
+  EXPECT_THROW(LmHead::scale_gradients(a, o, nullptr, nullptr), std::invalid_argument);
 }
 
 TEST_F(LmHeadGpu, BadShapesAreNamed) {

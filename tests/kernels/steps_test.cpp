@@ -28,7 +28,7 @@ double product_flops(double m, double n, double k) { return 2 * m * n * k; }
 
 // Kernels the plans leave out for now (the simulator v2 issue adds them): they move a few bytes a
 // token, or X's rows (2 x 2 x D bytes a token) for the one-read pass's row factors.
-const std::set<std::string> kUnplanned = {"count_valid", "scale_rows", "reduce"};
+const std::set<std::string> kUnplanned = {"count_valid", "scale_rows", "reduce", "dbias"};
 
 std::vector<Launch> lmhead_launches(const workload::LmHead& l, int chunks) {
   std::vector<Launch> out;
@@ -36,7 +36,7 @@ std::vector<Launch> lmhead_launches(const workload::LmHead& l, int chunks) {
   o.chunks = chunks;
   o.backward = l.backward;
   const double d = static_cast<double>(l.width), v = static_cast<double>(l.vocab);
-  lmhead_steps(l.tokens, o, [&](const LmHeadStep& s) {
+  lmhead_steps(l.tokens, o, false, [&](const LmHeadStep& s) {
     const double rows = static_cast<double>(s.rows);
     switch (s.kind) {
       case LmHeadStep::kCountValid:
@@ -52,6 +52,9 @@ std::vector<Launch> lmhead_launches(const workload::LmHead& l, int chunks) {
       case LmHeadStep::kScaleX:
       case LmHeadStep::kScaleDx:
         out.push_back({"scale_rows", PhaseKind::kMemory, 0, 4 * rows * d});
+        break;
+      case LmHeadStep::kDbias:  // a bias's gradient: the chunk's dlogits read once more
+        out.push_back({"dbias", PhaseKind::kMemory, 0, 2 * rows * v});
         break;
       case LmHeadStep::kDw:
         out.push_back({"dw", PhaseKind::kCompute, product_flops(v, d, rows)});
@@ -153,19 +156,39 @@ TEST(Steps, TheLmHeadChunksTokensOrTakesTokensPerChunk) {
   LmHeadOptions o;
   o.chunks = 3;
   std::vector<int64_t> rows;
-  lmhead_steps(1000, o, [&](const LmHeadStep& s) {
+  lmhead_steps(1000, o, false, [&](const LmHeadStep& s) {
     if (s.kind == LmHeadStep::kLogits) rows.push_back(s.rows);
   });
   EXPECT_EQ(rows, (std::vector<int64_t>{334, 334, 332}));
   o.tokens_per_chunk = 400;
   rows.clear();
-  lmhead_steps(1000, o, [&](const LmHeadStep& s) {
+  lmhead_steps(1000, o, false, [&](const LmHeadStep& s) {
     if (s.kind == LmHeadStep::kLogits) rows.push_back(s.rows);
   });
   EXPECT_EQ(rows, (std::vector<int64_t>{400, 400, 200}));
   o.tokens_per_chunk = 0;
   o.chunks = 0;
-  EXPECT_THROW(lmhead_steps(1000, o, [](const LmHeadStep&) {}), std::invalid_argument);
+  EXPECT_THROW(lmhead_steps(1000, o, false, [](const LmHeadStep&) {}), std::invalid_argument);
+}
+
+// A bias's gradient is summed once a chunk, after the pass has written dlogits and before the
+// next chunk's logits overwrite them; only in the backward pass.
+TEST(Steps, TheBiasGradientIsSummedOnceAChunkAfterThePass) {
+  LmHeadOptions o;
+  o.chunks = 3;
+  int sums = 0;
+  auto last = LmHeadStep::kCountValid;  // the last of logits and pass seen
+  lmhead_steps(1000, o, true, [&](const LmHeadStep& s) {
+    if (s.kind == LmHeadStep::kLogits || s.kind == LmHeadStep::kPass) last = s.kind;
+    if (s.kind != LmHeadStep::kDbias) return;
+    ++sums;
+    EXPECT_EQ(last, LmHeadStep::kPass) << "chunk " << s.chunk;
+  });
+  EXPECT_EQ(sums, 3);
+  o.backward = false;
+  sums = 0;
+  lmhead_steps(1000, o, true, [&](const LmHeadStep& s) { sums += s.kind == LmHeadStep::kDbias; });
+  EXPECT_EQ(sums, 0);
 }
 
 TEST(Steps, ACustomPlanHasNoKernels) {

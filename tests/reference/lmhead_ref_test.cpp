@@ -70,6 +70,48 @@ TEST(LmHeadReference, GradientsMatchFiniteDifferencesForEveryOption) {
   }
 }
 
+// With a bias and per-token incoming gradients (reduction none), the gradients are those of
+// sum_i token_grad[i] x loss_i, by central finite differences, dbias included.
+TEST(LmHeadReference, BiasAndPerTokenGradientsMatchFiniteDifferences) {
+  Problem p = random_problem(7);
+  LmHeadOptions o;
+  o.reduction = Reduction::kNone;
+  o.softcap = 3;
+  o.bias = {0.3, -1.2, 0.0, 2.0, -0.5, 0.7, 1.1};
+  o.token_grad = {0.5, 9.0, -1.5, 2.0, 0.25};
+  auto weighted = [&](const std::vector<double>& x, const std::vector<double>& w,
+                      const std::vector<double>& b) {
+    LmHeadOptions q = o;
+    q.bias = b;
+    auto r = lmhead_reference(x, w, p.t, p.n, p.d, p.v, q);
+    double sum = 0;
+    for (std::size_t i = 0; i < r.token_loss.size(); ++i) sum += o.token_grad[i] * r.token_loss[i];
+    return sum;
+  };
+  auto r = lmhead_reference(p.x, p.w, p.t, p.n, p.d, p.v, o);
+  const double h = 1e-6;
+  for (std::size_t j = 0; j < o.bias.size(); ++j) {
+    auto bp = o.bias, bm = o.bias;
+    bp[j] += h;
+    bm[j] -= h;
+    EXPECT_NEAR(r.dbias[j], (weighted(p.x, p.w, bp) - weighted(p.x, p.w, bm)) / (2 * h), 1e-6);
+  }
+  for (std::size_t i = 0; i < p.x.size(); i += 3) {
+    auto xp = p.x, xm = p.x;
+    xp[i] += h;
+    xm[i] -= h;
+    EXPECT_NEAR(r.dx[i], (weighted(xp, p.w, o.bias) - weighted(xm, p.w, o.bias)) / (2 * h), 1e-6);
+  }
+  for (std::size_t i = 0; i < p.w.size(); i += 4) {
+    auto wp = p.w, wm = p.w;
+    wp[i] += h;
+    wm[i] -= h;
+    EXPECT_NEAR(r.dw[i], (weighted(p.x, wp, o.bias) - weighted(p.x, wm, o.bias)) / (2 * h), 1e-6);
+  }
+  o.bias.pop_back();
+  EXPECT_THROW(lmhead_reference(p.x, p.w, p.t, p.n, p.d, p.v, o), std::invalid_argument);
+}
+
 TEST(LmHeadReference, IgnoredTokensAddNothing) {
   Problem p = random_problem(5);
   auto r = lmhead_reference(p.x, p.w, p.t, p.n, p.d, p.v, {});

@@ -199,10 +199,12 @@ __device__ __forceinline__ float row_loss(const CrossEntropyParams& p, float lse
   return (1 - eps) * (lse - zt) + eps * (lse - zsum / static_cast<float>(p.v)) + zl;
 }
 
-// The gradient's scale for a row: 0 for an ignored or out-of-range target.
-__device__ __forceinline__ float grad_scale(const CrossEntropyParams& p, bool ignored, bool bad) {
+// The gradient's scale for a row of the chunk: 0 for an ignored or out-of-range target.
+__device__ __forceinline__ float grad_scale(const CrossEntropyParams& p, int64_t row, bool ignored,
+                                            bool bad) {
   if (ignored || bad) return 0.f;
-  return p.grad_scale / (p.mean ? fmaxf(static_cast<float>(*p.valid_count), 1.f) : 1.f);
+  const float s = p.grad_scale / (p.mean ? fmaxf(static_cast<float>(*p.valid_count), 1.f) : 1.f);
+  return p.token_grad != nullptr ? s * p.token_grad[row] : s;
 }
 
 }  // namespace powershape::kernels::ce

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <stdexcept>
 
 #include "powershape/kernels/ce_math.cuh"
 #include "powershape/kernels/cross_entropy.cuh"
@@ -55,7 +56,7 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3) ce_kernel(CrossEnt
   }
   if (!p.write_grad) return;
   __syncthreads();  // every thread has read logits[t] before any overwrites it
-  const float scale = grad_scale(p, ignored, bad);
+  const float scale = grad_scale(p, row, ignored, bad);
   if (scale == 0.f) {  // an ignored (or bad) token: a zero gradient, nothing to read
     for (int i = threadIdx.x; i < vec; i += kThreads) vecs[i] = make_uint4(0, 0, 0, 0);
     return;
@@ -103,7 +104,51 @@ __global__ void reduce_kernel(const float* v, int64_t n, const int* valid, bool 
   }
 }
 
+// A block sums 256 columns (32 lanes x 8) over all rows: its 8 warps take every 8th row each,
+// then warp 0 adds the 8 partial sums in a fixed order, so the result is deterministic.
+constexpr int kSumWarps = 8;
+
+__global__ void __launch_bounds__(kSumWarps * 32)
+    column_sums_kernel(const uint4* g, int64_t vecs_per_row, int64_t rows, int64_t v,
+                       const float* scale, bool accumulate, float* out) {
+  __shared__ float part[kSumWarps][32][8];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t vec = blockIdx.x * 32LL + lane;
+  float acc[8] = {};
+  if (vec < vecs_per_row) {
+    for (int64_t r = warp; r < rows; r += kSumWarps) {
+      float z[8];
+      unpack(g[r * vecs_per_row + vec], z);
+      const float f = scale != nullptr ? scale[r] : 1.f;
+#pragma unroll
+      for (int k = 0; k < 8; ++k) acc[k] = fmaf(f, z[k], acc[k]);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < 8; ++k) part[warp][lane][k] = acc[k];
+  __syncthreads();
+  if (warp != 0 || vec >= vecs_per_row) return;
+  for (int k = 0; k < 8; ++k) {
+    const int64_t j = vec * 8 + k;
+    if (j >= v) break;
+    float sum = 0;
+    for (int w = 0; w < kSumWarps; ++w) sum += part[w][lane][k];
+    out[j] = accumulate ? out[j] + sum : sum;
+  }
+}
+
 }  // namespace
+
+void column_sums(const __nv_bfloat16* g, int64_t ld, int64_t rows, int64_t v, const float* scale,
+                 bool accumulate, float* out, cudaStream_t stream) {
+  if (ld % 8 != 0 || ld < v)
+    throw std::invalid_argument("column_sums: ld must be >= v, a multiple of 8");
+  const int64_t vecs = ld / 8;
+  const auto blocks = static_cast<unsigned>((vecs + 31) / 32);
+  column_sums_kernel<<<blocks, kSumWarps * 32, 0, stream>>>(reinterpret_cast<const uint4*>(g), vecs,
+                                                            rows, v, scale, accumulate, out);
+  PS_LAUNCHED();
+}
 
 void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream) {
   if (rows == 0) return;

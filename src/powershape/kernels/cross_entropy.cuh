@@ -17,6 +17,7 @@ struct CrossEntropyParams {
   float label_smoothing, z_loss, softcap;
   const int* valid_count;  // tokens not ignored, over all N (for the mean)
   float grad_scale;
+  const float* token_grad;  // the chunk's first of [N] per-token factors of the gradient, or null
   bool mean;
   bool write_grad;
   float* token_loss;   // [rows]
@@ -32,6 +33,10 @@ void cross_entropy(const CrossEntropyParams& p, int64_t rows, cudaStream_t strea
 // of the row's own choosing (at the target: the target's gradient over row_scale), and the row's
 // gradient is row_scale[row] times it; the caller folds row_scale into the products that use it.
 void cross_entropy_scaled(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream);
+// out[j] (=|+=) sum over r of scale[r] x g[r, j], j < v, for `rows` rows of `ld` bf16 (scale null:
+// 1); fp32, deterministic. The bias gradient: the column sums of a chunk's dlogits.
+void column_sums(const __nv_bfloat16* g, int64_t ld, int64_t rows, int64_t v, const float* scale,
+                 bool accumulate, float* out, cudaStream_t stream);
 // out[r, :] = bf16(scale[r] x in[r, :]) for `rows` rows of `d` bf16 (d a multiple of 8); in may be
 // out.
 void scale_rows(const __nv_bfloat16* in, const float* scale, int64_t rows, int64_t d,

@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3)
     const bool ignored = t == p.ignore_index, bad = !ignored && (t < 0 || t >= p.v);
     if (threadIdx.x == 0)
       zt_raw = ignored || bad ? 0.f : __bfloat162float(p.logits[row * p.ld + t]);
-    write = grad_scale(p, ignored, bad) != 0.f;
+    write = grad_scale(p, row, ignored, bad) != 0.f;
   }
   const int full = static_cast<int>(p.v / 8);        // whole vectors
   const int nvec = static_cast<int>((p.v + 7) / 8);  // with the partial one
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3)
   if (threadIdx.x != 0) return;
   const int64_t t = target_of(p.targets, p.targets_int64, row);
   const bool ignored = t == p.ignore_index, bad = !ignored && (t < 0 || t >= p.v);
-  const float scale = grad_scale(p, ignored, bad);
+  const float scale = grad_scale(p, row, ignored, bad);
   const float lse = c + logf(s);
   const float zt = capped(zt_raw, p.softcap);
   float zl = 0;

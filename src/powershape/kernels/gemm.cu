@@ -22,12 +22,17 @@ Gemm::~Gemm() {
 const Gemm::Plan& Gemm::plan(const Key& key) {
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second;
-  auto [ta, tb, m, n, k, lda, ldb, ldd, out] = key;
+  auto [ta, tb, m, n, k, lda, ldb, ldd, out, bias] = key;
   Plan p{};
   PS_CUBLAS(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
   PS_CUBLAS(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa));
   PS_CUBLAS(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb));
+  if (bias) {
+    const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;  // the bias has D's type by default
+    PS_CUBLAS(
+        cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+  }
   PS_CUBLAS(cublasLtMatrixLayoutCreate(&p.a, CUDA_R_16BF, ta ? k : m, ta ? m : k, lda));
   PS_CUBLAS(cublasLtMatrixLayoutCreate(&p.b, CUDA_R_16BF, tb ? n : k, tb ? k : n, ldb));
   PS_CUBLAS(cublasLtMatrixLayoutCreate(
@@ -49,8 +54,13 @@ const Gemm::Plan& Gemm::plan(const Key& key) {
 
 void Gemm::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a,
                int64_t lda, const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha,
-               float beta, cudaStream_t stream) {
-  const Plan& p = plan({trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out)});
+               float beta, cudaStream_t stream, const void* bias) {
+  const Plan& p =
+      plan({trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), bias != nullptr});
+  if (bias != nullptr) {  // the plan's algorithm holds for any bias; the pointer is per call
+    PS_CUBLAS(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                             sizeof bias));
+  }
   PS_CUBLAS(cublasLtMatmul(handle_, p.desc, &alpha, a, p.a, b, p.b, &beta, d, p.d, d, p.d, &p.algo,
                            workspace_, kWorkspaceBytes, stream));
 }

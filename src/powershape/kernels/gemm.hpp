@@ -17,9 +17,10 @@ class Gemm {
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
   // D = alpha op(A) op(B) + beta D, with op(A) m x k, op(B) k x n, D m x n; A and B bf16.
+  // bias: m values of D's type added to every column of D (cuBLASLt's bias epilogue), or null.
   void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda,
            const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha, float beta,
-           cudaStream_t stream);
+           cudaStream_t stream, const void* bias = nullptr);
 
  private:
   struct Plan {
@@ -27,7 +28,9 @@ class Gemm {
     cublasLtMatrixLayout_t a, b, d;
     cublasLtMatmulAlgo_t algo;
   };
-  using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
+  // trans_a, trans_b, m, n, k, lda, ldb, ldd, out, bias
+  using Key =
+      std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, bool>;
   const Plan& plan(const Key& key);
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/lmhead.hpp"
 #include "powershape/kernels/lmhead_steps.hpp"
+#include "powershape/kernels/scale.cuh"
 
 namespace powershape::kernels {
 namespace {
@@ -53,6 +55,8 @@ void validate(const LmHeadArgs& a, const LmHeadOptions& o) {
   if (a.x == nullptr || a.w == nullptr || a.targets == nullptr || a.loss == nullptr)
     bad("x, w, targets and loss are required");
   if (o.backward && (a.dx == nullptr || a.dw == nullptr)) bad("the backward pass needs dx and dw");
+  if (a.bias != nullptr && reinterpret_cast<std::uintptr_t>(a.bias) % 16 != 0)
+    bad("the bias must be 16-byte aligned");
   if (!(o.label_smoothing >= 0 && o.label_smoothing < 1)) bad("label_smoothing must be in [0, 1)");
   if (!(o.z_loss >= 0) || !(o.softcap >= 0)) bad("z_loss and softcap must not be negative");
   if (a.workspace_bytes < LmHead::workspace_bytes(a.n, a.d, a.v, o)) {
@@ -99,7 +103,8 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
   const auto* w = static_cast<const __nv_bfloat16*>(a.w);
   const std::size_t tsize = a.targets_int64 ? 8 : 4;
   const bool mean = o.reduction == Reduction::kMean;
-  lmhead_steps(a.n, o, [&](const LmHeadStep& s) {
+  const bool dbias = a.bias != nullptr && a.dbias != nullptr;
+  lmhead_steps(a.n, o, dbias, [&](const LmHeadStep& s) {
     const __nv_bfloat16* xc = x + s.row0 * a.d;
     // dX_c; it holds X_c times each row's factor (one-read pass) until the dX product.
     auto dxc = [&] { return static_cast<__nv_bfloat16*>(a.dx) + s.row0 * a.d; };
@@ -109,8 +114,9 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
         break;
       case LmHeadStep::kLogits:
         // logits [rows x V] = X_c W^T: column-major, (V x rows) = W (as D x V, transposed) * X_c^T.
+        // A bias adds to each of the V rows of that column-major result (cuBLASLt's epilogue).
         impl_->gemm.run(true, false, a.v, s.rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1,
-                        0, stream);
+                        0, stream, a.bias);
         break;
       case LmHeadStep::kPass: {
         CrossEntropyParams p{};
@@ -125,6 +131,7 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
         p.softcap = o.softcap;
         p.valid_count = count;
         p.grad_scale = o.grad_scale;
+        p.token_grad = a.token_grad != nullptr ? a.token_grad + s.row0 : nullptr;
         p.mean = mean;
         p.write_grad = o.backward;
         p.token_loss = token_loss + s.row0;
@@ -140,6 +147,11 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
       }
       case LmHeadStep::kScaleX:
         scale_rows(xc, row_scale, s.rows, a.d, dxc(), stream);
+        break;
+      case LmHeadStep::kDbias:
+        // The one-read pass leaves each row's factor apart; the two-read one writes dlogits.
+        column_sums(logits, l.ld, s.rows, a.v, one_read ? row_scale : nullptr, s.chunk != 0,
+                    a.dbias, stream);
         break;
       case LmHeadStep::kDw:
         // dW [V x D] (+)= dlogits^T X_c: column-major (D x V) = X_c^T (D x rows) * dlogits (rows x
@@ -163,6 +175,14 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
         break;
     }
   });
+}
+
+void LmHead::scale_gradients(const LmHeadArgs& a, const LmHeadOptions& o, const float* factor,
+                             CUstream_st* stream) {
+  if (factor == nullptr) throw std::invalid_argument("lmhead: the gradient's factor is null");
+  if (a.dx != nullptr) scale_unless_one(a.dx, a.n * a.d, false, factor, stream);
+  if (a.dw != nullptr) scale_unless_one(a.dw, a.v * a.d, o.dw_fp32, factor, stream);
+  if (a.dbias != nullptr) scale_unless_one(a.dbias, a.v, true, factor, stream);
 }
 
 }  // namespace powershape::kernels

@@ -25,9 +25,11 @@ struct LmHeadOptions {
       true;  // dW accumulates in fp32; false: a bf16 dW (accumulated in bf16 between chunks)
 };
 
-// Device pointers. x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64. Outputs: loss and
+// Device pointers. x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64; bias [V] bf16 added
+// to the logits (may be null; 16-byte aligned); token_grad [N] fp32, each token's gradient times
+// it (may be null; with kNone: the incoming gradient of each token's loss). Outputs: loss and
 // z_loss (fp32 scalars; z_loss may be null), token_loss and lse ([N] fp32, may be null), dx
-// [N x D] bf16, dw [V x D] fp32 or bf16 (overwritten, not added to).
+// [N x D] bf16, dw [V x D] fp32 or bf16, dbias [V] fp32 (null: not wanted), all overwritten.
 struct LmHeadArgs {
   const void* x = nullptr;
   const void* w = nullptr;
@@ -40,6 +42,9 @@ struct LmHeadArgs {
   float* lse = nullptr;
   void* dx = nullptr;
   void* dw = nullptr;
+  const void* bias = nullptr;
+  float* dbias = nullptr;
+  const float* token_grad = nullptr;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
 };
@@ -59,6 +64,10 @@ class LmHead {
   // One op per CUDA device and calling thread, made on first use: its product plans are cached,
   // so callers that do not keep an LmHead (the C API, the Python package) reuse them.
   static LmHead& for_current_device();
+  // dx, dw and dbias (those not null) times *factor (fp32, on the device), read by the kernel: no
+  // host synchronisation, and no pass over the data when it is 1 (a loss's usual gradient).
+  static void scale_gradients(const LmHeadArgs& a, const LmHeadOptions& o, const float* factor,
+                              CUstream_st* stream);
 
  private:
   struct Impl;

@@ -16,6 +16,7 @@ struct LmHeadStep {
     kLogits,      // logits [rows x V] = X_c W^T: a rows x V x D product
     kPass,        // softmax / cross-entropy over the chunk's logits, gradient written in place
     kScaleX,      // X_c times each row's factor (one-read pass), into dX_c
+    kDbias,       // dbias (+)= the column sums of dlogits (with a bias whose gradient is asked for)
     kDw,          // dW (+)= dlogits^T X_c: a V x D x rows product
     kDx,          // dX_c = dlogits W: a rows x D x V product
     kScaleDx,     // dX_c times each row's factor
@@ -36,8 +37,9 @@ inline int64_t lmhead_rows_per_chunk(int64_t n, const LmHeadOptions& o) {
 // to apply (cross_entropy_scaled); with it, the two-read pass writes the gradient itself.
 inline bool lmhead_one_read(const LmHeadOptions& o) { return o.label_smoothing == 0; }
 
+// dbias: the backward pass also sums dlogits' columns into the bias gradient.
 template <class F>
-void lmhead_steps(int64_t n, const LmHeadOptions& o, F&& f) {
+void lmhead_steps(int64_t n, const LmHeadOptions& o, bool dbias, F&& f) {
   const bool one_read = lmhead_one_read(o);
   f(LmHeadStep{LmHeadStep::kCountValid, 0, 0, n});
   workload::for_each_chunk(n, lmhead_rows_per_chunk(n, o),
@@ -46,6 +48,7 @@ void lmhead_steps(int64_t n, const LmHeadOptions& o, F&& f) {
                              f(LmHeadStep{LmHeadStep::kPass, c, row0, rows});
                              if (!o.backward) return;
                              if (one_read) f(LmHeadStep{LmHeadStep::kScaleX, c, row0, rows});
+                             if (dbias) f(LmHeadStep{LmHeadStep::kDbias, c, row0, rows});
                              f(LmHeadStep{LmHeadStep::kDw, c, row0, rows});
                              f(LmHeadStep{LmHeadStep::kDx, c, row0, rows});
                              if (one_read) f(LmHeadStep{LmHeadStep::kScaleDx, c, row0, rows});

@@ -13,11 +13,17 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
       static_cast<int64_t>(targets.size()) != n) {
     throw std::invalid_argument("lmhead_reference: sizes do not match N, D, V");
   }
+  const bool bias = !o.bias.empty();
+  if ((bias && static_cast<int64_t>(o.bias.size()) != v) ||
+      (!o.token_grad.empty() && static_cast<int64_t>(o.token_grad.size()) != n)) {
+    throw std::invalid_argument("lmhead_reference: bias must have V and token_grad N entries");
+  }
   LmHeadResult r;
   r.token_loss.assign(static_cast<std::size_t>(n), 0);
   r.lse.assign(static_cast<std::size_t>(n), 0);
   r.dx.assign(static_cast<std::size_t>(n * d), 0);
   r.dw.assign(static_cast<std::size_t>(v * d), 0);
+  if (bias) r.dbias.assign(static_cast<std::size_t>(v), 0);
   int64_t valid = 0;
   for (int64_t t : targets) valid += t != o.ignore_index;
   const double scale =
@@ -31,6 +37,7 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
       double logit = 0;
       for (int64_t k = 0; k < d; ++k)
         logit += x[static_cast<std::size_t>(i * d + k)] * w[static_cast<std::size_t>(j * d + k)];
+      if (bias) logit += o.bias[static_cast<std::size_t>(j)];
       z[static_cast<std::size_t>(j)] =
           o.softcap > 0 ? o.softcap * std::tanh(logit / o.softcap) : logit;
       m = std::max(m, z[static_cast<std::size_t>(j)]);
@@ -49,6 +56,8 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
     r.token_loss[static_cast<std::size_t>(i)] = (1 - eps) * (lse - z[static_cast<std::size_t>(t)]) +
                                                 eps * (lse - sum_z / static_cast<double>(v)) + zl;
     zsum += zl;
+    const double token_scale =
+        scale * (o.token_grad.empty() ? 1.0 : o.token_grad[static_cast<std::size_t>(i)]);
     for (int64_t j = 0; j < v; ++j) {
       const double p = std::exp(z[static_cast<std::size_t>(j)] - lse);
       double g =
@@ -57,10 +66,11 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
         const double c = z[static_cast<std::size_t>(j)] / o.softcap;
         g *= 1 - c * c;  // d(cap tanh(x / cap)) / dx
       }
-      dz[static_cast<std::size_t>(j)] = g * scale;
+      dz[static_cast<std::size_t>(j)] = g * token_scale;
     }
     for (int64_t j = 0; j < v; ++j) {
       const double g = dz[static_cast<std::size_t>(j)];
+      if (bias) r.dbias[static_cast<std::size_t>(j)] += g;
       for (int64_t k = 0; k < d; ++k) {
         r.dx[static_cast<std::size_t>(i * d + k)] += g * w[static_cast<std::size_t>(j * d + k)];
         r.dw[static_cast<std::size_t>(j * d + k)] += g * x[static_cast<std::size_t>(i * d + k)];

@@ -10,10 +10,13 @@ enum class Reduction { kMean, kSum, kNone };
 struct LmHeadOptions {
   int64_t ignore_index = -100;
   Reduction reduction = Reduction::kMean;
-  double label_smoothing = 0;  // eps: target distribution (1 - eps) one-hot + eps / V uniform
-  double z_loss = 0;           // coefficient of lse^2, added to each token's loss
-  double softcap = 0;          // > 0: logits become softcap * tanh(logits / softcap)
-  double grad_scale = 1;       // the incoming gradient of the (reduced) loss
+  double label_smoothing = 0;      // eps: target distribution (1 - eps) one-hot + eps / V uniform
+  double z_loss = 0;               // coefficient of lse^2, added to each token's loss
+  double softcap = 0;              // > 0: logits become softcap * tanh(logits / softcap)
+  double grad_scale = 1;           // the incoming gradient of the (reduced) loss
+  std::vector<double> bias;        // [V] added to the logits (before the soft-cap); empty: none
+  std::vector<double> token_grad;  // [N] each token's gradient times this (kNone: the incoming
+                                   // gradient of each token's loss); empty: all 1
 };
 
 struct LmHeadResult {
@@ -23,6 +26,7 @@ struct LmHeadResult {
   std::vector<double> lse;         // [N] log-sum-exp of the (capped) logits
   std::vector<double> dx;          // [N x D]
   std::vector<double> dw;          // [V x D]
+  std::vector<double> dbias;       // [V] when a bias was given
 };
 
 // fp64 on the CPU. x: [N x D], w: [V x D], row-major; targets in [0, V) or ignore_index. With
