@@ -76,6 +76,8 @@ def _run(x, weight, targets, bias, token_grad, ignore_index, reduction, label_sm
     v = weight.shape[0]
     if token_grad is not None:
         token_grad = token_grad.to(torch.float32).contiguous()
+    if bias is not None and bias.data_ptr() % 16:  # the product's bias epilogue reads 16-byte vectors
+        bias = bias.clone()
     o = _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward, weight)
     ws_bytes = lib().ps_lmhead_workspace_bytes(n, d, v, ctypes.byref(o))
     check(ws_bytes > 0)
@@ -239,8 +241,6 @@ def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.T
         if bias.dtype != torch.bfloat16:
             raise ValueError(f"on CUDA the bias must be bfloat16, not {bias.dtype}")
         bias = bias.contiguous()
-        if bias.data_ptr() % 16:  # the product's bias epilogue reads 16-byte vectors
-            bias = bias.clone()
     params = (int(ignore_index), _REDUCTIONS[reduction], float(label_smoothing), float(z_loss), float(softcap or 0),
               int(chunks))
     x2, weight, t2 = x2.contiguous(), weight.contiguous(), t2.contiguous()
