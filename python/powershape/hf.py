@@ -41,13 +41,13 @@ def patch_causal_lm(model, chunks: int = 1):
         hidden = outputs[0]
         if shift_labels is None:  # HF's causal shift: token i predicts label i + 1
             shift_labels = torch.nn.functional.pad(labels, (0, 1), value=IGNORE_INDEX)[..., 1:]
-        weight = self.lm_head.weight
+        weight, bias = self.lm_head.weight, getattr(self.lm_head, "bias", None)
         hidden = hidden.to(weight.dtype)
         if num_items_in_batch is None:
-            loss = linear_cross_entropy(hidden, weight, shift_labels.to(hidden.device), softcap=softcap,
+            loss = linear_cross_entropy(hidden, weight, shift_labels.to(hidden.device), bias, softcap=softcap,
                                         chunks=chunks)
         else:
-            loss = linear_cross_entropy(hidden, weight, shift_labels.to(hidden.device), reduction="sum",
+            loss = linear_cross_entropy(hidden, weight, shift_labels.to(hidden.device), bias, reduction="sum",
                                         softcap=softcap, chunks=chunks)
             loss = loss / torch.as_tensor(num_items_in_batch, device=loss.device, dtype=loss.dtype)
         return CausalLMOutputWithPast(loss=loss, logits=None, past_key_values=getattr(outputs, "past_key_values", None),
