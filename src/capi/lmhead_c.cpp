@@ -89,7 +89,7 @@ size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhea
 }
 
 int ps_lmhead_run(const ps_lmhead_args* a, const ps_lmhead_options* o, void* stream) {
-  return powershape::capi::guarded<int>(-1, [&] {
+  return powershape::capi::guarded<int>(-1, [&]() -> int {
 #ifdef POWERSHAPE_CAPI_CUDA
     k::LmHead::for_current_device().run(to_cpp(a), to_cpp(o), static_cast<CUstream_st*>(stream));
     return 0;
@@ -102,7 +102,7 @@ int ps_lmhead_run(const ps_lmhead_args* a, const ps_lmhead_options* o, void* str
 
 int ps_lmhead_scale_gradients(const ps_lmhead_args* a, const ps_lmhead_options* o,
                               const float* factor, void* stream) {
-  return powershape::capi::guarded<int>(-1, [&] {
+  return powershape::capi::guarded<int>(-1, [&]() -> int {
 #ifdef POWERSHAPE_CAPI_CUDA
     k::LmHead::scale_gradients(to_cpp(a), to_cpp(o), factor, static_cast<CUstream_st*>(stream));
     return 0;

@@ -1,6 +1,7 @@
 #include "control.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 namespace powershape::cli {
@@ -29,9 +31,35 @@ std::string format_mark(const Mark& m) {
   return (m.begin ? "begin " : "end ") + std::to_string(m.t_ns) + " " + m.name + "\n";
 }
 
+namespace {
+
+constexpr const char* kPrefix = "powershape.";
+
+// Folders of monitors that were killed (SIGKILL runs no destructor) are removed by the next one:
+// each folder is named powershape.PID.XXXXXX, and one whose PID no longer runs is stale.
+void remove_stale_folders(const std::string& tmp) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(tmp, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(kPrefix, 0) != 0) continue;
+    const std::string rest = name.substr(std::strlen(kPrefix));
+    long pid = 0;
+    auto [p, err] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
+    if (err != std::errc() || p == rest.data() || *p != '.' || pid <= 0) continue;
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours
+    struct stat st {};
+    if (lstat(e.path().c_str(), &st) != 0 || st.st_uid != getuid()) continue;
+    std::filesystem::remove_all(e.path(), ec);
+  }
+}
+
+}  // namespace
+
 ControlFifo::ControlFifo() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string templ = std::string(tmp != nullptr ? tmp : "/tmp") + "/powershape.XXXXXX";
+  const char* env = std::getenv("TMPDIR");
+  const std::string tmp = env != nullptr ? env : "/tmp";
+  remove_stale_folders(tmp);
+  std::string templ = tmp + "/" + kPrefix + std::to_string(getpid()) + ".XXXXXX";
   if (mkdtemp(templ.data()) == nullptr) {
     throw std::runtime_error("cannot make a temporary folder in " + templ + ": " +
                              std::strerror(errno));

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -11,6 +12,7 @@
 
 #include "child.hpp"
 #include "control.hpp"
+#include "output_lock.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/trace/csv_writer.hpp"
@@ -33,31 +35,70 @@ struct MonitorOptions {
   std::vector<std::string> command;
 };
 
-// Moves what the sampler holds into the trace and the CSV file.
+// Moves what the sampler holds into the trace and the CSV file. When the file fails (a full
+// disk, a removed mount), the recording goes on in memory: a warning once, and the summary and
+// the JSON still come at the end.
 class Recorder {
  public:
   Recorder(telemetry::Sampler& sampler, trace::Trace& trace, trace::CsvWriter* csv)
       : sampler_(sampler), trace_(trace), csv_(csv) {}
   void drain() {
     auto rows = sampler_.take();
-    if (csv_ != nullptr) csv_->samples(rows);
+    to_csv([&] { csv_->samples(rows); });
     trace_.samples.insert(trace_.samples.end(), rows.begin(), rows.end());
     for (auto& r : sampler_.take_regions()) {
-      if (csv_ != nullptr) csv_->region(r);
+      to_csv([&] { csv_->region(r); });
       trace_.regions.push_back(std::move(r));
     }
     for (auto& e : sampler_.take_events()) {
-      if (csv_ != nullptr) csv_->event(e);
+      to_csv([&] { csv_->event(e); });
       std::fprintf(stderr, "powershape: GPU %d: %s\n", e.gpu, e.what.c_str());
       trace_.events.push_back(std::move(e));
     }
   }
+  bool csv_failed() const { return failed_; }
 
  private:
+  template <class F>
+  void to_csv(F&& write) {
+    if (csv_ == nullptr) return;
+    try {
+      write();
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr,
+                   "powershape: %s; recording goes on in memory, the summary follows at the end\n",
+                   e.what());
+      csv_ = nullptr;
+      failed_ = true;
+    }
+  }
+
   telemetry::Sampler& sampler_;
   trace::Trace& trace_;
   trace::CsvWriter* csv_;
+  bool failed_ = false;
 };
+
+// The outputs, claimed before anything runs: never the --source trace itself, never one path for
+// both, and never a file another monitor is writing.
+std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) {
+  const std::string replayed = o.source.rfind("fake:", 0) == 0 ? o.source.substr(5) : "";
+  if (!o.out_csv.empty() && !o.out_json.empty() &&
+      (same_file(o.out_csv, o.out_json) || std::filesystem::weakly_canonical(o.out_csv) ==
+                                               std::filesystem::weakly_canonical(o.out_json))) {
+    throw std::runtime_error("-o and --json name the same file " + o.out_json);
+  }
+  std::vector<std::unique_ptr<OutputLock>> locks;
+  for (const auto& [path, option] : {std::pair{o.out_csv, "-o"}, std::pair{o.out_json, "--json"}}) {
+    if (path.empty()) continue;
+    if (!replayed.empty() && same_file(path, replayed)) {
+      throw std::runtime_error(std::string(option) + ": " + path +
+                               " is the --source trace; refusing to overwrite it");
+    }
+    locks.push_back(std::make_unique<OutputLock>(path, option));
+  }
+  return locks;
+}
 
 void apply_marks(ControlFifo& fifo, telemetry::Sampler& sampler) {
   std::istringstream lines(fifo.read_available());
@@ -121,6 +162,7 @@ int run_monitor(const MonitorOptions& o) {
   }
   auto source = trace::open_source(
       o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "--gpus"));
+  const auto locks = claim_outputs(o);
   std::unique_ptr<trace::CsvWriter> csv;
   if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv);
   trace::Trace trace;
@@ -172,13 +214,20 @@ int run_monitor(const MonitorOptions& o) {
   auto summaries = analysis::summarize(trace);
   print_summaries(stderr, title_of(o.command), trace, summaries);
   print_sampler(sampler, *source);
+  bool lost = recorder.csv_failed();
   if (!o.out_json.empty()) {
     trace::Trace meta = trace;
     meta.samples.clear();
-    trace::write_json(o.out_json, {meta, analysis::to_json(summaries)});
+    try {
+      trace::write_json(o.out_json, {meta, analysis::to_json(summaries)});
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr, "powershape: --json: %s\n", e.what());
+      lost = true;
+    }
   }
   if (code == 0 && received_signal() != 0 && !child) code = 128 + received_signal();
-  return code;
+  // The command's own failure comes first; a lost output makes a successful run fail.
+  return code == 0 && lost ? 1 : code;
 }
 
 }  // namespace

@@ -78,5 +78,42 @@ check "a bad GPU list is refused" grep -q "^powershape: --gpus: expected comma-s
 "$ps" monitor --source "fake:/nonexistent.csv" -- true 2>"$tmp/i.err"; rc=$?
 check "a missing trace is named" grep -q "cannot read /nonexistent.csv" "$tmp/i.err"
 
+# outputs: never the replayed trace, never one file for both, never one another monitor holds
+cp "$trace" "$tmp/src.csv"; before=$(md5sum <"$tmp/src.csv")
+"$ps" monitor --source "fake:$tmp/src.csv" -o "$tmp/src.csv" -- true 2>"$tmp/j.err"; rc=$?
+check "the --source trace is not an output" test $rc -ne 0 -a "$(md5sum <"$tmp/src.csv")" = "$before"
+check "and that is said" grep -q "^powershape: -o: $tmp/src.csv is the --source trace; refusing to overwrite it" "$tmp/j.err"
+"$ps" monitor --source "fake:$trace" -o "$tmp/k.csv" --json "$tmp/k.csv" -- true 2>"$tmp/k.err"; rc=$?
+check "-o and --json on one file are refused" grep -q "name the same file" "$tmp/k.err"
+"$ps" monitor --source "fake:$trace" --json "$tmp" -- true 2>"$tmp/k2.err"; rc=$?
+check "a folder as --json is refused before the command runs" grep -q "^powershape: --json: cannot write $tmp: it is a folder" "$tmp/k2.err"
+"$ps" monitor --source "fake:$trace" -o "$tmp/held.csv" -- sleep 1.5 2>/dev/null &
+first=$!; sleep 0.5
+"$ps" monitor --source "fake:$trace" -o "$tmp/held.csv" -- touch "$tmp/second_ran" 2>"$tmp/l.err"; rc=$?
+wait $first
+check "a file another monitor writes is refused" grep -q "another powershape monitor is writing it" "$tmp/l.err"
+check "before its command runs" test ! -e "$tmp/second_ran"
+check "and the first monitor's trace is whole" test "$(grep -vc '^#' "$tmp/held.csv")" -gt 20
+
+# an output that fails mid-run (a file size limit standing in for a full disk): sampling goes on,
+# one warning, the command runs to its end, the summary and the JSON still come; the CSV on
+# disk stays readable (its torn last row is dropped on read)
+(trap '' XFSZ; ulimit -f 32; exec "$ps" monitor --interval 1 --source "fake:$trace" -o "$tmp/full.csv" --json "$tmp/full.json" -- sh -c "sleep 1; echo done >'$tmp/child_done'") 2>"$tmp/m.err"; rc=$?
+check "a failing output: the command ran to its end" test -e "$tmp/child_done"
+check "one warning" test "$(grep -c 'recording goes on in memory' "$tmp/m.err")" -eq 1
+check "the summary is printed" grep -q " J  energy" "$tmp/m.err"
+check "the JSON is written" grep -q '"energy_j"' "$tmp/full.json"
+check "the exit code says something was lost" test $rc -eq 1
+"$ps" monitor --source "fake:$tmp/full.csv" -- true 2>"$tmp/m2.err"; rc=$?
+check "the cut-off CSV is still readable" test $rc -eq 0
+
+# a killed monitor's temporary folder is removed by the next monitor
+mkdir -p "$tmp/t"
+TMPDIR=$tmp/t "$ps" monitor --source "fake:$trace" -- sleep 30.37 2>/dev/null &
+pid=$!; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null; sleep 0.3
+check "a killed monitor leaves its folder" test -n "$(ls "$tmp/t" | grep "^powershape\.$pid\.")"
+TMPDIR=$tmp/t "$ps" monitor --source "fake:$trace" -- true 2>/dev/null
+check "the next monitor removes it" test -z "$(ls "$tmp/t")"
+
 echo "$passed passed, $failures failed"
 test $failures -eq 0

@@ -12,7 +12,8 @@ namespace powershape::trace {
 
 TEST(Corpus, EveryFileIsReadOrRejectedByName) {
   int read = 0, rejected = 0;
-  for (const auto& e : std::filesystem::directory_iterator(POWERSHAPE_TEST_DIR "/fuzz/corpus")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(POWERSHAPE_TEST_DIR "/fuzz/corpus/trace")) {
     std::string path = e.path().string();
     try {
       if (e.path().extension() == ".json") {

@@ -148,3 +148,36 @@ TEST(Csv, ATornLastLineIsDroppedWithAnEventABomSkippedAFolderRefused) {
 }
 
 }  // namespace powershape::trace
+
+namespace powershape::trace {
+
+// Values a recording cannot hold are refused by line and column; a GPU index that does not fit
+// an int is not wrapped into a small one.
+TEST(Csv, NegativePowerAndGpuIndicesThatDoNotFitAreRefused) {
+  EXPECT_EQ(error_of("t,p_mw\n0.5,-5\n"), "x.csv:2:5: negative power_usage -5");
+  EXPECT_EQ(error_of("t,energy_mj\n0.5,-1\n"), "x.csv:2:5: negative energy -1");
+  EXPECT_EQ(error_of("t,gpu,p_mw\n0.5,4294967296,5\n"),
+            "x.csv:2:5: gpu index 4294967296 is outside 0-1023");
+  EXPECT_EQ(error_of("t,gpu,p_mw\n0.5,-1,5\n"), "x.csv:2:5: gpu index -1 is outside 0-1023");
+  std::istringstream cold("t,temp_c\n0.5,-12\n");  // a temperature may be below zero
+  EXPECT_EQ(read_csv(cold, "cold.csv").samples[0][Signal::kGpuTemp].value, -12);
+}
+
+// An energy counter that restarts mid-trace (a driver reload) continues from where it was, per
+// GPU, with an event; energy over a window across the reset stays right.
+TEST(Csv, AnEnergyCounterThatResetsIsUnwrappedPerGpu) {
+  std::istringstream in(
+      "t,gpu,energy_mj\n0.0,0,5000\n0.0,1,900\n1.0,0,6000\n1.0,1,1000\n2.0,0,200\n2.0,1,1100\n"
+      "3.0,0,1200\n");
+  Trace t = read_csv(in, "reset.csv");
+  std::vector<int64_t> gpu0, gpu1;
+  for (const auto& s : t.samples) (s.gpu == 0 ? gpu0 : gpu1).push_back(s[Signal::kEnergy].value);
+  EXPECT_EQ(gpu0, (std::vector<int64_t>{5000, 6000, 6200, 7200}));
+  EXPECT_EQ(gpu1, (std::vector<int64_t>{900, 1000, 1100}));
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].gpu, 0);
+  EXPECT_EQ(t.events[0].t_ns, 2'000'000'000);
+  EXPECT_NE(t.events[0].what.find("went back"), std::string::npos);
+}
+
+}  // namespace powershape::trace

@@ -1,5 +1,6 @@
 #include "powershape/trace/csv_reader.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <stdexcept>
 #include <variant>
 
+#include "powershape/telemetry/counter_unwrap.hpp"
 #include "powershape/trace/json_codec.hpp"
 
 namespace powershape::trace {
@@ -81,25 +83,22 @@ class Parser {
       if (line_no_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.empty()) continue;
-      if (line[0] == '#') {
-        comment(line);
-      } else if (columns_.empty()) {
-        header(line);
-      } else if (in.eof()) {
-        // The last line has no newline: a recording cut off (a killed writer, a full disk) may
-        // have torn it. Such a row is dropped and said so in an event, not fatal.
-        try {
-          row(line);
-        } catch (const std::runtime_error& e) {
-          trace_.events.push_back({trace_.samples.empty() ? 0 : trace_.samples.back().t_ns, -1,
-                                   std::string(kTornPrefix) + e.what()});
-        }
-      } else {
-        row(line);
+      if (!in.eof()) {
+        line_of(line);
+        continue;
+      }
+      // The last line has no newline: a recording cut off (a killed writer, a full disk) may
+      // have torn it, a row or a comment. Such a line is dropped and said so in an event.
+      try {
+        line_of(line);
+      } catch (const std::runtime_error& e) {
+        trace_.events.push_back({trace_.samples.empty() ? 0 : trace_.samples.back().t_ns, -1,
+                                 std::string(kTornPrefix) + e.what()});
       }
     }
     if (columns_.empty()) fail(0, "no header row");
     close_cond();
+    unwrap_energy();
     return std::move(trace_);
   }
 
@@ -135,6 +134,47 @@ class Parser {
     if (!has_time) fail(1, "no time column (t, t_ms or 't [ns]')");
   }
 
+  void line_of(const std::string& line) {
+    if (line[0] == '#') {
+      comment(line);
+    } else if (columns_.empty()) {
+      header(line);
+    } else {
+      row(line);
+    }
+  }
+
+  // Powers, energy, clocks, throttle times and utilisation cannot be below zero (temperatures
+  // can); a negative one is a broken file, not a reading.
+  static bool never_negative(Signal s) { return s != Signal::kGpuTemp && s != Signal::kMemTemp; }
+
+  // An energy counter that goes back (a driver reload, a GPU reset, or a trace written by another
+  // tool from the raw counter) is unwrapped as the sampler does it live: a wrap continues modulo
+  // 2^64, a reset continues from the new value; each is said in an event.
+  void unwrap_energy() {
+    std::vector<Sample*> rows;
+    for (auto& s : trace_.samples) rows.push_back(&s);
+    std::stable_sort(rows.begin(), rows.end(), [](const Sample* a, const Sample* b) {
+      return a->gpu != b->gpu ? a->gpu < b->gpu : a->t_ns < b->t_ns;
+    });
+    std::map<int, std::pair<telemetry::CounterUnwrap, int64_t>> per_gpu;  // and the first value
+    for (Sample* s : rows) {
+      Reading& e = (*s)[Signal::kEnergy];
+      if (!e.ok()) continue;
+      auto [it, fresh] = per_gpu.try_emplace(s->gpu);
+      auto& [unwrap, first] = it->second;
+      if (fresh) first = e.value;
+      const auto step = unwrap.feed(static_cast<uint64_t>(e.value));
+      // CounterUnwrap starts at the first value (at 0 above 2^62); the file's own start is kept.
+      const int64_t base = first < (int64_t{1} << 62) ? first : 0;
+      e.value = static_cast<int64_t>(static_cast<uint64_t>(first) +
+                                     static_cast<uint64_t>(step.value - base));
+      if (step.went_back) {
+        trace_.events.push_back({s->t_ns, s->gpu, "energy counter went back; continued"});
+      }
+    }
+  }
+
   void row(const std::string& line) {
     auto cells = split(line);
     if (cells.size() != columns_.size()) {
@@ -152,17 +192,25 @@ class Parser {
             if constexpr (std::is_same_v<K, TimeCol>) {
               s.t_ns = to_int64(number(c, col) * kind.ns_per_unit, col);
             } else if constexpr (std::is_same_v<K, GpuCol>) {
-              s.gpu = static_cast<int>(integer(c, col));
+              const int64_t g = integer(c, col);
+              if (g < 0 || g >= kMaxGpus) {
+                fail(col, "gpu index " + std::string(c) + " is outside 0-" +
+                              std::to_string(kMaxGpus - 1));
+              }
+              s.gpu = static_cast<int>(g);
             } else if constexpr (std::is_same_v<K, CondCol>) {
               cond = c;
             } else {
               s[kind] = reading(c, col);
+              if (s[kind].ok() && s[kind].value < 0 && never_negative(kind)) {
+                fail(col,
+                     "negative " + std::string(telemetry::spec(kind).name) + " " + std::string(c));
+              }
             }
           },
           columns_[i]);
       col += c.size() + 1;
     }
-    if (s.gpu < 0) fail(0, "negative gpu index");
     track_cond(cond, s.t_ns);
     trace_.samples.push_back(s);
   }

@@ -13,6 +13,10 @@ namespace powershape::trace {
 // std::runtime_error that names the file, line and column; a last line without its newline that
 // does not parse (a recording cut off mid-row) is dropped with an event whose text starts with
 // kTornPrefix. A UTF-8 byte-order mark is skipped; a folder is refused by name.
+// Signal values are checked: powers, energy and the rest are never negative (temperatures may
+// be), a GPU index lies in 0..kMaxGpus-1, and an energy counter that goes back is unwrapped (a
+// wrap continues modulo 2^64, a reset from the new value) with an event.
+inline constexpr int kMaxGpus = 1024;
 inline constexpr const char* kTornPrefix = "the last line is cut off, dropped: ";
 Trace read_csv(const std::string& path);
 Trace read_csv(std::istream& in, const std::string& name);

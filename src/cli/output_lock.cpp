@@ -1,0 +1,48 @@
+#include "output_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace powershape::cli {
+
+OutputLock::OutputLock(const std::string& path, const std::string& option) : path_(path) {
+  auto fail = [&](const std::string& why) {
+    throw std::runtime_error(option + ": cannot write " + path + ": " + why);
+  };
+  struct stat st {};
+  const bool existed = stat(path.c_str(), &st) == 0;
+  if (existed && S_ISDIR(st.st_mode)) fail("it is a folder");
+  fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail(std::strerror(errno));
+  created_ = !existed;
+  if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    close(fd_);
+    fd_ = -1;
+    fail(err == EWOULDBLOCK ? "another powershape monitor is writing it" : std::strerror(err));
+  }
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ < 0) return;
+  struct stat st {};
+  if (created_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+    unlink(path_.c_str());
+  }
+  close(fd_);
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+}  // namespace powershape::cli

@@ -1,0 +1,28 @@
+#pragma once
+// An output file claimed before a recording starts: checked for being writable and not a
+// folder, and held with an exclusive lock (flock) so that a second monitor given the same path
+// is refused instead of truncating what the first is writing.
+#include <string>
+
+namespace powershape::cli {
+
+class OutputLock {
+ public:
+  // Throws std::runtime_error naming the option and the path when the file cannot be written
+  // or another process holds it. Nothing is truncated here.
+  OutputLock(const std::string& path, const std::string& option);
+  // Removes the file when this created it and nothing was written into it.
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool created_ = false;
+};
+
+// True when a and b name the same existing file (hard links and symbolic links included).
+bool same_file(const std::string& a, const std::string& b);
+
+}  // namespace powershape::cli
