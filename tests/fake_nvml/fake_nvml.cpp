@@ -2,13 +2,31 @@
 // dlopen path of NvmlSource is what the tests exercise. Configured at nvmlInit from:
 //   POWERSHAPE_FAKE_NVML_TRACE   trace CSV to replay (required)
 //   POWERSHAPE_FAKE_NVML_SPEED   replay speed (default 1)
-//   POWERSHAPE_FAKE_NVML_FAULTS  comma list of: no_driver, unsupported=SIGNAL, error=SIGNAL,
-//                                lost_after_ms=N, energy_wrap, slow_us=N, no_samples
+//   POWERSHAPE_FAKE_NVML_FAULTS  comma list of (DCGM's nvml-injection injects the same classes):
+//     no_driver                  nvmlInit fails
+//     unsupported=SIGNAL, error=SIGNAL   that signal reads NOT_SUPPORTED / UNKNOWN_ERROR
+//     code=FUNC:RET[:N]          FUNC returns RET (a number, or timeout, no_permission,
+//                                insufficient_size, unknown, gpu_lost, not_supported), for its
+//                                first N calls when N is given (a fault that recovers), else always
+//     slow=FUNC:US, slow_us=US   FUNC (or every call) takes US microseconds longer
+//     hang=FUNC:AFTER_MS[:GPU]   FUNC's first call after AFTER_MS (on GPU, default any) never
+//     returns lost_after_ms=N[,back_after_ms=M]  the GPU is lost from N ms (and back from M ms)
+//     energy_wrap                the energy counter starts 1 J below 2^64 and wraps
+//     energy_reset_after_ms=N    the energy counter restarts from 0 at N ms (a driver reload)
+//     energy_jitter              every other energy read is 1 mJ behind the one before it
+//     no_samples                 the driver's power buffer is unsupported
+//     odd_samples                the power buffer repeats, reorders, and dates samples in the
+//                                future (by an hour) and at 0
+//   FUNC: count, handle, name, uuid, driver_version, power_limit, enforced_limit, constraints,
+//   max_clock, threshold, power_usage, energy, clock, temperature, reasons, utilization, fields,
+//   samples.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -24,8 +42,21 @@ namespace nvml = powershape::telemetry::nvml;
 
 namespace {
 
+struct Fault {
+  int code = 0;               // returned instead of success; 0: none
+  long remaining = -1;        // calls left that fail; -1: every call
+  long slow_us = 0;           // added latency
+  double hang_after_ms = -1;  // the first call from then on never returns; -1: none
+  int hang_gpu = -1;          // only on this GPU; -1: any
+};
+
 struct State {
   powershape::trace::Trace trace;
+  std::map<std::string, Fault> faults;  // by FUNC
+  std::mutex mu;                        // guards faults (calls come from several threads)
+  double back_after_ms = -1, energy_reset_after_ms = -1;
+  bool energy_jitter = false, odd_samples = false;
+  long energy_reads = 0;
   std::vector<std::vector<const powershape::trace::Sample*>> rows;  // per GPU, by time
   double speed = 1;
   std::set<Signal> unsupported, failing;
@@ -48,6 +79,39 @@ void slow() {
 }
 
 int index_of(nvml::Device d) { return static_cast<int>(reinterpret_cast<intptr_t>(d)) - 1; }
+
+// The fault of FUNC on this call, after its latency; a hang does not return.
+nvml::Return inject(const char* fn, int gpu = -1) {
+  if (!g) return nvml::kSuccess;
+  long sleep_us = 0;
+  bool hang = false;
+  nvml::Return r = nvml::kSuccess;
+  {
+    std::lock_guard lock(g->mu);
+    auto it = g->faults.find(fn);
+    if (it == g->faults.end()) return nvml::kSuccess;
+    Fault& f = it->second;
+    sleep_us = f.slow_us;
+    if (f.hang_after_ms >= 0 && elapsed_ms() >= f.hang_after_ms &&
+        (f.hang_gpu < 0 || f.hang_gpu == gpu)) {
+      f.hang_after_ms = -1;
+      hang = true;
+    }
+    if (f.code != 0 && f.remaining != 0) {
+      if (f.remaining > 0) --f.remaining;
+      r = f.code;
+    }
+  }
+  if (sleep_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+  while (hang) std::this_thread::sleep_for(std::chrono::seconds(1));  // a driver call stuck
+  return r;
+}
+
+bool lost_now() {
+  const double t = elapsed_ms();
+  return g->lost_after_ms >= 0 && t > g->lost_after_ms &&
+         !(g->back_after_ms >= 0 && t > g->back_after_ms);
+}
 
 bool valid(nvml::Device d) {
   return g && index_of(d) >= 0 && index_of(d) < static_cast<int>(g->rows.size());
@@ -72,7 +136,7 @@ int64_t now_trace_ns() { return g->t0_ns + static_cast<int64_t>(elapsed_ms() * 1
 nvml::Return read(nvml::Device d, Signal s, int64_t& out) {
   slow();
   if (!valid(d)) return 2;  // NVML_ERROR_INVALID_ARGUMENT
-  if (g->lost_after_ms >= 0 && elapsed_ms() > g->lost_after_ms) return nvml::kErrorGpuIsLost;
+  if (lost_now()) return nvml::kErrorGpuIsLost;
   if (g->unsupported.count(s)) return nvml::kErrorNotSupported;
   if (g->failing.count(s)) return nvml::kErrorUnknown;
   Reading r = at(index_of(d), s, now_trace_ns());
@@ -84,6 +148,13 @@ nvml::Return read(nvml::Device d, Signal s, int64_t& out) {
     const int64_t first = at(index_of(d), s, g->t0_ns).value;
     out = static_cast<int64_t>(~uint64_t{0} - 1000 + static_cast<uint64_t>(r.value - first));
   }
+  if (s == Signal::kEnergy && g->energy_reset_after_ms >= 0 &&
+      elapsed_ms() > g->energy_reset_after_ms) {
+    // Counting restarts from 0 at the reset: what was counted since then.
+    const int64_t ns = g->t0_ns + static_cast<int64_t>(g->energy_reset_after_ms * 1e6 * g->speed);
+    out = r.value - at(index_of(d), s, ns).value;
+  }
+  if (s == Signal::kEnergy && g->energy_jitter && g->energy_reads++ % 2 == 1) out -= 1;
   return nvml::kSuccess;
 }
 
@@ -134,6 +205,38 @@ nvml::Return nvmlInit_v2() {
       if (!sig) return nvml::kErrorUnknown;
       (key == "unsupported" ? s->unsupported : s->failing).insert(*sig);
     }
+    auto part = [&](std::size_t i) {  // the i-th of val's colon-separated parts, or ""
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < i && at != std::string::npos; ++k) {
+        at = val.find(':', at);
+        if (at != std::string::npos) ++at;
+      }
+      if (at == std::string::npos) return std::string();
+      return val.substr(at, val.find(':', at) - at);
+    };
+    if (key == "code") {
+      static const std::map<std::string, int> kNames = {
+          {"timeout", 10},
+          {"no_permission", nvml::kErrorNoPermission},
+          {"insufficient_size", nvml::kErrorInsufficientSize},
+          {"unknown", nvml::kErrorUnknown},
+          {"gpu_lost", nvml::kErrorGpuIsLost},
+          {"not_supported", nvml::kErrorNotSupported}};
+      auto named = kNames.find(part(1));
+      Fault& f = s->faults[part(0)];
+      f.code = named != kNames.end() ? named->second : std::atoi(part(1).c_str());
+      if (!part(2).empty()) f.remaining = std::atol(part(2).c_str());
+    }
+    if (key == "slow") s->faults[part(0)].slow_us = std::atol(part(1).c_str());
+    if (key == "hang") {
+      Fault& f = s->faults[part(0)];
+      f.hang_after_ms = std::atof(part(1).c_str());
+      if (!part(2).empty()) f.hang_gpu = std::atoi(part(2).c_str());
+    }
+    if (key == "back_after_ms") s->back_after_ms = std::atof(val.c_str());
+    if (key == "energy_reset_after_ms") s->energy_reset_after_ms = std::atof(val.c_str());
+    if (key == "energy_jitter") s->energy_jitter = true;
+    if (key == "odd_samples") s->odd_samples = true;
     if (key == "lost_after_ms") s->lost_after_ms = std::atof(val.c_str());
     if (key == "slow_us") s->slow_us = std::atol(val.c_str());
     if (key == "energy_wrap") s->energy_wrap = true;
@@ -178,16 +281,19 @@ const char* nvmlErrorString(nvml::Return r) {
 }
 
 nvml::Return nvmlSystemGetDriverVersion(char* buf, unsigned len) {
+  if (nvml::Return r = inject("driver_version")) return r;
   std::snprintf(buf, len, "%s", "fake-580");
   return nvml::kSuccess;
 }
 
 nvml::Return nvmlDeviceGetCount_v2(unsigned* n) {
+  if (nvml::Return r = inject("count")) return r;
   *n = g ? static_cast<unsigned>(g->rows.size()) : 0;
   return nvml::kSuccess;
 }
 
 nvml::Return nvmlDeviceGetHandleByIndex_v2(unsigned i, nvml::Device* d) {
+  if (nvml::Return r = inject("handle", static_cast<int>(i))) return r;
   if (!g || i >= g->rows.size()) return 2;
   *d = reinterpret_cast<nvml::Device>(static_cast<intptr_t>(i) + 1);
   return nvml::kSuccess;
@@ -195,52 +301,65 @@ nvml::Return nvmlDeviceGetHandleByIndex_v2(unsigned i, nvml::Device* d) {
 
 nvml::Return nvmlDeviceGetName(nvml::Device d, char* buf, unsigned len) {
   if (!valid(d)) return 2;
+  if (nvml::Return r = inject("name", index_of(d))) return r;
   std::snprintf(buf, len, "Fake H200 %d", index_of(d));
   return nvml::kSuccess;
 }
 
 nvml::Return nvmlDeviceGetUUID(nvml::Device d, char* buf, unsigned len) {
   if (!valid(d)) return 2;
+  if (nvml::Return r = inject("uuid", index_of(d))) return r;
   std::snprintf(buf, len, "GPU-fake-%d", index_of(d));
   return nvml::kSuccess;
 }
 
 nvml::Return nvmlDeviceGetPowerManagementLimit(nvml::Device d, unsigned* v) {
+  if (nvml::Return r = inject("power_limit", index_of(d))) return r;
   return info(d, v, 700000);
 }
 nvml::Return nvmlDeviceGetEnforcedPowerLimit(nvml::Device d, unsigned* v) {
+  if (nvml::Return r = inject("enforced_limit", index_of(d))) return r;
   return info(d, v, 700000);
 }
 nvml::Return nvmlDeviceGetPowerManagementLimitConstraints(nvml::Device d, unsigned* lo,
                                                           unsigned* hi) {
+  if (nvml::Return r = inject("constraints", index_of(d))) return r;
   nvml::Return r = info(d, lo, 200000);
   return r == nvml::kSuccess ? info(d, hi, 700000) : r;
 }
 nvml::Return nvmlDeviceGetMaxClockInfo(nvml::Device d, unsigned type, unsigned* v) {
+  if (nvml::Return r = inject("max_clock", index_of(d))) return r;
   return info(d, v, type == nvml::kClockSm ? 1980 : 3201);
 }
 nvml::Return nvmlDeviceGetTemperatureThreshold(nvml::Device d, unsigned type, unsigned* v) {
+  if (nvml::Return r = inject("threshold", index_of(d))) return r;
   if (type == nvml::kThresholdGpuMax || type == nvml::kThresholdMemMax)
     return nvml::kErrorNotSupported;
   return info(d, v, type == nvml::kThresholdShutdown ? 95 : 89);
 }
 
 nvml::Return nvmlDeviceGetPowerUsage(nvml::Device d, unsigned* v) {
+  if (nvml::Return r = inject("power_usage", index_of(d))) return r;
   return read_as(d, Signal::kPowerUsage, v);
 }
 nvml::Return nvmlDeviceGetTotalEnergyConsumption(nvml::Device d, unsigned long long* v) {
+  if (nvml::Return r = inject("energy", index_of(d))) return r;
   return read_as(d, Signal::kEnergy, v);
 }
 nvml::Return nvmlDeviceGetClockInfo(nvml::Device d, unsigned type, unsigned* v) {
+  if (nvml::Return r = inject("clock", index_of(d))) return r;
   return read_as(d, type == nvml::kClockSm ? Signal::kSmClock : Signal::kMemClock, v);
 }
 nvml::Return nvmlDeviceGetTemperature(nvml::Device d, unsigned, unsigned* v) {
+  if (nvml::Return r = inject("temperature", index_of(d))) return r;
   return read_as(d, Signal::kGpuTemp, v);
 }
 nvml::Return nvmlDeviceGetCurrentClocksEventReasons(nvml::Device d, unsigned long long* v) {
+  if (nvml::Return r = inject("reasons", index_of(d))) return r;
   return read_as(d, Signal::kReasons, v);
 }
 nvml::Return nvmlDeviceGetUtilizationRates(nvml::Device d, nvml::Utilization* u) {
+  if (nvml::Return r = inject("utilization", index_of(d))) return r;
   nvml::Return r = read_as(d, Signal::kUtilGpu, &u->gpu);
   return r == nvml::kSuccess ? read_as(d, Signal::kUtilMem, &u->memory) : r;
 }
@@ -248,6 +367,7 @@ nvml::Return nvmlDeviceGetUtilizationRates(nvml::Device d, nvml::Utilization* u)
 nvml::Return nvmlDeviceGetFieldValues(nvml::Device d, int n, nvml::FieldValue* values) {
   slow();
   if (!valid(d)) return 2;
+  if (nvml::Return r = inject("fields", index_of(d))) return r;
   for (int i = 0; i < n; ++i) {
     nvml::FieldValue& v = values[i];
     Signal s;
@@ -293,8 +413,9 @@ nvml::Return nvmlDeviceGetSamples(nvml::Device d, unsigned type, unsigned long l
                                   nvml::ValueType* vt, unsigned* count, nvml::SampleValue* out) {
   slow();
   if (!valid(d) || count == nullptr) return 2;
+  if (nvml::Return r = inject("samples", index_of(d))) return r;
   if (g->no_samples || type != nvml::kTotalPowerSamples) return nvml::kErrorNotSupported;
-  if (g->lost_after_ms >= 0 && elapsed_ms() > g->lost_after_ms) return nvml::kErrorGpuIsLost;
+  if (lost_now()) return nvml::kErrorGpuIsLost;
   constexpr long long kStepUs = 20000;
   constexpr unsigned kCapacity = 120;
   long long now_us = g->start_realtime_us + static_cast<long long>(elapsed_ms() * 1000);
@@ -311,7 +432,16 @@ nvml::Return nvmlDeviceGetSamples(nvml::Device d, unsigned type, unsigned long l
     sv.timeStamp = static_cast<unsigned long long>(t);
     sv.sampleValue.uiVal = static_cast<unsigned>(r.value);
     fresh.push_back(sv);
+    if (g->odd_samples) {  // a repeat, a sample from an hour ahead and one dated 0
+      fresh.push_back(sv);
+      nvml::SampleValue ahead = sv, zero = sv;
+      ahead.timeStamp += 3'600'000'000ULL;
+      zero.timeStamp = 0;
+      fresh.push_back(ahead);
+      fresh.push_back(zero);
+    }
   }
+  if (g->odd_samples) std::reverse(fresh.begin(), fresh.end());  // newest first
   *vt = nvml::kUnsignedInt;
   if (fresh.empty()) return nvml::kErrorNotFound;
   if (out == nullptr) {

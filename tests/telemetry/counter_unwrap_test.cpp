@@ -29,4 +29,17 @@ TEST(CounterUnwrap, AResetCountsOnFromTheNewValue) {
   EXPECT_EQ(u.feed(300).value, 5300);
 }
 
+// A driver's counter that steps back by a little now and then is noise, not a reset: the value
+// holds, and counting resumes only past the earlier high (no energy is counted twice).
+TEST(CounterUnwrap, ASmallStepBackIsHeldNotAReset) {
+  CounterUnwrap u;
+  u.feed(5'000'000);
+  auto s = u.feed(4'999'999);
+  EXPECT_FALSE(s.went_back);
+  EXPECT_EQ(s.value, 5'000'000);
+  EXPECT_EQ(u.feed(4'999'990).value, 5'000'000);
+  EXPECT_EQ(u.feed(5'000'010).value, 5'000'010);
+  EXPECT_TRUE(u.feed(2'000'000).went_back);  // below half: a reset
+}
+
 }  // namespace powershape::telemetry

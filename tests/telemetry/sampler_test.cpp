@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "powershape/telemetry/clock.hpp"
@@ -45,7 +48,83 @@ class CountingSource : public Source {
   std::vector<DeviceInfo> infos_;
 };
 
+// Two GPUs; a poll of GPU 1 from poll number `hang_at` on blocks until release() (a hung driver).
+class HangingSource : public CountingSource {
+ public:
+  explicit HangingSource(int hang_at) : hang_at_(hang_at) {}
+  Sample poll(int gpu, const SignalSet& which) override {
+    if (gpu == 1 && ++gpu1_polls_ == hang_at_) {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [this] { return released_; });
+    }
+    std::lock_guard lock(count_mu_);
+    return CountingSource::poll(gpu, which);
+  }
+  void release() {
+    {
+      std::lock_guard lock(mu_);
+      released_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  int hang_at_;
+  std::atomic<int> gpu1_polls_{0};
+  std::mutex mu_, count_mu_;
+  std::condition_variable cv_;
+  bool released_ = false;
+};
+
 }  // namespace
+
+// A call that does not return stalls nothing: the other GPU is sampled on, the stuck one is left
+// out with an event, and taken back (with another) once its call returns.
+TEST(Sampler, AHungDriverCallLeavesItsGpuOutAndTheOthersAreSampledOn) {
+  HangingSource src(3);
+  SamplerOptions o;
+  o.period = std::chrono::milliseconds(2);
+  o.stall_after = std::chrono::milliseconds(100);
+  Sampler s(src, o);
+  s.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  auto during = s.take();
+  auto events = s.take_events();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].gpu, 1);
+  EXPECT_NE(events[0].what.find("has not returned"), std::string::npos) << events[0].what;
+  int64_t last0 = 0, last1 = 0;
+  for (const auto& r : during)
+    (r.gpu == 0 ? last0 : last1) = std::max(r.gpu == 0 ? last0 : last1, r.t_ns);
+  EXPECT_GT(last0 - last1, 250'000'000) << "GPU 0 went on being sampled while GPU 1 hung";
+  src.release();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  s.stop();
+  auto after = s.take();
+  EXPECT_TRUE(std::any_of(after.begin(), after.end(), [](const Sample& r) { return r.gpu == 1; }))
+      << "GPU 1 is sampled again once its call returned";
+  auto back = s.take_events();
+  EXPECT_TRUE(std::any_of(back.begin(), back.end(), [](const Event& e) {
+    return e.gpu == 1 && e.what.find("sampled again") != std::string::npos;
+  }));
+}
+
+// A call that hangs during stop() does not hang stop().
+TEST(Sampler, StopReturnsWhileACallHangs) {
+  HangingSource src(1);
+  SamplerOptions o;
+  o.period = std::chrono::milliseconds(2);
+  o.stall_after = std::chrono::milliseconds(50);
+  {
+    Sampler s(src, o);
+    s.start();
+    const auto t0 = std::chrono::steady_clock::now();
+    s.stop();
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  }
+  src.release();  // the abandoned thread returns and ends
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
 
 TEST(Sampler, PollsEveryDeviceAtThePeriodAndHarvestsDriverRows) {
   CountingSource src;

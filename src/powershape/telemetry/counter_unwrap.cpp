@@ -9,10 +9,14 @@ CounterUnwrap::Step CounterUnwrap::feed(uint64_t raw) {
     total_ = raw < (uint64_t{1} << 62) ? raw : 0;
   } else if (raw >= *last_raw_) {
     total_ += raw - *last_raw_;
-  } else {
+  } else if (constexpr uint64_t kTopHalf = uint64_t{1} << 63; *last_raw_ >= kTopHalf) {
     went_back = true;
-    constexpr uint64_t kTopHalf = uint64_t{1} << 63;
-    total_ += (*last_raw_ >= kTopHalf) ? raw - *last_raw_ /* modulo 2^64 */ : raw;
+    total_ += raw - *last_raw_;  // a wrap: modulo 2^64
+  } else if (raw < *last_raw_ / 2) {
+    went_back = true;
+    total_ += raw;  // a reset: what was counted since it
+  } else {
+    return {static_cast<int64_t>(total_), false};  // a small step back: held at the high
   }
   last_raw_ = raw;
   return {static_cast<int64_t>(total_), went_back};

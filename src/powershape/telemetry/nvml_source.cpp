@@ -78,7 +78,28 @@ NvmlSource::NvmlSource(const std::vector<int>& gpus, const std::string& library)
 
 std::string NvmlSource::describe() const { return "nvml"; }
 
-std::vector<Event> NvmlSource::take_events() { return std::exchange(events_, {}); }
+std::vector<Event> NvmlSource::take_events() {
+  std::lock_guard lock(events_mu_);
+  return std::exchange(events_, {});
+}
+
+void NvmlSource::event(int64_t t_ns, int gpu, std::string what) {
+  std::lock_guard lock(events_mu_);
+  events_.push_back({t_ns, gpu, std::move(what)});
+}
+
+// A lost GPU is asked once a second, with the cheapest call there is, whether it is back (a GPU
+// reset, a driver that recovered).
+bool NvmlSource::back_from_lost(int gpu, Gpu& g, int64_t now_ns) {
+  if (now_ns < g.retry_ns) return false;
+  g.retry_ns = now_ns + 1'000'000'000;
+  unsigned mw = 0;
+  if (call(lib_->api().DeviceGetPowerUsage, g.handle, &mw) != nvml::kSuccess) return false;
+  g.lost = false;
+  g.energy = CounterUnwrap{};  // the counter may have restarted with the GPU
+  event(now_ns, gpu, "GPU is back; sampling resumes");
+  return true;
+}
 
 Status NvmlSource::status_of(nvml::Return r, Gpu& g) const {
   switch (r) {
@@ -89,6 +110,7 @@ Status NvmlSource::status_of(nvml::Return r, Gpu& g) const {
     case nvml::kErrorNoPermission:
       return Status::kNotSupported;
     case nvml::kErrorGpuIsLost:
+      if (!g.lost) g.retry_ns = steady_now_ns() + 1'000'000'000;
       g.lost = true;
       return Status::kGpuLost;
     default:
@@ -169,6 +191,7 @@ Sample NvmlSource::poll(int gpu, const SignalSet& which) {
   s.gpu = gpu;
   int64_t t0 = steady_now_ns();
   s.t_ns = t0;
+  if (g.lost) back_from_lost(gpu, g, t0);
   auto supported = [&](Signal sig) {
     if (!which[static_cast<std::size_t>(sig)]) return false;  // stays kNotRead
     Status st = info.support[static_cast<std::size_t>(sig)];
@@ -197,7 +220,7 @@ Sample NvmlSource::poll(int gpu, const SignalSet& which) {
     if (r == nvml::kSuccess) {
       CounterUnwrap::Step step = g.energy.feed(v);
       s[Signal::kEnergy] = Reading::of(step.value);
-      if (step.went_back) events_.push_back({s.t_ns, gpu, "energy counter went back; continued"});
+      if (step.went_back) event(s.t_ns, gpu, "energy counter went back; continued");
     } else {
       s[Signal::kEnergy] = Reading::failed(status_of(r, g));
     }
@@ -270,14 +293,31 @@ std::vector<Sample> NvmlSource::drain(int gpu) {
     if (r == nvml::kErrorGpuIsLost) g.lost = true;
     return out;
   }
-  for (unsigned i = 0; i < count; ++i) {
-    if (buf[i].timeStamp <= g.last_driver_sample_us) continue;
+  buf.resize(count);
+  std::stable_sort(buf.begin(), buf.end(),
+                   [](const auto& a, const auto& b) { return a.timeStamp < b.timeStamp; });
+  // A sample dated more than a second ahead of now would hide every later one: dropped.
+  const auto now_us =
+      static_cast<unsigned long long>((steady_now_ns() + realtime_minus_steady_ns_) / 1000);
+  int odd = 0;
+  for (const auto& v : buf) {
+    if (v.timeStamp > now_us + 1'000'000 || v.timeStamp == 0) {
+      ++odd;
+      continue;
+    }
+    if (v.timeStamp <= g.last_driver_sample_us) continue;  // seen already, or a repeat
     Sample s;
     s.gpu = gpu;
-    s.t_ns = static_cast<int64_t>(buf[i].timeStamp) * 1000 - realtime_minus_steady_ns_;
-    s[Signal::kDriverPower] = Reading::of(nvml::to_int64(type, buf[i].sampleValue));
+    s.t_ns = static_cast<int64_t>(v.timeStamp) * 1000 - realtime_minus_steady_ns_;
+    s[Signal::kDriverPower] = Reading::of(nvml::to_int64(type, v.sampleValue));
     out.push_back(s);
-    g.last_driver_sample_us = buf[i].timeStamp;
+    g.last_driver_sample_us = v.timeStamp;
+  }
+  if (odd > 0 && !said_odd_samples_) {
+    said_odd_samples_ = true;
+    event(steady_now_ns(), gpu,
+          "the driver's power buffer dated " + std::to_string(odd) +
+              " samples at 0 or in the future; they are dropped (said once)");
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #pragma once
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -10,7 +12,9 @@
 namespace powershape::telemetry {
 
 // NVIDIA GPUs through NVML, loaded at run time. A signal found unsupported at start is not asked
-// for again; a GPU reported lost is not asked again and reads kGpuLost from then on.
+// for again; a GPU reported lost reads kGpuLost, and is asked once a second whether it is back.
+// The driver's power buffer is harvested in time order; samples it dates in the future or at 0
+// are dropped (said once). Different GPUs may be polled from different threads.
 class NvmlSource final : public Source {
  public:
   // `gpus`: the NVML indices to watch; empty means all. Throws std::runtime_error with a one-line
@@ -28,6 +32,7 @@ class NvmlSource final : public Source {
   struct Gpu {
     nvml::Device handle = nullptr;
     bool lost = false;
+    int64_t retry_ns = 0;  // when a lost GPU is asked again
     CounterUnwrap energy;
     unsigned long long last_driver_sample_us = 0;
     std::array<int64_t, kSignalCount> cost_ns{};
@@ -41,7 +46,12 @@ class NvmlSource final : public Source {
   std::vector<Gpu> gpus_;
   std::vector<DeviceInfo> infos_;
   int64_t realtime_minus_steady_ns_ = 0;
+  void event(int64_t t_ns, int gpu, std::string what);
+  bool back_from_lost(int gpu, Gpu& g, int64_t now_ns);
+
+  std::mutex events_mu_;  // guards events_
   std::vector<Event> events_;
+  std::atomic<bool> said_odd_samples_{false};
 };
 
 }  // namespace powershape::telemetry

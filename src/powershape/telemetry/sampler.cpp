@@ -20,8 +20,10 @@ int64_t thread_cpu_ns() {
 Sampler::Sampler(Source& source, SamplerOptions options)
     : source_(source),
       options_(options),
+      sh_(std::make_shared<Shared>()),
       trackers_(source.devices().size()),
       failing_(source.devices().size()) {
+  sh_->stuck.assign(source.devices().size(), false);
   for (std::size_t g = 0; g < source.devices().size(); ++g) {
     auto cost = source.read_cost_ns(static_cast<int>(g));
     SignalSet cheap;
@@ -33,21 +35,89 @@ Sampler::Sampler(Source& source, SamplerOptions options)
 Sampler::~Sampler() { stop(); }
 
 void Sampler::start() {
-  stopping_ = false;
-  thread_ = std::thread([this] { run(); });
+  {
+    std::lock_guard lock(sh_->mu);
+    stopping_ = false;
+    watch_stop_ = false;
+    finished_ = false;
+    launch();
+  }
+  watchdog_ = std::thread([this] { watch(); });
+}
+
+void Sampler::launch() {
+  const uint64_t generation = ++sh_->generation;
+  thread_ = std::thread([this, sh = sh_, generation] { run(sh, generation); });
 }
 
 void Sampler::stop() {
-  if (!thread_.joinable()) return;
+  if (!watchdog_.joinable()) return;
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(sh_->mu);
     stopping_ = true;
+    wake_.notify_all();
+    // The sampling thread ends after its last round, or the watchdog gives it up.
+    done_.wait(lock, [this] { return finished_; });
+    watch_stop_ = true;
   }
   wake_.notify_all();
-  thread_.join();
+  watchdog_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
-void Sampler::run() {
+void Sampler::watch() {
+  const auto tick =
+      std::min<std::chrono::nanoseconds>(options_.stall_after / 4, std::chrono::milliseconds(100));
+  std::unique_lock lock(sh_->mu);
+  while (!wake_.wait_for(lock, tick, [this] { return watch_stop_; })) {
+    const int64_t now = steady_now_ns();
+    Shared& sh = *sh_;
+    if (sh.call_start_ns == 0 || now - sh.call_start_ns <= options_.stall_after.count()) continue;
+    const int g = sh.call_gpu;
+    sh.stuck[static_cast<std::size_t>(g)] = true;
+    sh.events.push_back({now, g,
+                         "a driver call has not returned for " +
+                             std::to_string((now - sh.call_start_ns) / 1'000'000) +
+                             " ms; this GPU is left out until it does"});
+    sh.call_start_ns = 0;
+    thread_.detach();  // stuck in the driver; it ends by itself if the call ever returns
+    if (stopping_) {
+      ++sh.generation;
+      finished_ = true;
+      done_.notify_all();
+    } else {
+      launch();
+    }
+  }
+}
+
+template <class F>
+Sampler::Call Sampler::call_source(Shared& sh, uint64_t generation, int g, F&& f) {
+  int64_t start = 0;
+  {
+    std::lock_guard lock(sh.mu);
+    if (sh.generation != generation) return Call::kGivenUp;
+    if (sh.stuck[static_cast<std::size_t>(g)]) return Call::kSkipped;
+    sh.call_gpu = g;
+    sh.call_start_ns = start = steady_now_ns();
+  }
+  f();
+  std::lock_guard lock(sh.mu);
+  if (sh.generation == generation) {
+    sh.call_start_ns = 0;
+    return Call::kDone;
+  }
+  // Given up on while in the call: the GPU is sampled again by the current thread from now on.
+  sh.stuck[static_cast<std::size_t>(g)] = false;
+  const int64_t now = steady_now_ns();
+  sh.events.push_back({now, g,
+                       "the driver call returned after " +
+                           std::to_string((now - start) / 1'000'000) +
+                           " ms; this GPU is sampled again"});
+  return Call::kGivenUp;
+}
+
+void Sampler::run(const std::shared_ptr<Shared>& sh, uint64_t generation) {
   int64_t cpu0 = thread_cpu_ns();
   int64_t t0 = steady_now_ns();
   auto next = std::chrono::steady_clock::now();
@@ -56,35 +126,45 @@ void Sampler::run() {
     bool drain = next >= next_drain, slow = next >= next_slow;
     if (drain) next_drain = next + options_.drain_period;
     if (slow) next_slow = next + options_.slow_period;
-    round(drain, slow);
+    if (!round(sh, generation, drain, slow)) return;  // given up on: a newer thread samples
     next += options_.period;
     auto now = std::chrono::steady_clock::now();
     if (now > next + options_.period) {
-      std::lock_guard lock(mu_);
+      std::lock_guard lock(sh_->mu);
       ++stats_.late;
       next = now;  // skip the rounds we missed rather than bursting to catch up
     }
-    std::unique_lock lock(mu_);
+    std::unique_lock lock(sh_->mu);
     if (wake_.wait_until(lock, next, [this] { return stopping_.load(); })) break;
   }
-  round(true, true);  // one last look at everything, so the trace ends at stop time
-  std::lock_guard lock(mu_);
-  stats_.cpu_ns = thread_cpu_ns() - cpu0;
-  stats_.wall_ns = steady_now_ns() - t0;
+  // One last look at everything, so the trace ends at stop time.
+  if (!round(sh, generation, true, true)) return;
+  std::lock_guard lock(sh_->mu);
+  stats_.cpu_ns += thread_cpu_ns() - cpu0;
+  stats_.wall_ns += steady_now_ns() - t0;
+  finished_ = true;
+  done_.notify_all();
 }
 
-void Sampler::round(bool drain, bool slow) {
+bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool drain, bool slow) {
   const int64_t t0 = steady_now_ns();
   std::vector<Sample> rows;
   const int n = static_cast<int>(source_.devices().size());
   for (int g = 0; g < n; ++g) {
-    const SignalSet& cheap = cheap_[static_cast<std::size_t>(g)];
-    rows.push_back(source_.poll(g, slow ? all_signals() : cheap));
+    const SignalSet& which = slow ? all_signals() : cheap_[static_cast<std::size_t>(g)];
+    Sample polled;
+    Call c = call_source(*sh, generation, g, [&] { polled = source_.poll(g, which); });
+    if (c == Call::kGivenUp) return false;  // touch nothing of this Sampler: it may be gone
+    if (c == Call::kSkipped) continue;
+    rows.push_back(std::move(polled));
     if (!drain) continue;
-    for (Sample& d : source_.drain(g)) rows.push_back(std::move(d));
+    std::vector<Sample> drained;
+    c = call_source(*sh, generation, g, [&] { drained = source_.drain(g); });
+    if (c == Call::kGivenUp) return false;
+    for (Sample& d : drained) rows.push_back(std::move(d));
   }
   std::vector<Event> events = source_.take_events();
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(sh_->mu);
   ++stats_.polls;
   for (const Sample& s : rows) {
     auto gi = static_cast<std::size_t>(s.gpu);
@@ -102,9 +182,10 @@ void Sampler::round(bool drain, bool slow) {
       }
     }
   }
-  for (auto& e : events) events_.push_back(std::move(e));
+  for (auto& e : events) sh_->events.push_back(std::move(e));
   push(rows);
   stats_.busy_ns += steady_now_ns() - t0;
+  return true;
 }
 
 void Sampler::push(std::vector<Sample>& rows) {
@@ -118,7 +199,7 @@ void Sampler::push(std::vector<Sample>& rows) {
 }
 
 std::vector<Sample> Sampler::take() {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(sh_->mu);
   std::vector<Sample> out(std::make_move_iterator(buffer_.begin()),
                           std::make_move_iterator(buffer_.end()));
   buffer_.clear();
@@ -126,22 +207,22 @@ std::vector<Sample> Sampler::take() {
 }
 
 std::vector<Event> Sampler::take_events() {
-  std::lock_guard lock(mu_);
-  return std::exchange(events_, {});
+  std::lock_guard lock(sh_->mu);
+  return std::exchange(sh_->events, {});
 }
 
 std::vector<Region> Sampler::take_regions() {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(sh_->mu);
   return std::exchange(closed_, {});
 }
 
 void Sampler::begin_region(const std::string& name, int gpu, std::optional<int64_t> t_ns) {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(sh_->mu);
   open_.push_back({name, gpu, t_ns.value_or(steady_now_ns()), 0});
 }
 
 std::vector<Region> Sampler::close_open_regions(std::optional<int64_t> t_ns) {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(sh_->mu);
   std::vector<Region> closed = std::exchange(open_, {});
   for (auto& r : closed) {
     r.end_ns = std::max(r.begin_ns, t_ns.value_or(steady_now_ns()));
@@ -151,7 +232,7 @@ std::vector<Region> Sampler::close_open_regions(std::optional<int64_t> t_ns) {
 }
 
 bool Sampler::end_region(const std::string& name, std::optional<int64_t> t_ns) {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(sh_->mu);
   for (auto it = open_.rbegin(); it != open_.rend(); ++it) {
     if (it->name != name) continue;
     Region r = *it;
@@ -164,18 +245,18 @@ bool Sampler::end_region(const std::string& name, std::optional<int64_t> t_ns) {
 }
 
 SamplerStats Sampler::stats() const {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(sh_->mu);
   return stats_;
 }
 
 std::optional<int64_t> Sampler::update_period_ns(int gpu, Signal s) const {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(sh_->mu);
   return trackers_.at(static_cast<std::size_t>(gpu))[static_cast<std::size_t>(s)]
       .median_period_ns();
 }
 
 std::size_t Sampler::update_count(int gpu, Signal s) const {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(sh_->mu);
   return trackers_.at(static_cast<std::size_t>(gpu))[static_cast<std::size_t>(s)].changes();
 }
 

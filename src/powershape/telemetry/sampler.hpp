@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -26,6 +27,9 @@ struct SamplerOptions {
   // slow_period: on an H200 the energy counter costs ~3 ms a read, three times a 1 ms period.
   std::chrono::nanoseconds slow_cost = std::chrono::microseconds(20);
   std::chrono::nanoseconds slow_period = std::chrono::milliseconds(1000);
+  // A driver call that has not returned after this long is given up on: its GPU is left out and
+  // sampling goes on with the others (and with it again once the call returns).
+  std::chrono::nanoseconds stall_after = std::chrono::milliseconds(500);
 };
 
 struct SamplerStats {
@@ -39,6 +43,10 @@ struct SamplerStats {
 
 // A thread that polls every device of a source at a fixed period, harvests buffered driver rows,
 // and keeps them in a bounded buffer for a consumer to take. Regions are placed from any thread.
+// A watchdog thread sees a call into the source that does not return (a hung driver): it records
+// an event, leaves that GPU out, and starts a fresh sampling thread, so that the others are still
+// sampled; the stuck thread, if its call ever returns, puts the GPU back and ends. A call that
+// never returns keeps its thread, which the process's exit ends; the source must outlive it.
 class Sampler {
  public:
   Sampler(Source& source, SamplerOptions options);
@@ -67,18 +75,39 @@ class Sampler {
   std::size_t update_count(int gpu, Signal s) const;
 
  private:
-  void run();
-  void round(bool drain, bool slow);
+  // What a sampling thread that was given up on still touches when its call returns, kept alive
+  // by that thread after the Sampler is gone: the mutex (which guards the Sampler's state too),
+  // the generation, which GPUs are stuck, and the events.
+  struct Shared {
+    std::mutex mu;
+    uint64_t generation = 0;    // the sampling thread's; older ones were given up on
+    int64_t call_start_ns = 0;  // when its current call into the source began; 0: none
+    int call_gpu = -1;
+    std::vector<bool> stuck;  // per GPU: a call on it has not returned
+    std::vector<Event> events;
+  };
+  enum class Call { kDone, kSkipped, kGivenUp };
+
+  void run(const std::shared_ptr<Shared>& sh, uint64_t generation);
+  // false when this thread was given up on during the round (its rows are dropped)
+  bool round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool drain, bool slow);
   void push(std::vector<Sample>& rows);
+  void watch();
+  void launch();
+  // The sampling thread's call into the source for GPU g: skipped while g is stuck; kGivenUp
+  // when the watchdog gave up on it during the call (it then touches only *sh).
+  template <class F>
+  static Call call_source(Shared& sh, uint64_t generation, int g, F&& f);
 
   Source& source_;
   SamplerOptions options_;
-  std::thread thread_;
+  std::thread thread_, watchdog_;
   std::atomic<bool> stopping_{false};
-  std::condition_variable wake_;
-  mutable std::mutex mu_;  // guards everything below
+  std::shared_ptr<Shared> sh_;  // its mutex guards everything below
+  std::condition_variable wake_, done_;
+  bool finished_ = false;    // the sampling thread has ended (or was given up on while stopping)
+  bool watch_stop_ = false;  // the watchdog ends
   std::deque<Sample> buffer_;
-  std::vector<Event> events_;
   std::vector<Region> open_, closed_;
   std::vector<std::array<UpdateTracker, kSignalCount>> trackers_;
   std::vector<std::array<bool, kSignalCount>> failing_;  // reported a failure already

@@ -21,7 +21,8 @@ using SignalSet = std::bitset<kSignalCount>;
 inline SignalSet all_signals() { return SignalSet().set(); }
 
 // Something that reports GPU telemetry: NVML, Jetson hwmon rails, a recorded trace, the simulator.
-// Calls come from one sampler thread.
+// Calls for one GPU come from one thread at a time; after the sampler gives up on a call that did
+// not return, other GPUs may be polled from a new thread while it is still inside.
 class Source {
  public:
   virtual ~Source() = default;
