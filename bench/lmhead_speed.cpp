@@ -15,7 +15,7 @@
 #include "powershape/experiment/engine.hpp"
 #include "powershape/experiment/gpu_backend.hpp"
 #include "powershape/util/int_list.hpp"
-#include "powershape/util/json_out.hpp"
+#include "powershape/util/json_io.hpp"
 #include "powershape/workload/args.hpp"
 
 using namespace powershape;

@@ -1,7 +1,9 @@
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/printable.hpp"
 #include "powershape/util/share_dir.hpp"
 #include "subcommands.hpp"
 
@@ -19,6 +21,20 @@ int main(int argc, char** argv) {
   powershape::cli::add_sim(app);
   powershape::cli::add_repro(app);
   powershape::cli::add_probe(app);
+  // CLI11 answers a word that is no subcommand with "A subcommand is required": name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known |= sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "powershape: unknown subcommand '%s' (%s)\n",
+                   powershape::util::printable(argv[1]).c_str(), names.c_str());
+      return 109;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

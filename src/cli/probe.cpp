@@ -7,7 +7,7 @@
 #include "backend_spec.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/util/int_list.hpp"
-#include "powershape/util/json_out.hpp"
+#include "powershape/util/json_io.hpp"
 #include "powershape/workload/args.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
@@ -155,7 +155,7 @@ void add_probe(CLI::App& app) {
   add_workload_options(*cmd, a.workload, WorkloadUse::kProbe);
   cmd->add_option("--window", a.window_s, "Seconds per measurement, at least 4 periods (default 3)")
       ->check(finite_in(0.01, 3600));
-  cmd->add_option("--seed", a.seed, "Seed (simulator noise)");
+  cmd->add_option("--seed", a.seed, "Seed (simulator noise)")->check(seed_value());
   cmd->add_option("-o,--output", a.out, "Write the curve and figures as JSON");
   cmd->callback([] { exit_code() = run_probe(a); });
 }

@@ -4,7 +4,7 @@
 
 #include "backend_spec.hpp"
 #include "powershape/experiment/engine.hpp"
-#include "powershape/util/json_out.hpp"
+#include "powershape/util/json_io.hpp"
 #include "result_table.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
@@ -65,7 +65,8 @@ void add_repro(CLI::App& app) {
   cmd->add_option("--cooldown", a.design.cooldown_c,
                   "Idle before each measurement until this cool (C)")
       ->check(finite_in(0, 120));
-  cmd->add_option("--seed", a.design.seed, "Seed of the run order (default 1)");
+  cmd->add_option("--seed", a.design.seed, "Seed of the run order (default 1)")
+      ->check(seed_value());
   cmd->add_option("--min-effect", a.min_effect_pct,
                   "A difference under this many percent is called 'within' it, not faster or "
                   "slower (default 0.2)");

@@ -9,7 +9,7 @@
 #include "powershape/sim/simulator.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
-#include "powershape/util/json_out.hpp"
+#include "powershape/util/json_io.hpp"
 #include "powershape/util/share_dir.hpp"
 #include "report.hpp"
 #include "subcommands.hpp"
@@ -152,7 +152,7 @@ void add_sim(CLI::App& app) {
       ->check(finite_in(0, 100'000));
   cmd->add_option("--step-ms", a.step_ms, "Simulation step in ms (default 0.1)")
       ->check(finite_in(1e-3, 10));
-  cmd->add_option("--seed", a.seed, "Seed of the sensor noise (default 1)");
+  cmd->add_option("--seed", a.seed, "Seed of the sensor noise (default 1)")->check(seed_value());
   cmd->add_option("-o,--output", a.out_csv,
                   "Write the simulated trace as CSV (the monitor's format)");
   cmd->add_option("--json", a.out_json, "Write metadata and the summary as JSON");

@@ -2,7 +2,9 @@
 // Option values that bound a run: every number an option takes is finite and in a range that keeps
 // the run finite in time and memory. CLI11's Range lets NaN through (its comparisons are false).
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 #include <string>
 
@@ -26,6 +28,19 @@ inline CLI::Validator finite_in(double lo, double hi) {
         return {};
       },
       "in " + range.str());
+}
+
+// A seed: a whole number that fits 64 bits unsigned (CLI11 would wrap -1 into 2^64 - 1).
+inline CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        uint64_t v = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+          return "expected a whole number from 0 to 18446744073709551615, found '" + s + "'";
+        return {};
+      },
+      "0 to 2^64 - 1");
 }
 
 }  // namespace powershape::cli

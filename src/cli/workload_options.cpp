@@ -23,7 +23,8 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
     cmd.add_option("--chunks", a.chunks, "Row chunks (default 1)");
     cmd.add_option("--period-ms", a.period_ms, "square: period in ms (default 50)")
         ->check(finite_in(0.1, 3.6e6));
-    cmd.add_option("--gap", a.gap, "square: idle or memory (default idle)");
+    cmd.add_option("--gap", a.gap, "square: idle or memory (default idle)")
+        ->check(CLI::IsMember({"idle", "memory"}));
     cmd.add_option(
         "--recorded-on", a.recorded_on,
         "TIMELINE.csv: the profile of the GPU it was recorded on (default the simulated one)");

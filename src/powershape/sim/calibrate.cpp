@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
 #include "powershape/analysis/series.hpp"
@@ -13,6 +14,7 @@
 #include "powershape/sim/simulator.hpp"
 #include "powershape/sim/thermal.hpp"
 #include "powershape/trace/csv_reader.hpp"
+#include "powershape/util/json_io.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::sim {
@@ -20,21 +22,19 @@ using telemetry::Signal;
 
 namespace {
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": not JSON (" + e.what() + ")");
-  }
-}
-
-double field(const nlohmann::json& j, const std::string& path, const char* obj, const char* key) {
-  if (!j.contains(obj) || !j.at(obj).contains(key) || !j.at(obj).at(key).is_number()) {
+// A figure of the recording: a positive number up to `most`.
+double field(const nlohmann::json& j, const std::string& path, const char* obj, const char* key,
+             double most = 1e12) {
+  if (!j.is_object() || !j.contains(obj) || !j.at(obj).is_object() || !j.at(obj).contains(key)) {
     throw std::runtime_error(path + ": missing " + obj + "." + key);
   }
-  return j.at(obj).at(key).get<double>();
+  const auto& v = j.at(obj).at(key);
+  if (!v.is_number() || !(v.get<double>() > 0) || !(v.get<double>() <= most)) {
+    std::ostringstream m;
+    m << path << ": " << obj << "." << key << ": expected a positive number up to " << most;
+    throw std::runtime_error(m.str());
+  }
+  return v.get<double>();
 }
 
 // Back-to-back products of the calibration size, as a plan.
@@ -63,10 +63,10 @@ double compute_tflops(const SimResult& r, const workload::Plan& plan, int phase)
 CalibrationData read_calibration_data(const std::string& dir) {
   CalibrationData d;
   const std::string sq_path = dir + "/square_wave_idle_summary.json";
-  auto sq = read_json(sq_path);
+  auto sq = util::read_json_file(sq_path);
   for (const auto& [key, v] : sq.items()) {
     if (key == "gemm_only") continue;
-    d.square.emplace_back(field(sq, sq_path, key.c_str(), "period_ms") * 1e-3,
+    d.square.emplace_back(field(sq, sq_path, key.c_str(), "period_ms", 3.6e6) * 1e-3,
                           field(sq, sq_path, key.c_str(), "burst_tf_med"));
   }
   if (d.square.empty()) throw std::runtime_error(sq_path + ": no square-wave conditions");
@@ -74,7 +74,7 @@ CalibrationData read_calibration_data(const std::string& dir) {
   d.continuous_tflops = field(sq, sq_path, "gemm_only", "burst_tf_med");
   d.square_flops = 2.0 * 4096 * 4096 * 4096;  // the products data/h200 used
   const std::string sus_path = dir + "/sustained_60s_summary.json";
-  auto sus = read_json(sus_path);
+  auto sus = util::read_json_file(sus_path);
   d.sustained_tflops = field(sus, sus_path, "sustained_60s", "burst_tf_med");
   d.sustained_clock_mhz = field(sus, sus_path, "sustained_60s", "clk_mean");
   d.sustained_s = field(sus, sus_path, "sustained_60s", "secs");

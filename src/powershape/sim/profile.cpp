@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "powershape/util/json_io.hpp"
 #include "powershape/util/share_dir.hpp"
 
 namespace powershape::sim {
@@ -187,13 +188,8 @@ Profile load_profile(const std::string& name_or_path) {
     throw std::runtime_error("no profile '" + name_or_path + "' (profiles in " + profiles_dir() +
                              ": " + names + ")");
   }
-  try {
-    return profile_from_json(json::parse(in));
-  } catch (const json::exception& e) {
-    throw std::runtime_error(path.string() + ": not JSON (" + e.what() + ")");
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path.string() + ": " + e.what());
-  }
+  in.close();
+  return util::read_as(path.string(), [](const json& j) { return profile_from_json(j); });
 }
 
 void apply_power_mode(Profile& p, const std::string& mode) {

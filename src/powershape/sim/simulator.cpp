@@ -163,10 +163,23 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
   {  // size the record once: iterations at the unthrottled rates, times the phases
     double nominal_s = 0;
     for (const auto& ph : plan.phases) nominal_s += work_of(ph) / rate_of(s_->p, ph, s_->p.max_mhz);
+    // Bounded before it starts: one iteration within a simulated day, and at most 5e7 phase
+    // ends (a record each; a plan of nanosecond phases run for seconds would make billions).
+    if (!(nominal_s <= 86400)) {
+      throw std::invalid_argument("one iteration of '" + plan.name + "' lasts " +
+                                  std::to_string(nominal_s) +
+                                  " s at the device's peak rates, more than a simulated day");
+    }
     const double iters =
         iterations > 0 ? iterations : seconds / std::max(nominal_s, 1e-9) * 1.05 + 1;
-    r.phases.reserve(
-        static_cast<std::size_t>(std::min(iters * static_cast<double>(plan.phases.size()), 5e7)));
+    const double ends = iters * static_cast<double>(plan.phases.size());
+    if (ends > 5e7) {
+      throw std::invalid_argument(
+          "'" + plan.name + "' would end about " + std::to_string(std::llround(ends)) +
+          " phases in this run (at most 50000000): its phases are too short for so many iterations "
+          "or seconds");
+    }
+    r.phases.reserve(static_cast<std::size_t>(ends));
   }
   std::size_t phase = 0;
   double left = work_of(plan.phases[0]);

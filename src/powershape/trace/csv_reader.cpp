@@ -11,6 +11,7 @@
 
 #include "powershape/telemetry/counter_unwrap.hpp"
 #include "powershape/trace/json_codec.hpp"
+#include "powershape/util/printable.hpp"
 
 namespace powershape::trace {
 namespace {
@@ -126,7 +127,7 @@ class Parser {
     bool has_time = false;
     for (auto n : names) {
       auto c = column_for(n);
-      if (!c) fail(col, "unknown column '" + std::string(n) + "'");
+      if (!c) fail(col, "unknown column '" + util::printable(n) + "'");
       has_time |= std::holds_alternative<TimeCol>(*c);
       columns_.push_back(*c);
       col += n.size() + 1;
@@ -194,7 +195,7 @@ class Parser {
             } else if constexpr (std::is_same_v<K, GpuCol>) {
               const int64_t g = integer(c, col);
               if (g < 0 || g >= kMaxGpus) {
-                fail(col, "gpu index " + std::string(c) + " is outside 0-" +
+                fail(col, "gpu index " + util::printable(c) + " is outside 0-" +
                               std::to_string(kMaxGpus - 1));
               }
               s.gpu = static_cast<int>(g);
@@ -203,8 +204,8 @@ class Parser {
             } else {
               s[kind] = reading(c, col);
               if (s[kind].ok() && s[kind].value < 0 && never_negative(kind)) {
-                fail(col,
-                     "negative " + std::string(telemetry::spec(kind).name) + " " + std::string(c));
+                fail(col, "negative " + std::string(telemetry::spec(kind).name) + " " +
+                              util::printable(c));
               }
             }
           },
@@ -219,7 +220,7 @@ class Parser {
     int64_t v = 0;
     auto [p, ec] = std::from_chars(c.data(), c.data() + c.size(), v);
     if (ec != std::errc() || p != c.data() + c.size()) {
-      fail(col, "expected an integer, found '" + std::string(c) + "'");
+      fail(col, "expected an integer, found '" + util::printable(c) + "'");
     }
     return v;
   }
@@ -228,7 +229,7 @@ class Parser {
     double v = 0;
     auto [p, ec] = std::from_chars(c.data(), c.data() + c.size(), v);
     if (ec != std::errc() || p != c.data() + c.size() || !(v == v)) {
-      fail(col, "expected a number, found '" + std::string(c) + "'");
+      fail(col, "expected a number, found '" + util::printable(c) + "'");
     }
     return v;
   }

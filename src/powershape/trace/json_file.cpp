@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "powershape/trace/json_codec.hpp"
-#include "powershape/util/json_out.hpp"
+#include "powershape/util/json_io.hpp"
 
 namespace powershape::trace {
 using nlohmann::json;

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "powershape/util/json_io.hpp"
+
 namespace powershape::workload {
 using nlohmann::json;
 
@@ -34,13 +36,22 @@ void only(const json& object, const std::string& where, std::initializer_list<co
 
 constexpr std::size_t kMaxPhases = 100'000;
 
+// An optional string field, named when it is not one.
+std::string text(const json& object, const std::string& where, const char* key,
+                 const std::string& otherwise) {
+  if (!object.contains(key)) return otherwise;
+  if (!object.at(key).is_string())
+    throw std::runtime_error(where + "." + key + ": expected a string");
+  return object.at(key).get<std::string>();
+}
+
 }  // namespace
 
 Plan plan_from_json(const json& j) {
   if (!j.is_object()) throw std::runtime_error("plan: expected an object");
   only(j, "plan", {"name", "phases"});
   Plan p;
-  p.name = j.value("name", std::string("plan"));
+  p.name = text(j, "plan", "name", "plan");
   if (!j.contains("phases") || !j.at("phases").is_array() || j.at("phases").empty()) {
     throw std::runtime_error("phases: expected a non-empty array");
   }
@@ -50,7 +61,7 @@ Plan plan_from_json(const json& j) {
     const std::string where = "phases[" + std::to_string(i) + "]";
     if (!x.is_object()) throw std::runtime_error(where + ": expected an object");
     Phase ph;
-    ph.name = x.value("name", "phase" + std::to_string(i));
+    ph.name = text(x, where, "name", "phase" + std::to_string(i));
     if (!x.contains("kind") || !x.at("kind").is_string()) {
       throw std::runtime_error(where + ".kind: expected compute, memory or idle");
     }
@@ -78,15 +89,7 @@ Plan plan_from_json(const json& j) {
 }
 
 Plan read_plan(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  try {
-    return plan_from_json(json::parse(in));
-  } catch (const json::exception& e) {
-    throw std::runtime_error(path + ": not JSON (" + std::string(e.what()) + ")");
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
+  return util::read_as(path, [](const json& j) { return plan_from_json(j); });
 }
 
 json to_json(const Plan& p) {

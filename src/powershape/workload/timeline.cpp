@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "powershape/util/printable.hpp"
+
 namespace powershape::workload {
 namespace {
 
@@ -78,13 +80,15 @@ Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
       if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < 0) {
         fail("column " + std::to_string(col + 1) + ": expected a non-negative integer, found '" +
-             s + "'");
+             util::printable(s) + "'");
       }
       return v;
     };
     kernels.push_back({number(start_col), number(dur_col), c[static_cast<std::size_t>(name_col)]});
   }
   if (kernels.empty()) fail("no kernels");
+  if (std::none_of(kernels.begin(), kernels.end(), [](const Kernel& k) { return k.duration > 0; }))
+    fail("no kernel has a positive duration");
   std::stable_sort(kernels.begin(), kernels.end(),
                    [](const Kernel& a, const Kernel& b) { return a.start < b.start; });
   Plan plan;

@@ -1,0 +1,40 @@
+#include "powershape/util/json_io.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "powershape/util/printable.hpp"
+
+namespace powershape::util {
+
+void write_json_file(const std::string& path, const nlohmann::json& j) {
+  std::ofstream out(path);
+  out << j.dump(1) << '\n';
+  out.close();  // the last of it is written here: a full disk shows now, not never
+  if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+}
+
+std::string strip_json_code(const std::string& what) {
+  const auto close = what.find("] ");
+  const bool coded = what.rfind("[json.exception.", 0) == 0 && close != std::string::npos;
+  return printable(coded ? what.substr(close + 2) : what, 200);
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw std::runtime_error(path + ": a folder, not a JSON file");
+  }
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not JSON, " + strip_json_code(e.what()));
+  }
+}
+
+}  // namespace powershape::util
