@@ -2,7 +2,7 @@
 # Installs the Debian/Ubuntu packages powershape builds with, where they are missing.
 set -euo pipefail
 need=()
-for p in cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libgtest-dev clang-format python3-torch python3-pytest python3-setuptools procps; do
+for p in cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libgtest-dev clang-format python3-torch python3-pytest python3-setuptools procps clang; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 # A machine whose image already has the libraries (the GPU machine) may lack dpkg entries for
