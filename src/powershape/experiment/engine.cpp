@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include "powershape/analysis/series.hpp"
@@ -49,6 +50,18 @@ Result run_design(Backend& backend, const Design& d) {
   if (!(d.window_s > 0)) throw std::invalid_argument("the window must be positive");
   if (!(d.min_effect >= 0 && d.min_effect < 1))
     throw std::invalid_argument("the minimum effect must be in [0, 1)");
+  // Bounded before it starts: rounds x configurations x (window + the longest cool-down) plus
+  // the warm-up, within a day, on any device.
+  const double planned = static_cast<double>(d.rounds) * static_cast<double>(n) *
+                             (d.window_s + (d.cooldown_c > 0 ? 60 : 0)) +
+                         d.warmup_max_s;
+  if (planned > kMaxDesignSeconds) {
+    std::ostringstream m;
+    m << d.rounds << " rounds of " << n << " configurations in " << d.window_s
+      << " s windows plan up to " << std::lround(planned)
+      << " s of measurement, more than a day: fewer rounds, configurations or seconds";
+    throw std::invalid_argument(m.str());
+  }
   Result r;
   r.backend = backend.describe();
   r.simulated = backend.simulated();

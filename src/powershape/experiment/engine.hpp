@@ -9,6 +9,10 @@
 
 namespace powershape::experiment {
 
+// The most measurement a design may plan (rounds x configurations x windows and cool-downs, plus
+// the warm-up): a day.
+inline constexpr double kMaxDesignSeconds = 86400;
+
 struct Design {
   int rounds = 8;
   double window_s = 2;       // each measurement; >= 1 s for 10 energy-counter updates

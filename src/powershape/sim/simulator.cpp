@@ -179,6 +179,14 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
           " phases in this run (at most 50000000): its phases are too short for so many iterations "
           "or seconds");
     }
+    const double steps = (iterations > 0 ? iterations * nominal_s : seconds) /
+                         (static_cast<double>(s_->step_ns) * 1e-9);
+    if (steps > 2e9) {  // ~a minute or two of CPU
+      throw std::invalid_argument("this run would take about " +
+                                  std::to_string(std::llround(steps)) +
+                                  " simulation steps (at most 2000000000): a coarser step "
+                                  "(--step-ms) or a shorter run");
+    }
     r.phases.reserve(static_cast<std::size_t>(ends));
   }
   std::size_t phase = 0;
