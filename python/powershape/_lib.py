@@ -6,6 +6,7 @@ library path. Nothing here compiles against torch, so one package works across t
 """
 import ctypes
 import ctypes.util
+import shutil
 import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,6 +88,23 @@ def _candidates():
     return out
 
 
+def cli():
+    """The powershape command beside the library found: $POWERSHAPE_BIN, the build tree's, an
+    install prefix's bin/, or the one on PATH."""
+    env = os.environ.get("POWERSHAPE_BIN")
+    if env:
+        return env
+    lib_path = getattr(lib(), "_name", "")
+    here = os.path.dirname(os.path.abspath(lib_path)) if lib_path else _HERE
+    for path in (os.path.join(here, "powershape"), os.path.join(here, "..", "bin", "powershape")):
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return os.path.normpath(path)
+    found = shutil.which("powershape")
+    if found:
+        return found
+    raise PowershapeError("cannot find the powershape command (set POWERSHAPE_BIN to its path)")
+
+
 def _load():
     tried = []
     for path in _candidates():
@@ -128,6 +146,7 @@ def lib():
         "ps_lmhead_run": (ctypes.c_int, [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions), vp]),
         "ps_lmhead_scale_gradients": (ctypes.c_int, [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions),
                                                      vp, vp]),
+        "ps_lmhead_tuned_chunks": (ctypes.c_int, [i64, i64, i64, ctypes.c_int, cs, ctypes.c_int]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(L, name)

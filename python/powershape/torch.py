@@ -12,11 +12,13 @@ dimensions are flattened; targets may be int32 or int64. `chunks` is the power k
 smooth the GPU's power at some cost in speed (`powershape repro` says which count pays).
 """
 import ctypes
-from typing import Optional
+import subprocess
+import sys
+from typing import Optional, Union
 
 import torch
 
-from ._lib import LmHeadArgs, LmHeadOptions, check, lib
+from ._lib import LmHeadArgs, LmHeadOptions, PowershapeError, check, cli, lib
 
 _REDUCTIONS = {"mean": 0, "sum": 1, "none": 2}
 
@@ -203,6 +205,33 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
     _custom_op.register_autograd(_custom_backward, setup_context=_setup_context)
 
 
+_tuned = {}
+
+
+def _auto_chunks(n, d, v, forward_only, device_index):
+    """chunks="auto": the count `powershape tune` cached for this GPU (as it is now: name, driver,
+    power limit) and shape; when there is none, the shape is tuned once (a minute or two) and
+    cached. Remembered per process."""
+    key = (n, d, v, forward_only, device_index)
+    if key in _tuned:
+        return _tuned[key]
+    ask = lambda: lib().ps_lmhead_tuned_chunks(n, d, v, int(forward_only), b"time", device_index)
+    chunks = ask()
+    check(chunks >= 0)
+    if chunks == 0:
+        workload = "lmhead-forward" if forward_only else "lmhead"
+        print(f"powershape: tuning the LM head's chunk count for {n}x{d}x{v} on this GPU once "
+              f"(the result is cached)", file=sys.stderr)
+        cmd = [cli(), "tune", "--workload", workload, "--shape", f"{n},{d},{v}", "--device", "gpu"]
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            raise PowershapeError(f"chunks='auto': {' '.join(cmd)} failed: {done.stderr.strip()}")
+        chunks = ask()
+        check(chunks > 0)
+    _tuned[key] = chunks
+    return chunks
+
+
 def _compiling():
     compiler = getattr(torch, "compiler", None)
     return compiler is not None and hasattr(compiler, "is_compiling") and compiler.is_compiling()
@@ -211,8 +240,11 @@ def _compiling():
 def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor,
                          bias: Optional[torch.Tensor] = None, ignore_index: int = -100,
                          reduction: str = "mean", label_smoothing: float = 0.0, z_loss: float = 0.0,
-                         softcap: Optional[float] = None, chunks: int = 1) -> torch.Tensor:
+                         softcap: Optional[float] = None, chunks: Union[int, str] = 1) -> torch.Tensor:
     """Cross-entropy of softmax(x @ weight.T (+ bias)) against targets, without the full logits.
+
+    chunks: a count, or "auto": the count `powershape tune` chose for this GPU and shape (tuned
+    once, then cached per GPU, driver, power limit and shape).
 
     x [..., D] and weight [V, D] (bf16 on CUDA), targets [...] int32 or int64; z_loss adds
     z_loss * logsumexp^2 per token; softcap maps logits to softcap * tanh(logits / softcap).
@@ -227,8 +259,8 @@ def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.T
         raise ValueError(f"targets must be int32 or int64, not {targets.dtype}")
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise ValueError(f"bias {tuple(bias.shape)} must be [{weight.shape[0]}]")
-    if int(chunks) < 1:
-        raise ValueError(f"chunks must be at least 1, not {chunks}")
+    if chunks != "auto" and (isinstance(chunks, str) or int(chunks) < 1):
+        raise ValueError(f"chunks must be at least 1 or 'auto', not {chunks!r}")
     lead = x.shape[:-1]
     x2 = x.reshape(-1, x.shape[-1])
     t2 = targets.reshape(-1)
@@ -241,6 +273,9 @@ def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.T
         if bias.dtype != torch.bfloat16:
             raise ValueError(f"on CUDA the bias must be bfloat16, not {bias.dtype}")
         bias = bias.contiguous()
+    if chunks == "auto":
+        forward_only = not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad))
+        chunks = _auto_chunks(x2.shape[0], x2.shape[1], weight.shape[0], forward_only, x.device.index or 0)
     params = (int(ignore_index), _REDUCTIONS[reduction], float(label_smoothing), float(z_loss), float(softcap or 0),
               int(chunks))
     x2, weight, t2 = x2.contiguous(), weight.contiguous(), t2.contiguous()

@@ -72,6 +72,9 @@ def test_bad_arguments_are_named():
         linear_cross_entropy(x, w, t.float())
     with pytest.raises(ValueError, match="chunks"):
         linear_cross_entropy(x, w, t, chunks=0)
+    with pytest.raises(ValueError, match="chunks"):
+        linear_cross_entropy(x, w, t, chunks="best")
+    assert torch.allclose(linear_cross_entropy(x, w, t, chunks="auto"), linear_cross_entropy(x, w, t))
     with pytest.raises(ValueError, match="bias"):
         linear_cross_entropy(x, w, t, bias=torch.zeros(3))
 
@@ -163,3 +166,20 @@ def test_torch_compile_traces_the_op_without_a_graph_break():
     assert torch.allclose(ours, ref)
     assert torch.allclose(gx.float(), rx.float(), rtol=1e-2, atol=1e-2 * rx.abs().max().item())
     assert torch.allclose(gw.float(), rw.float(), rtol=1e-2, atol=1e-2 * rw.abs().max().item())
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
+def test_cuda_chunks_auto_uses_what_tune_cached(tmp_path, monkeypatch):
+    import subprocess
+
+    from powershape._lib import cli, lib
+
+    monkeypatch.setenv("POWERSHAPE_CACHE", str(tmp_path / "tune.json"))
+    x, w, t = inputs("cuda", n=256, d=128, v=4099, dtype=torch.bfloat16)
+    assert lib().ps_lmhead_tuned_chunks(256, 128, 4099, 0, b"time", 0) == 0  # nothing cached yet
+    subprocess.run([cli(), "tune", "--device", "gpu", "--shape", "256,128,4099", "--chunks", "1,2,3",
+                    "--window", "0.05", "--rounds", "2", "--no-model"], check=True, capture_output=True)
+    tuned = lib().ps_lmhead_tuned_chunks(256, 128, 4099, 0, b"time", 0)
+    assert tuned in (1, 2, 3)
+    ours = linear_cross_entropy(x, w, t, chunks="auto")
+    assert torch.allclose(ours, linear_cross_entropy(x, w, t, chunks=tuned))

@@ -3,7 +3,10 @@
 #include <stdexcept>
 
 #include "capi_error.hpp"
+#include "powershape/experiment/tune_cache.hpp"
 #include "powershape/powershape.h"
+#include "powershape/telemetry/nvml_source.hpp"
+#include "powershape/trace/json_codec.hpp"
 #ifdef POWERSHAPE_CAPI_CUDA
 #include "powershape/kernels/lmhead.hpp"
 #endif
@@ -110,6 +113,22 @@ int ps_lmhead_scale_gradients(const ps_lmhead_args* a, const ps_lmhead_options* 
     (void)a, (void)o, (void)factor, (void)stream;
     no_cuda();
 #endif
+  });
+}
+
+int ps_lmhead_tuned_chunks(int64_t n, int64_t d, int64_t v, int forward_only, const char* objective,
+                           int gpu) {
+  return powershape::capi::guarded<int>(-1, [&]() -> int {
+    namespace e = powershape::experiment;
+    if (n < 1 || d < 1 || v < 1) throw std::invalid_argument("lmhead: N, D and V must be positive");
+    if (objective == nullptr) throw std::invalid_argument("tuned chunks: the objective is NULL");
+    powershape::telemetry::NvmlSource nvml({gpu});
+    const nlohmann::json device = {{"device", powershape::trace::to_json(nvml.devices().at(0))}};
+    powershape::workload::Workload w{powershape::workload::LmHead{n, d, v}, 1};
+    const std::string key = e::tune_key(
+        device, e::tune_workload_name(forward_only != 0 ? "lmhead-forward" : "lmhead", w),
+        objective);
+    return e::cached_chunks(key).value_or(0);
   });
 }
 

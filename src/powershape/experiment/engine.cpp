@@ -42,6 +42,19 @@ std::string verdict(const Interval& i, double min_effect, const char* below, con
 
 }  // namespace
 
+void warm_up(Backend& backend, const Design& d, Result& r) {
+  // Warm-up windows hold five iterations at least, so that a slow configuration's windows are
+  // comparable with each other.
+  double window = d.warmup_window_s;
+  while (r.warmup_s < d.warmup_max_s && !r.settled) {
+    Measurement m = backend.measure(d.baseline, window);
+    window = std::max(window, 5 * m.ms_per_iteration * 1e-3);
+    r.warmup_s += m.seconds;
+    r.warmup.push_back(m);
+    r.settled = settled(r.warmup, d.settle_windows, d.settle_tolerance);
+  }
+}
+
 Result run_design(Backend& backend, const Design& d) {
   const std::size_t n = backend.config_count();
   if (n == 0) throw std::invalid_argument("the design has no configurations");
@@ -68,16 +81,7 @@ Result run_design(Backend& backend, const Design& d) {
   r.device = backend.device_json();
   r.baseline = d.baseline;
 
-  // Warm-up windows hold five iterations at least, so that a slow configuration's windows are
-  // comparable with each other.
-  double window = d.warmup_window_s;
-  while (r.warmup_s < d.warmup_max_s && !r.settled) {
-    Measurement m = backend.measure(d.baseline, window);
-    window = std::max(window, 5 * m.ms_per_iteration * 1e-3);
-    r.warmup_s += m.seconds;
-    r.warmup.push_back(m);
-    r.settled = settled(r.warmup, d.settle_windows, d.settle_tolerance);
-  }
+  warm_up(backend, d, r);
 
   std::mt19937_64 rng(d.seed);
   std::vector<std::size_t> order(n);

@@ -56,6 +56,10 @@ struct Result {
 // Runs every configuration once per round, in an order shuffled anew each round, after a
 // warm-up detected from telemetry. Throws std::invalid_argument on a design it cannot run.
 Result run_design(Backend& backend, const Design& design);
+
+// The warm-up run_design does: the baseline in windows until the power controller has settled
+// (design.warmup_*), into r.warmup, r.warmup_s and r.settled.
+void warm_up(Backend& backend, const Design& design, Result& r);
 // Idles, then runs configuration i: the ms from the load step until the reported SM clock first
 // falls 5% under its maximum (the device's, else the highest reported before the step); empty
 // if it never does.

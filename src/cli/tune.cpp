@@ -1,0 +1,158 @@
+#include "powershape/experiment/tune.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "backend_spec.hpp"
+#include "powershape/experiment/tune_cache.hpp"
+#include "powershape/util/json_io.hpp"
+#include "powershape/workload/workload.hpp"
+#include "subcommands.hpp"
+#include "validators.hpp"
+#include "workload_options.hpp"
+
+namespace powershape::cli {
+namespace {
+
+struct TuneArgs {
+  workload::WorkloadArgs workload;
+  std::string kind = "lmhead";  // lmhead, lmhead-forward or msm
+  std::string device, objective = "time", model, out;
+  double max_slowdown_pct = -1, min_effect_pct = 0.2;
+  bool no_model = false, no_cache = false;
+  experiment::TuneOptions options;
+};
+
+// The profile the model simulates: --model, the simulated device's own, or for a GPU the
+// profile its name matches (an H200 -> h200); empty: no model.
+std::string model_profile(const TuneArgs& a, const experiment::Backend& b) {
+  if (a.no_model) return "";
+  if (!a.model.empty()) return a.model;
+  const nlohmann::json d = b.device_json();
+  if (d.contains("profile")) return d.at("profile").value("name", "");
+  const std::string name = d.at("device").value("name", "");
+  return name.find("H200") != std::string::npos ? "h200" : "";
+}
+
+double power_limit_w(const nlohmann::json& d) {
+  if (d.contains("profile")) return d.at("profile").at("governor").value("power_limit_w", 0.0);
+  const auto& l = d.at("device").value("enforced_power_limit_mw", nlohmann::json());
+  return l.is_number() ? l.get<double>() / 1000 : 0;
+}
+
+int run_tune(TuneArgs& a) {
+  if (a.kind != "lmhead" && a.kind != "lmhead-forward" && a.kind != "msm") {
+    throw std::runtime_error("--workload: expected lmhead, lmhead-forward or msm, found '" +
+                             a.kind + "'");
+  }
+  a.workload.workload = a.kind == "msm" ? "msm" : "lmhead";
+  a.workload.forward_only = a.kind == "lmhead-forward";
+  std::string why;
+  auto backend = open_backend(a.device, a.options.seed, &why);
+  const auto plans = workload_plans(a.workload, backend->peak_rates());
+  if (plans.size() < 2) throw std::runtime_error("--chunks: give two chunk counts or more");
+  backend->set_configs(plans);
+  const nlohmann::json device = backend->device_json();
+  a.options.objective = experiment::parse_objective(a.objective, power_limit_w(device));
+  a.options.max_slowdown = a.max_slowdown_pct > 0 ? a.max_slowdown_pct / 100 : -1;
+  a.options.min_effect = a.min_effect_pct / 100;
+  std::printf("powershape tune on %s%s\n", backend->describe().c_str(),
+              why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
+  const std::string profile = model_profile(a, *backend);
+  if (!profile.empty()) {
+    a.options.predicted =
+        experiment::predict_scores(sim::load_profile(profile), plans, a.options.objective);
+    std::printf(
+        "model: the simulated %s keeps the %zu best of %zu chunk counts, and the baseline\n",
+        profile.c_str(), a.options.keep, plans.size());
+  }
+  std::printf("objective: %s; rounds of %.1f s windows, at most %d\n",
+              a.options.objective.describe().c_str(), a.options.window_s, a.options.max_rounds);
+  std::fflush(stdout);
+  const experiment::TuneResult r = experiment::tune(*backend, a.options);
+
+  std::printf("\n%-44s %6s %10s %10s %12s  %s\n", "candidate", "rounds", "ms/iter", "J/iter",
+              "objective", "");
+  for (const auto& c : r.candidates) {
+    if (c.rounds == 0) {
+      std::printf("%-44s %6d %10s %10s %12s  %s\n", c.name.c_str(), 0, "-", "-", "-",
+                  c.why.c_str());
+    } else {
+      std::printf("%-44s %6d %10.3f %10.3f %12.5g  %s\n", c.name.c_str(), c.rounds, c.ms, c.joules,
+                  c.score, c.why.c_str());
+    }
+  }
+  const auto& chosen = r.candidates[r.chosen];
+  std::printf(
+      "\nchoice: %s (%s)\n", chosen.name.c_str(),
+      r.chosen == r.baseline ? "the baseline" : (r.resolved ? "resolved" : "the budget ran out"));
+  if (r.chosen != r.baseline) {
+    std::printf(
+        "against the baseline, on %d fresh paired rounds: objective %.4f [%.4f, %.4f], time %.4f "
+        "[%.4f, %.4f], energy %.4f [%.4f, %.4f]\n",
+        a.options.confirm_rounds, r.score_ratio.mid, r.score_ratio.lo, r.score_ratio.hi,
+        r.time_ratio.mid, r.time_ratio.lo, r.time_ratio.hi, r.energy_ratio.mid, r.energy_ratio.lo,
+        r.energy_ratio.hi);
+  }
+  std::printf(
+      "search: %d measurements, %.1f s (+ %.1f s warm-up); an exhaustive sweep: %d, %.1f s "
+      "(%.0f%%)\n",
+      r.measurements, r.search_s, r.warmup_s, r.exhaustive_measurements, r.exhaustive_s,
+      100 * r.search_s / r.exhaustive_s);
+  if (!a.no_cache) {
+    const std::string key = experiment::tune_key(
+        device, experiment::tune_workload_name(a.kind, plans.front().workload), a.objective);
+    const int chunks = plans[r.chosen].workload.chunks;
+    experiment::store_chunks(key, chunks, experiment::to_json(r)["candidates"]);
+    std::printf("cached: %d chunks for '%s' in %s\n", chunks, key.c_str(),
+                experiment::tune_cache_path().c_str());
+  }
+  if (!a.out.empty()) {
+    nlohmann::json j = experiment::to_json(r);
+    j["device"] = device;
+    util::write_json_file(a.out, j);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_tune(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "tune", "Choose the chunk count that minimises time, energy or cost, with few measurements");
+  static TuneArgs a;
+  a.workload.chunks = "1,2,4,8,16,32,64";
+  cmd->add_option("--workload", a.kind,
+                  "lmhead (default; forward and backward), lmhead-forward (inference) or msm");
+  cmd->add_option("--shape", a.workload.shape,
+                  "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS");
+  cmd->add_option("--chunks", a.workload.chunks,
+                  "Candidate chunk counts, the first the baseline (default 1,2,4,8,16,32,64)");
+  cmd->add_option("--ce-bytes", a.workload.ce_bytes_per_logit,
+                  "lmhead: bytes the cross-entropy pass moves per logit (default 4)")
+      ->check(finite_in(0.5, 1024));
+  add_device_option(cmd, a.device);
+  cmd->add_option("--objective", a.objective, "time (default), energy, edp or cost:ETA (Zeus)");
+  cmd->add_option("--max-slowdown", a.max_slowdown_pct,
+                  "Percent slower than the baseline a choice may be (default: any)")
+      ->check(finite_in(0.01, 100));
+  cmd->add_option("--window", a.options.window_s, "Seconds per measurement (default 2)")
+      ->check(finite_in(0.01, 3600));
+  cmd->add_option("--rounds", a.options.max_rounds, "The budget in rounds (default 8)")
+      ->check(CLI::Range(2, 1000));
+  cmd->add_option("--keep", a.options.keep, "Candidates the model keeps (default 2)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--model", a.model, "Profile the model simulates (default: the device's)");
+  cmd->add_flag("--no-model", a.no_model, "Race every candidate");
+  cmd->add_option("--min-effect", a.min_effect_pct,
+                  "Percent under which candidates are equivalent (default 0.2)")
+      ->check(finite_in(0, 50));
+  cmd->add_option("--seed", a.options.seed, "Seed of the run order (default 1)")
+      ->check(seed_value());
+  cmd->add_flag("--no-cache", a.no_cache, "Do not store the choice in the cache");
+  cmd->add_option("-o,--output", a.out, "Write every measurement and the choice as JSON");
+  cmd->callback([] { exit_code() = run_tune(a); });
+}
+
+}  // namespace powershape::cli

@@ -1,0 +1,83 @@
+#include "powershape/experiment/tune_cache.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "powershape/util/json_io.hpp"
+
+namespace powershape::experiment {
+
+std::string tune_workload_name(const std::string& kind, const workload::Workload& w) {
+  auto shape = [](int64_t a, int64_t b, int64_t c) {
+    return std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c);
+  };
+  if (const auto* l = std::get_if<workload::LmHead>(&w.kind))
+    return kind + " " + shape(l->tokens, l->width, l->vocab);
+  if (const auto* m = std::get_if<workload::Msm>(&w.kind))
+    return kind + " " + shape(m->rows, m->width, m->cols);
+  throw std::invalid_argument("tune: only the LM head and msm are tuned");
+}
+
+std::string tune_cache_path() {
+  if (const char* p = std::getenv("POWERSHAPE_CACHE"); p != nullptr && *p != '\0') return p;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0')
+    return std::string(x) + "/powershape/tune.json";
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr ? home : "/tmp") + "/.cache/powershape/tune.json";
+}
+
+std::string tune_key(const nlohmann::json& device_json, const std::string& workload,
+                     const std::string& objective) {
+  std::string device, driver, limit;
+  if (device_json.contains("device")) {
+    const auto& d = device_json.at("device");
+    device = d.value("name", "");
+    driver = d.value("driver", "");
+    const auto& l = d.value("enforced_power_limit_mw", nlohmann::json());
+    limit = l.is_number() ? std::to_string(std::llround(l.get<double>() / 1000)) + " W" : "?";
+  } else if (device_json.contains("profile")) {
+    const auto& p = device_json.at("profile");
+    device = "sim:" + p.value("name", "");
+    driver = "simulator";
+    limit = std::to_string(std::llround(p.at("governor").value("power_limit_w", 0.0))) + " W";
+  } else {
+    throw std::invalid_argument("tune_key: no device or profile in the device description");
+  }
+  return device + " | " + driver + " | " + limit + " | " + workload + " | " + objective;
+}
+
+std::optional<int> cached_chunks(const std::string& key) {
+  try {
+    const auto j = util::read_json_file(tune_cache_path());
+    if (!j.contains(key) || !j.at(key).contains("chunks")) return std::nullopt;
+    const auto& c = j.at(key).at("chunks");
+    if (!c.is_number_integer() || c.get<int>() < 1) return std::nullopt;
+    return c.get<int>();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void store_chunks(const std::string& key, int chunks, const nlohmann::json& detail) {
+  const std::string path = tune_cache_path();
+  nlohmann::json all = nlohmann::json::object();
+  try {
+    all = util::read_json_file(path);
+    if (!all.is_object()) all = nlohmann::json::object();
+  } catch (const std::exception&) {
+  }
+  all[key] = {{"chunks", chunks}, {"detail", detail}};
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  util::write_json_file(tmp, all);
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot write " + path + ": " + ec.message());
+}
+
+}  // namespace powershape::experiment

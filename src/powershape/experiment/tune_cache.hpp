@@ -1,0 +1,32 @@
+#pragma once
+// What `tune` found, kept per GPU, driver, power limit, workload and objective in a small JSON
+// file under the user's cache directory, so that a program can ask for the tuned chunk count
+// (chunks="auto" in the Python package) without measuring again. A different power limit or
+// driver is a different entry: the best count moves with them.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "powershape/workload/workload.hpp"
+
+namespace powershape::experiment {
+
+// The workload part of a key: "lmhead 16384,896,151936", "lmhead-forward ...", "msm R,D,C".
+std::string tune_workload_name(const std::string& kind, const workload::Workload& w);
+
+// $POWERSHAPE_CACHE, else $XDG_CACHE_HOME/powershape/tune.json, else ~/.cache/powershape/tune.json.
+std::string tune_cache_path();
+
+// The entry's key from a backend's device_json() (a GPU's "device", or a simulator's "profile"),
+// the workload ("lmhead 16384,896,151936") and the objective ("time").
+std::string tune_key(const nlohmann::json& device_json, const std::string& workload,
+                     const std::string& objective);
+
+// The chunk count stored under `key`, if any. A cache file that cannot be read is no entry.
+std::optional<int> cached_chunks(const std::string& key);
+
+// Stores `chunks` (with `detail`) under `key`, replacing the file atomically; throws
+// std::runtime_error naming the path when it cannot be written.
+void store_chunks(const std::string& key, int chunks, const nlohmann::json& detail);
+
+}  // namespace powershape::experiment

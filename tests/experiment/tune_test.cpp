@@ -1,0 +1,112 @@
+#include "powershape/experiment/tune.hpp"
+
+#include <gtest/gtest.h>
+
+#include "experiment/fake_backend.hpp"
+#include "powershape/experiment/sim_backend.hpp"
+#include "powershape/workload/builders.hpp"
+
+namespace powershape::experiment {
+namespace {
+
+// The exhaustive sweep's median objective of each configuration, and its measurement time.
+std::vector<double> sweep(Backend& b, const Objective& obj, double window, int rounds,
+                          double& seconds) {
+  Design d;
+  d.rounds = rounds;
+  d.window_s = window;
+  const Result r = run_design(b, d);
+  std::vector<double> s;
+  for (const auto& c : r.configs) s.push_back(obj.score(c.ms_per_iteration, c.j_per_iteration));
+  seconds = 0;
+  for (const auto& m : r.measurements) seconds += m.seconds;
+  return s;
+}
+
+}  // namespace
+
+TEST(Objective, ScoresAndParses) {
+  EXPECT_EQ(parse_objective("time", 700).score(10, 5), 10);
+  EXPECT_EQ(parse_objective("energy", 700).score(10, 5), 5);
+  EXPECT_DOUBLE_EQ(parse_objective("edp", 700).score(10, 5), 0.05);
+  // Zeus: eta E + (1 - eta) P_max T
+  EXPECT_DOUBLE_EQ(parse_objective("cost:0.25", 700).score(10, 5), 0.25 * 5 + 0.75 * 700 * 0.01);
+  EXPECT_THROW(parse_objective("cost:2", 700), std::runtime_error);
+  EXPECT_THROW(parse_objective("cost:", 700), std::runtime_error);
+  EXPECT_THROW(parse_objective("speed", 700), std::runtime_error);
+}
+
+// Known effects under 0.5% noise: the race finds the 3% better candidate, drops what is resolved
+// worse, and the model's prediction spares the candidates it calls bad.
+TEST(Tune, RacesToTheBestOfKnownEffects) {
+  FakeBackend b({1.0, 0.99, 0.97, 1.01, 1.05, 1.10}, 0.005, 3);
+  TuneOptions o;
+  o.window_s = 1;
+  TuneResult r = tune(b, o);
+  EXPECT_EQ(r.chosen, 2u);
+  EXPECT_TRUE(r.resolved);
+  EXPECT_LT(r.score_ratio.hi, 1);  // resolved better than the baseline
+  EXPECT_LT(r.measurements, r.exhaustive_measurements);
+  o.predicted = {1.0, 0.99, 0.97, 1.01, 1.05, 1.10};
+  FakeBackend b2({1.0, 0.99, 0.97, 1.01, 1.05, 1.10}, 0.005, 4);
+  TuneResult p = tune(b2, o);
+  EXPECT_EQ(p.chosen, 2u);
+  EXPECT_FALSE(p.candidates[5].raced);
+  EXPECT_EQ(p.candidates[5].rounds, 0);
+  EXPECT_LE(p.search_s, 0.3 * p.exhaustive_s);
+}
+
+// A null effect: the race ends with every candidate within the minimum effect, or at the budget,
+// without calling one resolved better.
+TEST(Tune, FindsNothingWhereThereIsNothing) {
+  FakeBackend b({1, 1, 1}, 0.01, 5);
+  TuneOptions o;
+  o.window_s = 1;
+  TuneResult r = tune(b, o);
+  EXPECT_FALSE(r.score_ratio.hi < 1 && r.chosen != r.baseline);
+}
+
+// A maximum slowdown drops a candidate that saves energy at too much time.
+TEST(Tune, AMaximumSlowdownIsKept) {
+  FakeBackend b({1.0, 1.2}, 0.002, 6);  // effect scales time and energy alike
+  TuneOptions o;
+  o.objective.kind = Objective::kEnergy;
+  o.window_s = 1;
+  o.max_slowdown = 0.05;
+  TuneResult r = tune(b, o);
+  EXPECT_EQ(r.chosen, 0u);
+  EXPECT_NE(r.candidates[1].dropped_after, -1);
+}
+
+// The simulator, deterministic: on the LM head at 1..64 chunks (dgx-spark and jetson-agx-orin),
+// the choice's objective is within 1% of the exhaustive sweep's best, for 30% of its measurement
+// time or less, with the simulator's prediction as the model.
+TEST(Tune, OnTheSimulatorWithinOnePercentOfTheSweepForUnderAThirdOfItsTime) {
+  for (const char* profile : {"dgx-spark", "jetson-agx-orin"}) {
+    for (const char* objective : {"time", "energy", "edp"}) {
+      const sim::Profile p = sim::load_profile(profile);
+      std::vector<workload::Plan> plans;
+      for (int c : {1, 2, 4, 8, 16, 32, 64})
+        plans.push_back(workload::lmhead_plan({8192, 896, 151936, true, 4, false}, c));
+      const Objective obj = parse_objective(objective, p.power_limit_w);
+      SimBackend exhaustive(p, {});
+      exhaustive.set_configs(plans);
+      double sweep_s = 0;
+      const auto truth = sweep(exhaustive, obj, 0.5, 8, sweep_s);
+      const double best = *std::min_element(truth.begin(), truth.end());
+
+      SimBackend b(p, {});
+      b.set_configs(plans);
+      TuneOptions o;
+      o.objective = obj;
+      o.window_s = 0.5;
+      o.predicted = predict_scores(p, plans, obj, 0.5);
+      const TuneResult r = tune(b, o);
+      EXPECT_LE(truth[r.chosen], 1.01 * best) << profile << " " << objective;
+      EXPECT_LE(r.search_s, 0.3 * sweep_s) << profile << " " << objective;
+      EXPECT_NEAR(r.exhaustive_s / sweep_s, 1, 0.1) << "the sweep's cost as tune estimates it";
+    }
+  }
+}
+
+}  // namespace powershape::experiment
