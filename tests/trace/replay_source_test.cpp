@@ -36,6 +36,21 @@ TEST(ReplaySource, PlaysTheTraceInTimeAndHoldsTheEnd) {
   EXPECT_EQ(src.poll(0, telemetry::all_signals())[Signal::kSmClock], Reading::of(1780));
 }
 
+// A replay far faster than real time (found by the trace fuzzer: the replay clock overflowed
+// int64) reaches the end of the trace and holds its last readings.
+TEST(ReplaySource, AnyReplaySpeedEndsAtTheTraceEnd) {
+  Trace t;
+  for (int i = 0; i < 3; ++i) {
+    Sample s;
+    s.t_ns = int64_t{i} * 4'000'000'000'000'000'000 - 4'000'000'000'000'000'000;
+    s[Signal::kSmClock] = Reading::of(1980 - 100 * i);
+    t.samples.push_back(s);
+  }
+  ReplaySource src(t, "fast", 1e15);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(src.poll(0, telemetry::all_signals())[Signal::kSmClock], Reading::of(1780));
+}
+
 TEST(ReplaySource, AnEmptyTraceIsRejected) {
   EXPECT_THROW(ReplaySource(Trace{}, "empty"), std::runtime_error);
 }

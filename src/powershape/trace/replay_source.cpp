@@ -1,6 +1,7 @@
 #include "powershape/trace/replay_source.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "powershape/telemetry/clock.hpp"
@@ -56,8 +57,10 @@ ReplaySource::ReplaySource(Trace trace, std::string name, double speed)
 }
 
 int64_t ReplaySource::replay_time_ns() const {
-  double elapsed = static_cast<double>(telemetry::steady_now_ns() - t0_steady_ns_) * speed_;
-  return t0_trace_ns_ + static_cast<int64_t>(elapsed);
+  // In double and saturated: a fast replay runs past the end of any trace, never past int64.
+  const double t = static_cast<double>(t0_trace_ns_) +
+                   static_cast<double>(telemetry::steady_now_ns() - t0_steady_ns_) * speed_;
+  return t >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(t);
 }
 
 Sample ReplaySource::poll(int gpu,
