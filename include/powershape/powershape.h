@@ -124,6 +124,24 @@ int ps_lmhead_scale_gradients(const ps_lmhead_args* a, const ps_lmhead_options* 
 int ps_lmhead_tuned_chunks(int64_t n, int64_t d, int64_t v, int forward_only, const char* objective,
                            int gpu);
 
+/* ---- Online chunk-count selection -------------------------------------------------------- */
+
+typedef struct ps_chunker ps_chunker;
+/* A chunker over the chunk counts `arms` (NULL: 1, 2, 4, ..., 64) minimising `objective`: "time",
+ * "energy", "edp" or "cost:ETA" (Zeus' eta E + (1 - eta) P_max T; p_max_w the power limit). NULL
+ * on a bad argument (ps_last_error says which). */
+ps_chunker* ps_chunker_open(const int* arms, int n_arms, const char* objective, double p_max_w);
+/* The chunk count for the next step. */
+int ps_chunker_next(const ps_chunker* c);
+/* What the step that used `chunks` took (ms > 0; joules may be 0 for the time objective). 0 or -1.
+ */
+int ps_chunker_report(ps_chunker* c, int chunks, double ms, double joules);
+/* Its current choice, and whether it has settled on it (1) or is exploring (0). */
+int ps_chunker_best(const ps_chunker* c);
+int ps_chunker_settled(const ps_chunker* c);
+/* Frees it. NULL is allowed. */
+void ps_chunker_close(ps_chunker* c);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -1,7 +1,9 @@
 """powershape from Python: energy and throttling of named windows of your program (Monitor), and
-the chunked LM head + cross-entropy for PyTorch (powershape.torch). Pure Python over the C API
+the chunked LM head + cross-entropy for PyTorch (powershape.torch), and the online chunk-count
+chooser (AdaptiveChunker). Pure Python over the C API
 (libpowershape_c.so); it does not compile against torch."""
 from ._lib import PowershapeError
+from .chunker import AdaptiveChunker
 from .monitor import GpuWindow, Monitor, Window, now_ns
 
 __version__ = "0.2.0"
@@ -14,4 +16,4 @@ def library_version() -> str:
     return lib().ps_version().decode()
 
 
-__all__ = ["Monitor", "Window", "GpuWindow", "PowershapeError", "now_ns", "library_version", "__version__"]
+__all__ = ["AdaptiveChunker", "Monitor", "Window", "GpuWindow", "PowershapeError", "now_ns", "library_version", "__version__"]

@@ -101,6 +101,18 @@ int main(int argc, char** argv) {
   CHECK("run too", ps_lmhead_run(NULL, &o, NULL) == -1);
   CHECK("and scaling", ps_lmhead_scale_gradients(NULL, &o, NULL, NULL) == -1);
 #endif
+  /* The online chunker: explores every count once first, then settles on the cheapest. */
+  ps_chunker* ch = ps_chunker_open(NULL, 0, "time", 0);
+  CHECK("a chunker opens", ch != NULL);
+  for (int step = 0; step < 60 && ch != NULL; ++step) {
+    const int k = ps_chunker_next(ch);
+    CHECK("reports are taken", ps_chunker_report(ch, k, k == 8 ? 90.0 : 100.0 + k, 0) == 0);
+  }
+  CHECK("it settles on the cheapest count",
+        ps_chunker_settled(ch) == 1 && ps_chunker_best(ch) == 8);
+  ps_chunker_close(ch);
+  CHECK("a bad objective is refused", ps_chunker_open(NULL, 0, "speed", 0) == NULL);
+  CHECK("and named", strstr(ps_last_error(), "objective") != NULL);
   printf("%d passed, %d failed\n", passed, failures);
   return failures == 0 ? 0 : 1;
 }

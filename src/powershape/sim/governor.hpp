@@ -19,6 +19,8 @@ class Governor {
   // Clock-event reason bits (NVML's) that hold now.
   uint64_t reasons() const;
   double power_limit_w() const { return limit_w_; }
+  // A new power limit from now on (nvidia-smi -pl while running).
+  void set_power_limit_w(double w) { limit_w_ = w; }
 
  private:
   const Profile& p_;

@@ -225,6 +225,17 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
   return r;
 }
 
+void SimDevice::set_power_limit_w(double w) {
+  if (!(w >= s_->p.power_limit_w * 0.1 && w <= s_->p.fast_limit_w))
+    throw std::invalid_argument("power limit outside 10% of the profile's limit to its fast limit");
+  s_->governor.set_power_limit_w(w);
+}
+
+void SimDevice::set_ambient_c(double c) {
+  if (!(c >= -20 && c <= 60)) throw std::invalid_argument("ambient outside -20..60 C");
+  s_->thermal.set_ambient_c(c);
+}
+
 int64_t SimDevice::now_ns() const { return s_->t; }
 double SimDevice::die_c() const { return s_->thermal.die_c(); }
 const Profile& SimDevice::profile() const { return s_->p; }

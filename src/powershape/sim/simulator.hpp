@@ -50,6 +50,11 @@ class SimDevice {
   int64_t now_ns() const;
   double die_c() const;
   const Profile& profile() const;
+  // Conditions that change under a running workload: the power limit (the governor's slow loop;
+  // the fast limiter stays the profile's), and the ambient temperature. Throw
+  // std::invalid_argument outside the profile's limits / a plausible -20..60 C.
+  void set_power_limit_w(double w);
+  void set_ambient_c(double c);
   // What NVML would have shown so far, with the device's description.
   trace::Trace trace() const;
 

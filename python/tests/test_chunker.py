@@ -1,0 +1,29 @@
+import random
+
+import pytest
+
+from powershape import AdaptiveChunker, PowershapeError
+
+
+def test_it_settles_on_the_cheapest_count_and_follows_a_change():
+    cost = {1: 1.0, 2: 0.98, 4: 0.97, 8: 0.99, 16: 1.05, 32: 1.2, 64: 1.6}
+    after = {1: 1.1, 2: 1.06, 4: 1.03, 8: 0.99, 16: 0.97, 32: 1.0, 64: 1.3}
+    rng = random.Random(3)
+    c = AdaptiveChunker()
+    for step in range(600):
+        k = c.next()
+        table = cost if step < 300 else after
+        c.report(k, 100 * table[k] * (1 + rng.gauss(0, 0.005)))
+        if step == 299:
+            assert c.settled and c.best == 4
+    assert c.settled and c.best == 16
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(PowershapeError, match="objective"):
+        AdaptiveChunker(objective="speed")
+    with pytest.raises(PowershapeError, match="chunk counts"):
+        AdaptiveChunker(arms=[0, 2])
+    c = AdaptiveChunker(arms=[1, 2])
+    with pytest.raises(PowershapeError, match="positive"):
+        c.report(1, 0.0)
