@@ -13,6 +13,7 @@ void add_sim(CLI::App& app);
 void add_repro(CLI::App& app);
 void add_probe(CLI::App& app);
 void add_tune(CLI::App& app);
+void add_compare(CLI::App& app);
 
 int& exit_code();
 // When main() began (CLOCK_MONOTONIC ns): what `mark` stamps its boundary with.

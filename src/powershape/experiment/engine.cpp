@@ -85,6 +85,7 @@ Result run_design(Backend& backend, const Design& d) {
 
   std::mt19937_64 rng(d.seed);
   std::vector<std::size_t> order(n);
+  double spent = 0;
   for (int round = 0; round < d.rounds; ++round) {
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
@@ -99,7 +100,9 @@ Result run_design(Backend& backend, const Design& d) {
       Measurement m = backend.measure(c, d.window_s);
       m.round = round;
       r.measurements.push_back(m);
+      spent += m.seconds;
     }
+    if (d.on_round) d.on_round(round + 1, d.rounds, spent);
   }
 
   auto of = [&](std::size_t c, auto get) {

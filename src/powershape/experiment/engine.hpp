@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ struct Design {
   // A ratio whose interval excludes 1 but which lies within min_effect of it is called "within"
   // that, not faster or slower: a deterministic simulator resolves differences nobody would act on.
   double min_effect = 0.002;
+  // Called after each round with its number (from 1) and the measurement seconds so far.
+  std::function<void(int round, int rounds, double seconds)> on_round;
 };
 
 struct ConfigResult {

@@ -1,0 +1,44 @@
+#pragma once
+// A user's commands as the experiment engine's configurations: measuring one runs it to its end
+// under a sampler that records GPU telemetry the whole session, and reports its wall time as the
+// time per iteration (one iteration a run) and its energy, power, clock and throttling from the
+// telemetry over the run.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "powershape/experiment/backend.hpp"
+#include "powershape/telemetry/sampler.hpp"
+#include "powershape/telemetry/source.hpp"
+
+namespace powershape::cli {
+
+class CommandBackend final : public experiment::Backend {
+ public:
+  // commands: argv lists; source: what open_source opens (nvml, fake:TRACE.csv, hwmon[:ROOT]).
+  CommandBackend(std::vector<std::vector<std::string>> commands, const std::string& source);
+  ~CommandBackend() override;
+  std::string describe() const override;
+  bool simulated() const override { return false; }
+  nlohmann::json device_json() const override;
+  workload::Rates peak_rates() const override { return {0, 0}; }
+  void set_configs(std::vector<workload::Plan>) override {}
+  std::size_t config_count() const override { return commands_.size(); }
+  std::string config_name(std::size_t i) const override;
+  // Runs command i once (seconds is not used: a run lasts what it lasts); throws naming the
+  // command when it cannot start or exits non-zero.
+  experiment::Measurement measure(std::size_t i, double seconds) override;
+  void idle(double seconds) override;
+  std::optional<double> temperature_c() override;
+  int64_t now_ns() const override;
+  trace::Trace recorded() override;
+
+ private:
+  void drain();
+  std::vector<std::vector<std::string>> commands_;
+  std::unique_ptr<telemetry::Source> source_;
+  std::unique_ptr<telemetry::Sampler> sampler_;
+  trace::Trace trace_;
+};
+
+}  // namespace powershape::cli

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# End-to-end tests of `powershape compare` on the replayed H200 trace: interleaved rounds after a
+# warm-up, a known 1% effect found, a null effect not called significant, -L scans, and failures.
+#   compare_test.sh POWERSHAPE DATA_DIR
+set -u
+ps=$1 data=$2
+src=fake:$data/h200/gemm_sustained_trace.csv
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0 passed=0
+check() {  # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then echo "ok   $name"; passed=$((passed + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+py=$(command -v python3)
+
+"$ps" compare --source "$src" --rounds 10 -o "$tmp/a.json" -- sleep 0.4 ::: sleep 0.404 >"$tmp/a.out" 2>"$tmp/a.err"; rc=$?
+check "compare exits 0" test $rc -eq 0
+check "every round runs each command once" "$py" -c "
+import json, collections, sys
+j = json.load(open('$tmp/a.json'))
+rounds = collections.defaultdict(list)
+for m in j['measurements']: rounds[m['round']].append(m['config'])
+sys.exit(not (len(rounds) == 10 and all(sorted(v) == [0, 1] for v in rounds.values())))"
+check "the orders are shuffled" "$py" -c "
+import json, sys
+j = json.load(open('$tmp/a.json'))
+firsts = {m['config'] for m in j['measurements'] if [x for x in j['measurements'] if x['round'] == m['round']][0] is m}
+sys.exit(len(firsts) != 2)"
+check "a warm-up ran first" "$py" -c "
+import json, sys; j = json.load(open('$tmp/a.json')); sys.exit(not j['warmup'])"
+check "the 1% slower command is found slower" grep -q "^sleep 0.404 .*slower" "$tmp/a.out"
+check "a progress line was shown" grep -q "round 10 of 10" "$tmp/a.err"
+
+# A null effect: the same command twice, five seeds; at the 95% level, a verdict of faster or
+# slower on more than one of five is a failure (p ~ 0.02 for a correct interval).
+called=0
+for seed in 1 2 3 4 5; do
+  "$ps" compare --source "$src" --rounds 6 --seed $seed --min-effect 0 -- sleep 0.05 ::: sleep 0.05 >"$tmp/n.out" 2>/dev/null
+  grep -Eq "^sleep 0.05 .*(faster|slower)," "$tmp/n.out" && called=$((called + 1))
+done
+check "a null effect is rarely called significant ($called of 5)" test $called -le 1
+
+"$ps" compare --source "$src" --rounds 3 -L d 0.02,0.03 -- sleep {d} >"$tmp/l.out" 2>&1; rc=$?
+check "-L scans a parameter" test $rc -eq 0
+check "with one command per value" grep -q "^sleep 0.03 " "$tmp/l.out"
+
+"$ps" compare --source "$src" --rounds 3 -- sleep 0.01 ::: sh -c 'exit 3' 2>"$tmp/f.err" >/dev/null; rc=$?
+check "a failing command stops the comparison" test $rc -ne 0
+check "and is named" grep -q "'sh -c exit 3' exited with 3" "$tmp/f.err"
+
+echo "$passed passed, $failures failed"
+test $failures -eq 0
