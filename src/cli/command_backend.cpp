@@ -10,6 +10,50 @@
 
 namespace powershape::cli {
 
+std::vector<std::vector<std::string>> commands_from(const std::vector<std::string>& words,
+                                                    const std::vector<std::string>& scan) {
+  std::vector<std::vector<std::string>> out(1);
+  for (const auto& w : words) {
+    if (w == ":::") {
+      out.emplace_back();
+    } else {
+      out.back().push_back(w);
+    }
+  }
+  for (const auto& c : out) {
+    if (c.empty())
+      throw std::runtime_error("compare: an empty command (give CMD ::: CMD after --)");
+  }
+  if (!scan.empty()) {  // -L NAME V1,V2: one command, {NAME} replaced by each value
+    if (out.size() != 1) throw std::runtime_error("-L: give one command to scan, not several");
+    const std::string key = "{" + scan[0] + "}";
+    std::vector<std::vector<std::string>> scanned;
+    const std::string& values = scan[1];
+    for (std::size_t at = 0; at <= values.size();) {
+      const auto comma = values.find(',', at);
+      const std::string v =
+          values.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      if (v.empty()) throw std::runtime_error("-L: an empty value in '" + values + "'");
+      std::vector<std::string> c = out[0];
+      bool used = false;
+      for (auto& w : c) {
+        for (auto p = w.find(key); p != std::string::npos; p = w.find(key, p + v.size())) {
+          w.replace(p, key.size(), v);
+          used = true;
+        }
+      }
+      if (!used) throw std::runtime_error("-L: the command has no " + key + " to replace");
+      scanned.push_back(c);
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    out = scanned;
+  }
+  if (out.size() < 2) throw std::runtime_error("compare: give two commands or more (CMD ::: CMD)");
+  if (out.size() > 64) throw std::runtime_error("compare: at most 64 commands");
+  return out;
+}
+
 CommandBackend::CommandBackend(std::vector<std::vector<std::string>> commands,
                                const std::string& source)
     : commands_(std::move(commands)), source_(trace::open_source(source, {})) {

@@ -13,6 +13,11 @@
 
 namespace powershape::cli {
 
+// The commands after `--`, separated by ":::", or one command run once per value of a scan
+// (scan = {NAME, "V1,V2,..."}: {NAME} replaced). Throws with a one-line reason.
+std::vector<std::vector<std::string>> commands_from(const std::vector<std::string>& words,
+                                                    const std::vector<std::string>& scan);
+
 class CommandBackend final : public experiment::Backend {
  public:
   // commands: argv lists; source: what open_source opens (nvml, fake:TRACE.csv, hwmon[:ROOT]).

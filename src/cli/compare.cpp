@@ -20,49 +20,6 @@ struct CompareArgs {
   double min_effect_pct = 0.5;
 };
 
-std::vector<std::vector<std::string>> commands_of(const CompareArgs& a) {
-  std::vector<std::vector<std::string>> out(1);
-  for (const auto& w : a.words) {
-    if (w == ":::") {
-      out.emplace_back();
-    } else {
-      out.back().push_back(w);
-    }
-  }
-  for (const auto& c : out) {
-    if (c.empty())
-      throw std::runtime_error("compare: an empty command (give CMD ::: CMD after --)");
-  }
-  if (!a.scan.empty()) {  // -L NAME V1,V2: one command, {NAME} replaced by each value
-    if (out.size() != 1) throw std::runtime_error("-L: give one command to scan, not several");
-    const std::string key = "{" + a.scan[0] + "}";
-    std::vector<std::vector<std::string>> scanned;
-    std::string values = a.scan[1];
-    for (std::size_t at = 0; at <= values.size();) {
-      const auto comma = values.find(',', at);
-      const std::string v =
-          values.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-      if (v.empty()) throw std::runtime_error("-L: an empty value in '" + values + "'");
-      std::vector<std::string> c = out[0];
-      bool used = false;
-      for (auto& w : c) {
-        for (auto p = w.find(key); p != std::string::npos; p = w.find(key, p + v.size())) {
-          w.replace(p, key.size(), v);
-          used = true;
-        }
-      }
-      if (!used) throw std::runtime_error("-L: the command has no " + key + " to replace");
-      scanned.push_back(c);
-      if (comma == std::string::npos) break;
-      at = comma + 1;
-    }
-    out = scanned;
-  }
-  if (out.size() < 2) throw std::runtime_error("compare: give two commands or more (CMD ::: CMD)");
-  if (out.size() > 64) throw std::runtime_error("compare: at most 64 commands");
-  return out;
-}
-
 int run_compare(CompareArgs& a) {
   a.design.min_effect = a.min_effect_pct / 100;
   a.design.window_s = 1;  // not used: a run lasts what the command takes
@@ -72,7 +29,7 @@ int run_compare(CompareArgs& a) {
     std::fprintf(stderr, "\rpowershape: round %d of %d, ~%.0f s left   ", round, rounds, left);
     if (round == rounds) std::fputc('\n', stderr);
   };
-  CommandBackend backend(commands_of(a), a.source);
+  CommandBackend backend(commands_from(a.words, a.scan), a.source);
   std::printf(
       "powershape compare on %s: %zu commands x %d rounds, interleaved and shuffled, after "
       "a warm-up on the first\n",

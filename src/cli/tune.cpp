@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backend_spec.hpp"
+#include "command_backend.hpp"
 #include "powershape/experiment/tune_cache.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/workload.hpp"
@@ -16,6 +17,8 @@ namespace powershape::cli {
 namespace {
 
 struct TuneArgs {
+  std::vector<std::string> words, scan;  // tune -L chunks 1,2,4 -- CMD {chunks}
+  std::string source = "nvml";
   workload::WorkloadArgs workload;
   std::string kind = "lmhead";  // lmhead, lmhead-forward or msm
   std::string device, objective = "time", model, out;
@@ -40,7 +43,56 @@ double power_limit_w(const nlohmann::json& d) {
   return l.is_number() ? l.get<double>() / 1000 : 0;
 }
 
+void print_candidates(const experiment::TuneResult& r) {
+  std::printf("\n%-44s %6s %10s %10s %12s  %s\n", "candidate", "rounds", "ms/iter", "J/iter",
+              "objective", "");
+  for (const auto& c : r.candidates) {
+    if (c.rounds == 0) {
+      std::printf("%-44s %6d %10s %10s %12s  %s\n", c.name.c_str(), 0, "-", "-", "-",
+                  c.why.c_str());
+    } else {
+      std::printf("%-44s %6d %10.3f %10.3f %12.5g  %s\n", c.name.c_str(), c.rounds, c.ms, c.joules,
+                  c.score, c.why.c_str());
+    }
+  }
+  const auto& chosen = r.candidates[r.chosen];
+  std::printf(
+      "\nchoice: %s (%s)\n", chosen.name.c_str(),
+      r.chosen == r.baseline ? "the baseline" : (r.resolved ? "resolved" : "the budget ran out"));
+  if (r.chosen != r.baseline) {
+    std::printf(
+        "against the baseline, on fresh paired rounds: objective %.4f [%.4f, %.4f], time %.4f "
+        "[%.4f, %.4f], energy %.4f [%.4f, %.4f]\n",
+        r.score_ratio.mid, r.score_ratio.lo, r.score_ratio.hi, r.time_ratio.mid, r.time_ratio.lo,
+        r.time_ratio.hi, r.energy_ratio.mid, r.energy_ratio.lo, r.energy_ratio.hi);
+  }
+  std::printf(
+      "search: %d measurements, %.1f s (+ %.1f s warm-up); an exhaustive sweep: %d, %.1f s "
+      "(%.0f%%)\n",
+      r.measurements, r.search_s, r.warmup_s, r.exhaustive_measurements, r.exhaustive_s,
+      100 * r.search_s / r.exhaustive_s);
+}
+
+// tune -L NAME V1,V2 -- CMD: the user's program, one run a measurement, raced without a model.
+int run_tune_commands(TuneArgs& a) {
+  if (a.scan.empty()) throw std::runtime_error("tune -- CMD: give -L NAME V1,V2,... to scan");
+  CommandBackend backend(commands_from(a.words, a.scan), a.source);
+  const nlohmann::json device = backend.device_json();
+  a.options.objective = experiment::parse_objective(a.objective, power_limit_w(device));
+  a.options.max_slowdown = a.max_slowdown_pct > 0 ? a.max_slowdown_pct / 100 : -1;
+  a.options.min_effect = a.min_effect_pct / 100;
+  a.options.warmup.warmup_window_s = 0.01;  // a run lasts what the command takes
+  std::printf("powershape tune on %s: %zu values of %s, objective %s\n", backend.describe().c_str(),
+              backend.config_count(), a.scan[0].c_str(), a.options.objective.describe().c_str());
+  std::fflush(stdout);
+  const experiment::TuneResult r = experiment::tune(backend, a.options);
+  print_candidates(r);
+  if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
+  return 0;
+}
+
 int run_tune(TuneArgs& a) {
+  if (!a.words.empty()) return run_tune_commands(a);
   if (a.kind != "lmhead" && a.kind != "lmhead-forward" && a.kind != "msm") {
     throw std::runtime_error("--workload: expected lmhead, lmhead-forward or msm, found '" +
                              a.kind + "'");
@@ -71,34 +123,7 @@ int run_tune(TuneArgs& a) {
   std::fflush(stdout);
   const experiment::TuneResult r = experiment::tune(*backend, a.options);
 
-  std::printf("\n%-44s %6s %10s %10s %12s  %s\n", "candidate", "rounds", "ms/iter", "J/iter",
-              "objective", "");
-  for (const auto& c : r.candidates) {
-    if (c.rounds == 0) {
-      std::printf("%-44s %6d %10s %10s %12s  %s\n", c.name.c_str(), 0, "-", "-", "-",
-                  c.why.c_str());
-    } else {
-      std::printf("%-44s %6d %10.3f %10.3f %12.5g  %s\n", c.name.c_str(), c.rounds, c.ms, c.joules,
-                  c.score, c.why.c_str());
-    }
-  }
-  const auto& chosen = r.candidates[r.chosen];
-  std::printf(
-      "\nchoice: %s (%s)\n", chosen.name.c_str(),
-      r.chosen == r.baseline ? "the baseline" : (r.resolved ? "resolved" : "the budget ran out"));
-  if (r.chosen != r.baseline) {
-    std::printf(
-        "against the baseline, on %d fresh paired rounds: objective %.4f [%.4f, %.4f], time %.4f "
-        "[%.4f, %.4f], energy %.4f [%.4f, %.4f]\n",
-        a.options.confirm_rounds, r.score_ratio.mid, r.score_ratio.lo, r.score_ratio.hi,
-        r.time_ratio.mid, r.time_ratio.lo, r.time_ratio.hi, r.energy_ratio.mid, r.energy_ratio.lo,
-        r.energy_ratio.hi);
-  }
-  std::printf(
-      "search: %d measurements, %.1f s (+ %.1f s warm-up); an exhaustive sweep: %d, %.1f s "
-      "(%.0f%%)\n",
-      r.measurements, r.search_s, r.warmup_s, r.exhaustive_measurements, r.exhaustive_s,
-      100 * r.search_s / r.exhaustive_s);
+  print_candidates(r);
   if (!a.no_cache) {
     const std::string key = experiment::tune_key(
         device, experiment::tune_workload_name(a.kind, plans.front().workload), a.objective);
@@ -152,6 +177,12 @@ void add_tune(CLI::App& app) {
       ->check(seed_value());
   cmd->add_flag("--no-cache", a.no_cache, "Do not store the choice in the cache");
   cmd->add_option("-o,--output", a.out, "Write every measurement and the choice as JSON");
+  cmd->add_option("-L,--parameter-list", a.scan,
+                  "NAME V1,V2,...: tune your command (after --) over the values of {NAME}")
+      ->expected(2);
+  cmd->add_option("--source", a.source, "With a command: nvml (default), fake:TRACE.csv or hwmon");
+  cmd->add_option("command", a.words, "Your command, after --, with {NAME} where -L's value goes");
+  cmd->positionals_at_end();
   cmd->callback([] { exit_code() = run_tune(a); });
 }
 

@@ -49,5 +49,10 @@ check "with one command per value" grep -q "^sleep 0.03 " "$tmp/l.out"
 check "a failing command stops the comparison" test $rc -ne 0
 check "and is named" grep -q "'sh -c exit 3' exited with 3" "$tmp/f.err"
 
+# tune over a user's command: -L scans it, the race picks the fastest value
+"$ps" tune --source "$src" --no-cache -L d 0.1,0.05,0.2 -- sleep {d} >"$tmp/t.out" 2>&1; rc=$?
+check "tune -- CMD exits 0" test $rc -eq 0
+check "and picks the fastest value" grep -q "^choice: sleep 0.05 " "$tmp/t.out"
+
 echo "$passed passed, $failures failed"
 test $failures -eq 0
