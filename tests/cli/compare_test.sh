@@ -5,13 +5,7 @@
 set -u
 ps=$1 data=$2
 src=fake:$data/h200/gemm_sustained_trace.csv
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0 passed=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; passed=$((passed + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
+. "$(dirname "$0")/check.sh"
 py=$(command -v python3)
 
 "$ps" compare --source "$src" --rounds 10 -o "$tmp/a.json" -- sleep 0.4 ::: sleep 0.404 >"$tmp/a.out" 2>"$tmp/a.err"; rc=$?
@@ -54,5 +48,4 @@ check "and is named" grep -q "'sh -c exit 3' exited with 3" "$tmp/f.err"
 check "tune -- CMD exits 0" test $rc -eq 0
 check "and picks the fastest value" grep -q "^choice: sleep 0.05 " "$tmp/t.out"
 
-echo "$passed passed, $failures failed"
-test $failures -eq 0
+finish

@@ -4,13 +4,7 @@
 set -u
 ps=$1 data=$2 fake=$3
 trace=$data/h200/gemm_sustained_trace.csv
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0 passed=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; passed=$((passed + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
+. "$(dirname "$0")/check.sh"
 with_fake() { LD_LIBRARY_PATH=$fake POWERSHAPE_FAKE_NVML_TRACE=$trace "$@"; }
 
 # devices
@@ -115,5 +109,4 @@ check "a killed monitor leaves its folder" test -n "$(ls "$tmp/t" | grep "^power
 TMPDIR=$tmp/t "$ps" monitor --source "fake:$trace" -- true 2>/dev/null
 check "the next monitor removes it" test -z "$(ls "$tmp/t")"
 
-echo "$passed passed, $failures failed"
-test $failures -eq 0
+finish

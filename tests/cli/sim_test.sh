@@ -2,13 +2,7 @@
 # End-to-end tests of `powershape sim` and `sim calibrate`. Usage: sim_test.sh POWERSHAPE DATA_DIR
 set -u
 ps=$1 data=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0 passed=0
-check() {
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; passed=$((passed + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
+. "$(dirname "$0")/check.sh"
 
 "$ps" sim --workload square --period-ms 10 --seconds 2 -o "$tmp/s.csv" --json "$tmp/s.json" >"$tmp/s.out" 2>&1; rc=$?
 check "sim exits 0" test $rc -eq 0
@@ -58,5 +52,4 @@ check "probe exits 0" test $rc -eq 0
 check "probe reports the power window" grep -q "^power window: compute phases up to 1 ms" "$tmp/p.out"
 check "probe reports the sustained-to-boost ratio" grep -q "sustained-to-boost 0.8" "$tmp/p.out"
 
-echo "$passed passed, $failures failed"
-test $failures -eq 0
+finish

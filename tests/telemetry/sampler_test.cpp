@@ -78,14 +78,21 @@ class HangingSource : public CountingSource {
 
 }  // namespace
 
+namespace {
+// Sampling every 2 ms, giving a call up after `stall_ms`.
+SamplerOptions quick(int stall_ms) {
+  SamplerOptions o;
+  o.period = std::chrono::milliseconds(2);
+  o.stall_after = std::chrono::milliseconds(stall_ms);
+  return o;
+}
+}  // namespace
+
 // A call that does not return stalls nothing: the other GPU is sampled on, the stuck one is left
 // out with an event, and taken back (with another) once its call returns.
 TEST(Sampler, AHungDriverCallLeavesItsGpuOutAndTheOthersAreSampledOn) {
   HangingSource src(3);
-  SamplerOptions o;
-  o.period = std::chrono::milliseconds(2);
-  o.stall_after = std::chrono::milliseconds(100);
-  Sampler s(src, o);
+  Sampler s(src, quick(100));
   s.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   auto during = s.take();
@@ -112,11 +119,8 @@ TEST(Sampler, AHungDriverCallLeavesItsGpuOutAndTheOthersAreSampledOn) {
 // A call that hangs during stop() does not hang stop().
 TEST(Sampler, StopReturnsWhileACallHangs) {
   HangingSource src(1);
-  SamplerOptions o;
-  o.period = std::chrono::milliseconds(2);
-  o.stall_after = std::chrono::milliseconds(50);
   {
-    Sampler s(src, o);
+    Sampler s(src, quick(50));
     s.start();
     const auto t0 = std::chrono::steady_clock::now();
     s.stop();

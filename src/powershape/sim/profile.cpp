@@ -92,8 +92,8 @@ Profile profile_from_json(const json& j) {
   Profile p;
   if (!j.contains("name") || !j.at("name").is_string()) throw std::runtime_error("name: missing");
   p.name = j.at("name").get<std::string>();
-  p.status = j.contains("status") && j.at("status").is_string() ? j.at("status").get<std::string>()
-                                                                 : "";
+  p.status =
+      j.contains("status") && j.at("status").is_string() ? j.at("status").get<std::string>() : "";
   if (p.status != "calibrated" && p.status != "estimated") {
     throw std::runtime_error("status: expected calibrated or estimated");
   }
