@@ -43,3 +43,20 @@ def test_a_missing_library_is_named(monkeypatch):
     monkeypatch.setenv("POWERSHAPE_LIB", "/nonexistent/libpowershape_c.so")
     with pytest.raises(powershape.PowershapeError, match=r"cannot find libpowershape_c.so \(looked in: /nonexistent/libpowershape_c.so"):
         _lib.lib()
+
+
+def test_windows_reach_an_enclosing_recorder(tmp_path, monkeypatch):
+    """Under `powershape monitor` or `compare` (POWERSHAPE_CONTROL set) a window is also sent to
+    the enclosing recorder, one line a boundary."""
+    fifo = tmp_path / "control"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    monkeypatch.setenv("POWERSHAPE_CONTROL", str(fifo))
+    with powershape.Monitor("fake:" + DATA) as m:
+        m.begin_window("step")
+        m.end_window("step")
+    lines = os.read(reader, 4096).decode().splitlines()
+    os.close(reader)
+    assert [line.split()[0] for line in lines] == ["begin", "end"]
+    assert all(line.split()[2] == "step" for line in lines)
+    assert int(lines[1].split()[1]) >= int(lines[0].split()[1])

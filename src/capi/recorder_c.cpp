@@ -1,5 +1,6 @@
 // The recording half of the C API (include/powershape/powershape.h) over analysis::Recorder.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "powershape/powershape.h"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/telemetry/mark.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/trace/replay_source.hpp"
 #include "powershape/util/share_dir.hpp"
@@ -23,6 +25,18 @@ struct ps_recorder {
 };
 
 namespace {
+
+// Under `powershape monitor` or `compare` (POWERSHAPE_CONTROL set), a region also goes to the
+// enclosing recorder, which can then compare the program by its regions. Best effort: the
+// in-process recording is what this call promises, so a closed FIFO is no error here.
+void forward(const powershape::telemetry::Mark& m) {
+  const char* path = std::getenv(powershape::telemetry::kControlEnv);
+  if (path == nullptr || *path == '\0') return;
+  try {
+    powershape::telemetry::send_mark(path, m);
+  } catch (const std::runtime_error&) {
+  }
+}
 
 using powershape::analysis::Summary;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
@@ -110,7 +124,9 @@ int ps_region_begin(ps_recorder* r, const char* name, int64_t t_ns) {
   return powershape::capi::guarded<int>(-1, [&] {
     if (r == nullptr || name == nullptr)
       throw std::invalid_argument("ps_region_begin: recorder or name is NULL");
-    r->r->begin(name, t_ns != 0 ? t_ns : ps_now_ns());
+    const int64_t t = t_ns != 0 ? t_ns : ps_now_ns();
+    r->r->begin(name, t);
+    forward({true, t, name});
     return 0;
   });
 }
@@ -119,7 +135,10 @@ int ps_region_end(ps_recorder* r, const char* name, int64_t t_ns, ps_summary* ou
   return powershape::capi::guarded<int>(-1, [&] {
     if (r == nullptr || name == nullptr)
       throw std::invalid_argument("ps_region_end: recorder or name is NULL");
-    return copy_out(r->r->end(name, t_ns != 0 ? t_ns : ps_now_ns()), out, n_out);
+    const int64_t t = t_ns != 0 ? t_ns : ps_now_ns();
+    const int n = copy_out(r->r->end(name, t), out, n_out);
+    forward({false, t, name});
+    return n;
   });
 }
 

@@ -1,10 +1,13 @@
 #include "command_backend.hpp"
 
+#include <algorithm>
+#include <sstream>
 #include <thread>
 
 #include "child.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/telemetry/region.hpp"
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/trace/open_source.hpp"
 
@@ -55,8 +58,10 @@ std::vector<std::vector<std::string>> commands_from(const std::vector<std::strin
 }
 
 CommandBackend::CommandBackend(std::vector<std::vector<std::string>> commands,
-                               const std::string& source)
-    : commands_(std::move(commands)), source_(trace::open_source(source, {})) {
+                               const std::string& source, std::string region)
+    : commands_(std::move(commands)),
+      region_(std::move(region)),
+      source_(trace::open_source(source, {})) {
   trace_.source = source_->describe();
   trace_.devices = source_->devices();
   sampler_ =
@@ -82,16 +87,41 @@ void CommandBackend::drain() {
   for (auto& s : sampler_->take()) trace_.samples.push_back(std::move(s));
 }
 
+void CommandBackend::read_marks(std::vector<telemetry::Region>& closed) {
+  std::istringstream lines(fifo_.read_available());
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto m = parse_mark(line);
+    if (!m || !telemetry::region_name_problem(m->name).empty()) continue;
+    if (m->begin) {
+      open_.push_back({m->name, -1, m->t_ns, 0});
+      continue;
+    }
+    for (auto it = open_.rbegin(); it != open_.rend(); ++it) {
+      if (it->name != m->name) continue;
+      telemetry::Region r = *it;
+      r.end_ns = std::max(r.begin_ns, m->t_ns);
+      open_.erase(std::next(it).base());
+      closed.push_back(r);
+      break;
+    }
+  }
+}
+
 experiment::Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   const int64_t begin = telemetry::steady_now_ns();
-  Child child(commands_.at(i), {});
+  Child child(commands_.at(i), {std::string(kControlEnv) + "=" + fifo_.path()});
   forward_signals_to(child.pid());
+  std::vector<telemetry::Region> regions;
   while (!child.poll()) {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     drain();
+    read_marks(regions);
   }
   forward_signals_to(0);
   const int64_t end = telemetry::steady_now_ns();
+  read_marks(regions);
+  open_.clear();  // a region the command left open is not measured
   if (received_signal() != 0) throw std::runtime_error("interrupted");
   if (child.exit_code() != 0) {
     throw std::runtime_error("'" + config_name(i) + "' exited with " +
@@ -103,9 +133,33 @@ experiment::Measurement CommandBackend::measure(std::size_t i, double /*seconds*
   experiment::Measurement m;
   m.config = i;
   m.seconds = static_cast<double>(end - begin) * 1e-9;
-  m.iterations = 1;
-  m.ms_per_iteration = m.seconds * 1e3;
-  experiment::add_telemetry(m, trace_, begin, end);
+  if (region_.empty() && !regions.empty()) region_ = regions.front().name;
+  std::vector<telemetry::Region> mine;
+  for (const auto& r : regions) {
+    if (r.name == region_) mine.push_back(r);
+  }
+  if (!region_.empty() && mine.empty())
+    throw std::runtime_error("'" + config_name(i) + "' marked no region '" + region_ + "'");
+  if (mine.empty()) {  // the whole run is one iteration
+    m.iterations = 1;
+    m.ms_per_iteration = m.seconds * 1e3;
+    experiment::add_telemetry(m, trace_, begin, end);
+    return m;
+  }
+  // Each region an iteration: clock and throttling over the span they cover, time and energy
+  // their own.
+  experiment::add_telemetry(m, trace_, mine.front().begin_ns, mine.back().end_ns);
+  double ns = 0, joules = 0;
+  for (const auto& r : mine) {
+    experiment::Measurement one;
+    experiment::add_telemetry(one, trace_, r.begin_ns, r.end_ns);
+    ns += static_cast<double>(r.end_ns - r.begin_ns);
+    joules += one.energy_j;
+  }
+  m.iterations = static_cast<int>(mine.size());
+  m.ms_per_iteration = ns * 1e-6 / m.iterations;
+  m.energy_j = joules;
+  m.avg_power_w = ns > 0 ? joules / (ns * 1e-9) : 0;
   return m;
 }
 

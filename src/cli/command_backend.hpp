@@ -2,11 +2,14 @@
 // A user's commands as the experiment engine's configurations: measuring one runs it to its end
 // under a sampler that records GPU telemetry the whole session, and reports its wall time as the
 // time per iteration (one iteration a run) and its energy, power, clock and throttling from the
-// telemetry over the run.
+// telemetry over the run. A command that marks regions (`powershape mark`, the C API, the Python
+// Monitor, all through POWERSHAPE_CONTROL) is measured by them instead: each region of the chosen
+// name is an iteration, its time and energy the regions' own, so that start-up is left out.
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "control.hpp"
 #include "powershape/experiment/backend.hpp"
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/telemetry/source.hpp"
@@ -21,7 +24,9 @@ std::vector<std::vector<std::string>> commands_from(const std::vector<std::strin
 class CommandBackend final : public experiment::Backend {
  public:
   // commands: argv lists; source: what open_source opens (nvml, fake:TRACE.csv, hwmon[:ROOT]).
-  CommandBackend(std::vector<std::vector<std::string>> commands, const std::string& source);
+  // region: the regions' name to measure by; empty: the first name a command marks, if any.
+  CommandBackend(std::vector<std::vector<std::string>> commands, const std::string& source,
+                 std::string region = "");
   ~CommandBackend() override;
   std::string describe() const override;
   bool simulated() const override { return false; }
@@ -40,7 +45,12 @@ class CommandBackend final : public experiment::Backend {
 
  private:
   void drain();
+  // Marks that have arrived, as regions closed so far; open ones wait in open_.
+  void read_marks(std::vector<telemetry::Region>& closed);
   std::vector<std::vector<std::string>> commands_;
+  std::string region_;
+  ControlFifo fifo_;
+  std::vector<telemetry::Region> open_;
   std::unique_ptr<telemetry::Source> source_;
   std::unique_ptr<telemetry::Sampler> sampler_;
   trace::Trace trace_;

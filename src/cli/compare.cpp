@@ -15,7 +15,7 @@ namespace {
 struct CompareArgs {
   std::vector<std::string> words;  // after --: commands separated by :::
   std::vector<std::string> scan;   // -L NAME V1,V2,...
-  std::string source = "nvml", out;
+  std::string source = "nvml", out, region;
   experiment::Design design;
   double min_effect_pct = 0.5;
 };
@@ -29,7 +29,7 @@ int run_compare(CompareArgs& a) {
     std::fprintf(stderr, "\rpowershape: round %d of %d, ~%.0f s left   ", round, rounds, left);
     if (round == rounds) std::fputc('\n', stderr);
   };
-  CommandBackend backend(commands_from(a.words, a.scan), a.source);
+  CommandBackend backend(commands_from(a.words, a.scan), a.source, a.region);
   std::printf(
       "powershape compare on %s: %zu commands x %d rounds, interleaved and shuffled, after "
       "a warm-up on the first\n",
@@ -62,6 +62,9 @@ void add_compare(CLI::App& app) {
       ->check(finite_in(0, 50));
   cmd->add_option("--seed", a.design.seed, "Seed of the run order (default 1)")
       ->check(seed_value());
+  cmd->add_option("--region", a.region,
+                  "Measure by the regions of this name the commands mark (default: the first "
+                  "name they mark; none: whole runs)");
   cmd->add_option("-o,--output", a.out, "Write every run as JSON");
   cmd->add_option("commands", a.words, "CMD ARGS ::: CMD ARGS ..., after --")->required();
   cmd->positionals_at_end();

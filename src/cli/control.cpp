@@ -14,23 +14,6 @@
 
 namespace powershape::cli {
 
-std::optional<Mark> parse_mark(const std::string& line) {
-  auto s1 = line.find(' ');
-  if (s1 == std::string::npos) return std::nullopt;
-  auto s2 = line.find(' ', s1 + 1);
-  if (s2 == std::string::npos || s2 + 1 >= line.size()) return std::nullopt;
-  std::string verb = line.substr(0, s1);
-  if (verb != "begin" && verb != "end") return std::nullopt;
-  int64_t t = 0;
-  auto [p, ec] = std::from_chars(line.data() + s1 + 1, line.data() + s2, t);
-  if (ec != std::errc() || p != line.data() + s2) return std::nullopt;
-  return Mark{verb == "begin", t, line.substr(s2 + 1)};
-}
-
-std::string format_mark(const Mark& m) {
-  return (m.begin ? "begin " : "end ") + std::to_string(m.t_ns) + " " + m.name + "\n";
-}
-
 namespace {
 
 constexpr const char* kPrefix = "powershape.";

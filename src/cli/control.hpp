@@ -3,20 +3,14 @@
 #include <optional>
 #include <string>
 
+#include "powershape/telemetry/mark.hpp"
+
 namespace powershape::cli {
 
 // The channel through which a monitored command places regions: a FIFO whose path the monitor
-// exports as POWERSHAPE_CONTROL. Each line is "begin T_NS NAME" or "end T_NS NAME", T_NS on the
-// steady (CLOCK_MONOTONIC) clock, which every process on the machine shares.
-inline constexpr const char* kControlEnv = "POWERSHAPE_CONTROL";
-
-struct Mark {
-  bool begin;
-  int64_t t_ns;
-  std::string name;
-};
-std::optional<Mark> parse_mark(const std::string& line);
-std::string format_mark(const Mark& m);
+// exports as POWERSHAPE_CONTROL (telemetry/mark.hpp says what travels through it).
+using telemetry::kControlEnv;
+using telemetry::parse_mark;
 
 class ControlFifo {
  public:

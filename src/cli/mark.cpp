@@ -1,9 +1,4 @@
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -27,14 +22,7 @@ void add_mark(CLI::App& app) {
     }
     if (auto why = telemetry::region_name_problem(name); !why.empty())
       throw std::runtime_error(why);
-    std::string line = format_mark({verb == "begin", started_ns(), name});
-    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-      throw std::runtime_error(std::string("cannot open ") + path + ": " + std::strerror(errno));
-    ssize_t n = write(fd, line.data(), line.size());
-    close(fd);
-    if (n != static_cast<ssize_t>(line.size()))
-      throw std::runtime_error(std::string("cannot write ") + path);
+    telemetry::send_mark(path, {verb == "begin", started_ns(), name});
     exit_code() = 0;
   });
 }

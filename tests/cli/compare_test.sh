@@ -43,6 +43,19 @@ check "with one command per value" grep -q "^sleep 0.03 " "$tmp/l.out"
 check "a failing command stops the comparison" test $rc -ne 0
 check "and is named" grep -q "'sh -c exit 3' exited with 3" "$tmp/f.err"
 
+# a command that marks its steps is measured by them: its start-up is left out
+step() { echo "sleep 0.2; '$ps' mark begin step; sleep $1; '$ps' mark end step; '$ps' mark begin step; sleep $1; '$ps' mark end step"; }
+"$ps" compare --source "$src" --rounds 4 -o "$tmp/r.json" -- sh -c "$(step 0.1)" ::: sh -c "$(step 0.12)" >"$tmp/r.out" 2>&1; rc=$?
+check "compare by regions exits 0" test $rc -eq 0
+check "a step is measured, not the run (two 100 ms steps in 0.4 s runs)" "$py" -c "
+import json, sys
+j = json.load(open('$tmp/r.json'))
+ms = [m['ms_per_iteration'] for m in j['measurements'] if m['config'] == 0]
+sys.exit(not (all(95 < x < 130 for x in ms) and all(m['iterations'] == 2 for m in j['measurements'])))"
+check "and the 20% longer steps are found slower" grep -q "^sh -c .*sleep 0.12.*slower" "$tmp/r.out"
+"$ps" compare --source "$src" --rounds 2 --region nope -- sh -c "$(step 0.01)" ::: true >"$tmp/r2.out" 2>&1; rc=$?
+check "a region asked for and never marked is named" grep -q "marked no region 'nope'" "$tmp/r2.out"
+
 # tune over a user's command: -L scans it, the race picks the fastest value
 "$ps" tune --source "$src" --no-cache -L d 0.1,0.05,0.2 -- sleep {d} >"$tmp/t.out" 2>&1; rc=$?
 check "tune -- CMD exits 0" test $rc -eq 0

@@ -1,0 +1,39 @@
+#include "powershape/telemetry/mark.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <stdexcept>
+
+namespace powershape::telemetry {
+
+std::optional<Mark> parse_mark(const std::string& line) {
+  auto s1 = line.find(' ');
+  if (s1 == std::string::npos) return std::nullopt;
+  auto s2 = line.find(' ', s1 + 1);
+  if (s2 == std::string::npos || s2 + 1 >= line.size()) return std::nullopt;
+  std::string verb = line.substr(0, s1);
+  if (verb != "begin" && verb != "end") return std::nullopt;
+  int64_t t = 0;
+  auto [p, ec] = std::from_chars(line.data() + s1 + 1, line.data() + s2, t);
+  if (ec != std::errc() || p != line.data() + s2) return std::nullopt;
+  return Mark{verb == "begin", t, line.substr(s2 + 1)};
+}
+
+std::string format_mark(const Mark& m) {
+  return (m.begin ? "begin " : "end ") + std::to_string(m.t_ns) + " " + m.name + "\n";
+}
+
+void send_mark(const std::string& path, const Mark& m) {
+  const std::string line = format_mark(m);
+  const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  const ssize_t n = write(fd, line.data(), line.size());
+  close(fd);
+  if (n != static_cast<ssize_t>(line.size())) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace powershape::telemetry
