@@ -14,7 +14,9 @@
 #include "control.hpp"
 #include "output_lock.hpp"
 #include "powershape/analysis/summary.hpp"
+#include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/sampler.hpp"
+#include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/trace/open_source.hpp"
@@ -31,6 +33,7 @@ struct MonitorOptions {
   std::string gpus;
   std::string out_csv;
   std::string out_json;
+  std::string out_perfetto;
   std::string source = "nvml";
   std::vector<std::string> command;
 };
@@ -89,7 +92,8 @@ std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) 
     throw std::runtime_error("-o and --json name the same file " + o.out_json);
   }
   std::vector<std::unique_ptr<OutputLock>> locks;
-  for (const auto& [path, option] : {std::pair{o.out_csv, "-o"}, std::pair{o.out_json, "--json"}}) {
+  for (const auto& [path, option] : {std::pair{o.out_csv, "-o"}, std::pair{o.out_json, "--json"},
+                                     std::pair{o.out_perfetto, "--perfetto"}}) {
     if (path.empty()) continue;
     if (!replayed.empty() && same_file(path, replayed)) {
       throw std::runtime_error(std::string(option) + ": " + path +
@@ -168,7 +172,11 @@ int run_monitor(const MonitorOptions& o) {
   trace::Trace trace;
   trace.source = source->describe();
   trace.devices = source->devices();
-  if (csv) csv->header(trace.source, trace.devices);
+  trace.wall_minus_steady_ns = telemetry::wall_minus_steady_ns();
+  if (csv) {
+    csv->header(trace.source, trace.devices);
+    csv->clock(trace.wall_minus_steady_ns, telemetry::steady_now_ns());
+  }
 
   ControlFifo fifo;
   telemetry::SamplerOptions so;
@@ -215,6 +223,14 @@ int run_monitor(const MonitorOptions& o) {
   print_summaries(stderr, title_of(o.command), trace, summaries);
   print_sampler(sampler, *source);
   bool lost = recorder.csv_failed();
+  if (!o.out_perfetto.empty()) {
+    try {
+      trace::write_chrome_trace(o.out_perfetto, trace);
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr, "powershape: --perfetto: %s\n", e.what());
+      lost = true;
+    }
+  }
   if (!o.out_json.empty()) {
     trace::Trace meta = trace;
     meta.samples.clear();
@@ -243,6 +259,8 @@ void add_monitor(CLI::App& app) {
   cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
   cmd->add_option("-o,--output", o.out_csv, "Write the trace as CSV");
   cmd->add_option("--json", o.out_json, "Write metadata and the summary as JSON");
+  cmd->add_option("--perfetto", o.out_perfetto,
+                  "Write the trace for Perfetto / chrome://tracing (wall-clock microseconds)");
   cmd->add_option("--source", o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
   cmd->add_option("command", o.command, "The command to run, after --");
   cmd->positionals_at_end();

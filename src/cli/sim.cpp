@@ -7,6 +7,7 @@
 #include "powershape/analysis/summary.hpp"
 #include "powershape/sim/calibrate.hpp"
 #include "powershape/sim/simulator.hpp"
+#include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/util/json_io.hpp"
@@ -27,7 +28,7 @@ struct SimArgs {
   int iterations = 0;
   double power_limit_w = 0, clock_cap_mhz = 0, step_ms = 0.1;
   uint64_t seed = 1;
-  std::string out_csv, out_json;
+  std::string out_csv, out_json, out_perfetto;
 };
 
 struct CalibrateArgs {
@@ -89,6 +90,7 @@ int run_sim(SimArgs& a) {
       iters, secs, secs / iters * 1e3, r.run.energy_j / iters,
       plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
   if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.trace);
+  if (!a.out_perfetto.empty()) trace::write_chrome_trace(a.out_perfetto, r.trace);
   if (!a.out_json.empty()) {
     trace::Trace meta = r.trace;
     meta.samples.clear();
@@ -156,6 +158,8 @@ void add_sim(CLI::App& app) {
   cmd->add_option("-o,--output", a.out_csv,
                   "Write the simulated trace as CSV (the monitor's format)");
   cmd->add_option("--json", a.out_json, "Write metadata and the summary as JSON");
+  cmd->add_option("--perfetto", a.out_perfetto,
+                  "Write the trace for Perfetto / chrome://tracing (simulated microseconds)");
 
   auto* cal = cmd->add_subcommand(
       "calibrate", "Fit a profile's parameters to recorded telemetry and report the fit error");

@@ -24,6 +24,17 @@ check "monitor prints energy" grep -q " J  energy" "$tmp/a.err"
 check "monitor prints the SM clock" grep -q "MHz  SM clock mean" "$tmp/a.err"
 check "the CSV has rows" test "$(grep -vc '^#' "$tmp/a.csv")" -gt 20
 check "the JSON has the summary" grep -q '"energy_j"' "$tmp/a.json"
+check "the CSV carries its wall-clock anchor" grep -q '^# clock {"start_utc":"20[0-9-]*T[0-9:]*Z","wall_minus_steady_ns":[0-9]*}' "$tmp/a.csv"
+"$ps" monitor --source "fake:$trace" --perfetto "$tmp/a.perfetto.json" -- sh -c "sleep 0.2; '$ps' mark begin phase; sleep 0.2; '$ps' mark end phase" 2>/dev/null
+check "--perfetto writes counters and the region on the wall clock" python3 -c "
+import json, sys, time
+j = json.load(open('$tmp/a.perfetto.json'))
+ev = j['traceEvents']
+counters = [e for e in ev if e['ph'] == 'C' and e['name'] == 'power_usage [W]']
+slices = [e for e in ev if e['ph'] == 'X' and e['name'] == 'phase']
+ok = counters and len(slices) == 1 and 150e3 < slices[0]['dur'] < 400e3
+ok = ok and abs(counters[0]['ts'] / 1e6 - time.time()) < 600 and 50 < counters[0]['args']['value'] < 1000
+sys.exit(not ok)"
 
 "$ps" monitor --source "fake:$trace" -- /nonexistent/cmd 2>"$tmp/b.err"; rc=$?
 check "an unstartable command gives 127" test $rc -eq 127

@@ -6,6 +6,12 @@ ps=$1 data=$2
 
 "$ps" sim --workload square --period-ms 10 --seconds 2 -o "$tmp/s.csv" --json "$tmp/s.json" >"$tmp/s.out" 2>&1; rc=$?
 check "sim exits 0" test $rc -eq 0
+"$ps" sim --workload square --period-ms 10 --seconds 1 --perfetto "$tmp/s.perfetto.json" >/dev/null 2>&1
+check "sim --perfetto writes counter tracks on the simulated clock" python3 -c "
+import json, sys
+j = json.load(open('$tmp/s.perfetto.json'))
+ts = [e['ts'] for e in j['traceEvents'] if e['ph'] == 'C']
+sys.exit(not (ts and max(ts) < 3e6 and not j['otherData']['wall_clock']))"
 check "sim says it is simulated, first" grep -q "^simulated device: h200 (calibrated profile)" <(head -1 "$tmp/s.out")
 check "sim prints the monitor's summary" grep -q "MHz  SM clock mean" "$tmp/s.out"
 check "sim writes the monitor's trace format" grep -q "^t \[ns\],gpu,power_usage \[mW\]" "$tmp/s.csv"

@@ -37,18 +37,11 @@ Reading reading_of(nvml::Return r, int64_t v, Status failed) {
   return r == nvml::kSuccess ? Reading::of(v) : Reading::failed(failed);
 }
 
-int64_t realtime_minus_steady_ns() {
-  auto real = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::system_clock::now().time_since_epoch())
-                  .count();
-  return real - steady_now_ns();
-}
-
 }  // namespace
 
 NvmlSource::NvmlSource(const std::vector<int>& gpus, const std::string& library)
     : lib_(std::make_unique<nvml::Library>(library)),
-      realtime_minus_steady_ns_(realtime_minus_steady_ns()) {
+      realtime_minus_steady_ns_(wall_minus_steady_ns()) {
   const auto& api = lib_->api();
   unsigned count = 0;
   if (nvml::Return r = api.DeviceGetCount(&count); r != nvml::kSuccess) {

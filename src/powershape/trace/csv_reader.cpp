@@ -108,7 +108,9 @@ class Parser {
     auto space = line.find(' ', 2);
     if (line.size() < 3 || line[1] != ' ' || space == std::string::npos) return;
     std::string kind = line.substr(2, space - 2);
-    if (kind != "source" && kind != "device" && kind != "region" && kind != "event") return;
+    if (kind != "source" && kind != "device" && kind != "region" && kind != "event" &&
+        kind != "clock")
+      return;
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line.substr(space + 1));
@@ -116,6 +118,8 @@ class Parser {
       if (kind == "device") trace_.devices.push_back(device_from_json(j));
       if (kind == "region") trace_.regions.push_back(region_from_json(j));
       if (kind == "event") trace_.events.push_back(event_from_json(j));
+      if (kind == "clock")
+        trace_.wall_minus_steady_ns = j.at("wall_minus_steady_ns").get<int64_t>();
     } catch (const std::exception& e) {
       fail(space + 2, "bad " + kind + " line: " + e.what());
     }

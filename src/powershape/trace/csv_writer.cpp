@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
 
 #include "powershape/trace/json_codec.hpp"
@@ -62,9 +63,22 @@ void CsvWriter::event(const Event& e) {
   flush();
 }
 
+void CsvWriter::clock(int64_t wall_minus_steady_ns, int64_t first_t_ns) {
+  const int64_t wall = first_t_ns + wall_minus_steady_ns;
+  const std::time_t secs = static_cast<std::time_t>(wall / 1'000'000'000);
+  char utc[32] = "";
+  std::tm tm{};
+  if (gmtime_r(&secs, &tm) != nullptr) std::strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  nlohmann::json j = {{"wall_minus_steady_ns", wall_minus_steady_ns}, {"start_utc", utc}};
+  std::fprintf(f_, "# clock %s\n", j.dump().c_str());
+  flush();
+}
+
 void write_csv(const std::string& path, const Trace& trace) {
   CsvWriter w(path);
   w.header(trace.source, trace.devices);
+  if (trace.wall_minus_steady_ns != 0)
+    w.clock(trace.wall_minus_steady_ns, trace.samples.empty() ? 0 : trace.samples.front().t_ns);
   w.samples(trace.samples);
   for (const auto& r : trace.regions) w.region(r);
   for (const auto& e : trace.events) w.event(e);

@@ -21,6 +21,8 @@ class CsvWriter {
   void samples(const std::vector<Sample>& rows);
   void region(const Region& r);
   void event(const Event& e);
+  // The wall-clock anchor (Trace::wall_minus_steady_ns) and the start it implies, in UTC.
+  void clock(int64_t wall_minus_steady_ns, int64_t first_t_ns);
   void flush();
 
  private:

@@ -22,6 +22,9 @@ struct Trace {
       samples;  // as recorded: polls in time order, driver rows after the poll that harvested them
   std::vector<Region> regions;
   std::vector<Event> events;
+  // The wall clock (UTC, ns since 1970) minus the steady clock the samples are on, when recorded
+  // live; 0: not known (a simulation, an older file). Lines a trace up with other tools' traces.
+  int64_t wall_minus_steady_ns = 0;
   bool operator==(const Trace&) const = default;
 };
 
