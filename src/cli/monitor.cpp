@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "child.hpp"
 #include "control.hpp"
 #include "output_lock.hpp"
+#include "powershape/analysis/prometheus.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/sampler.hpp"
@@ -34,6 +36,7 @@ struct MonitorOptions {
   std::string out_csv;
   std::string out_json;
   std::string out_perfetto;
+  std::string out_textfile;
   std::string source = "nvml";
   std::vector<std::string> command;
 };
@@ -122,6 +125,26 @@ void apply_marks(ControlFifo& fifo, telemetry::Sampler& sampler) {
   }
 }
 
+// node_exporter's textfile collector reads the file at each scrape: it is rewritten every second,
+// whole (a temporary file renamed over it), with the last second's shares. A failed write is
+// said once; the recording goes on.
+constexpr int64_t kTextfileEveryNs = 1'000'000'000;
+
+void write_textfile(const std::string& path, const trace::Trace& t) {
+  static bool said = false;
+  const int64_t now = telemetry::steady_now_ns();
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << analysis::prometheus_text(t, now - kTextfileEveryNs, now);
+    out.close();
+    if (out && std::rename(tmp.c_str(), path.c_str()) == 0) return;
+  }
+  std::remove(tmp.c_str());
+  if (!said) std::fprintf(stderr, "powershape: --textfile: cannot write %s\n", path.c_str());
+  said = true;
+}
+
 std::string title_of(const std::vector<std::string>& command) {
   if (command.empty()) return "the recording";
   std::string t = "'";
@@ -202,12 +225,17 @@ int run_monitor(const MonitorOptions& o) {
                  fifo.path().c_str());
   }
   if (child) forward_signals_to(child->pid());
+  int64_t next_textfile = 0;
   while (code != 127) {
     if (child ? child->poll() : received_signal() != 0) break;
     pollfd p{fifo.fd(), POLLIN, 0};
     ::poll(&p, 1, 50);
     apply_marks(fifo, sampler);
     recorder.drain();
+    if (!o.out_textfile.empty() && telemetry::steady_now_ns() >= next_textfile) {
+      next_textfile = telemetry::steady_now_ns() + kTextfileEveryNs;
+      write_textfile(o.out_textfile, trace);
+    }
   }
   sampler.stop();
   apply_marks(fifo, sampler);
@@ -223,6 +251,7 @@ int run_monitor(const MonitorOptions& o) {
   print_summaries(stderr, title_of(o.command), trace, summaries);
   print_sampler(sampler, *source);
   bool lost = recorder.csv_failed();
+  if (!o.out_textfile.empty()) write_textfile(o.out_textfile, trace);
   if (!o.out_perfetto.empty()) {
     try {
       trace::write_chrome_trace(o.out_perfetto, trace);
@@ -259,6 +288,10 @@ void add_monitor(CLI::App& app) {
   cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
   cmd->add_option("-o,--output", o.out_csv, "Write the trace as CSV");
   cmd->add_option("--json", o.out_json, "Write metadata and the summary as JSON");
+  cmd->add_option(
+      "--textfile", o.out_textfile,
+      "Keep a Prometheus text file (dcgm-exporter's names) for node_exporter's textfile "
+      "collector, rewritten every second");
   cmd->add_option("--perfetto", o.out_perfetto,
                   "Write the trace for Perfetto / chrome://tracing (wall-clock microseconds)");
   cmd->add_option("--source", o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");

@@ -83,6 +83,12 @@ check "a bad GPU list is refused" grep -q "^powershape: --gpus: expected comma-s
 "$ps" monitor --source "fake:/nonexistent.csv" -- true 2>"$tmp/i.err"; rc=$?
 check "a missing trace is named" grep -q "cannot read /nonexistent.csv" "$tmp/i.err"
 
+# --textfile: a Prometheus text file for node_exporter, with dcgm-exporter's names
+"$ps" monitor --interval 5 --source "fake:$trace" --textfile "$tmp/ps.prom" -- sleep 1.3 2>/dev/null
+check "--textfile keeps dcgm-exporter's power metric" grep -q '^DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="[^"]*",modelName="[^"]*"} [0-9.]*$' "$tmp/ps.prom"
+check "and the power-capped fraction" grep -q '^powershape_power_capped_fraction{' "$tmp/ps.prom"
+check "and leaves no temporary file" test ! -e "$tmp/ps.prom.tmp"
+
 # outputs: never the replayed trace, never one file for both, never one another monitor holds
 cp "$trace" "$tmp/src.csv"; before=$(md5sum <"$tmp/src.csv")
 "$ps" monitor --source "fake:$tmp/src.csv" -o "$tmp/src.csv" -- true 2>"$tmp/j.err"; rc=$?

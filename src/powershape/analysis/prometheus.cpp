@@ -1,0 +1,135 @@
+#include "powershape/analysis/prometheus.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "powershape/analysis/summary.hpp"
+
+namespace powershape::analysis {
+namespace {
+
+using telemetry::Signal;
+
+// A label value escaped as the exposition format asks: backslash, double quote and newline.
+std::string escaped(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+struct Family {
+  const char* name;
+  const char* type;
+  const char* help;
+};
+
+}  // namespace
+
+std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_ns) {
+  // The latest reading of each signal of each GPU.
+  std::map<int, std::map<Signal, int64_t>> latest;
+  for (const auto& s : t.samples) {
+    for (std::size_t i = 0; i < telemetry::kSignalCount; ++i) {
+      if (s.readings[i].ok()) latest[s.gpu][static_cast<Signal>(i)] = s.readings[i].value;
+    }
+  }
+  std::map<int, std::string> labels;
+  for (const auto& d : t.devices) {
+    labels[d.index] = "gpu=\"" + std::to_string(d.index) + "\",UUID=\"" + escaped(d.uuid) +
+                      "\",modelName=\"" + escaped(d.name) + "\"";
+  }
+  auto label = [&](int gpu) {
+    auto it = labels.find(gpu);
+    return it != labels.end() ? it->second : "gpu=\"" + std::to_string(gpu) + "\"";
+  };
+  std::ostringstream out;
+  out.precision(10);
+  auto family = [&](const Family& f) {
+    out << "# HELP " << f.name << " " << f.help << "\n# TYPE " << f.name << " " << f.type << "\n";
+  };
+  struct Direct {
+    Family f;
+    Signal s;
+    double scale;
+  };
+  const Direct direct[] = {
+      {{"DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W)."}, Signal::kPowerUsage, 1e-3},
+      {{"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter",
+        "Total energy consumption since boot (in mJ)."},
+       Signal::kEnergy,
+       1},
+      {{"DCGM_FI_DEV_SM_CLOCK", "gauge", "SM clock frequency (in MHz)."}, Signal::kSmClock, 1},
+      {{"DCGM_FI_DEV_MEM_CLOCK", "gauge", "Memory clock frequency (in MHz)."},
+       Signal::kMemClock,
+       1},
+      {{"DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C)."}, Signal::kGpuTemp, 1},
+      {{"DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %)."}, Signal::kUtilGpu, 1},
+      {{"powershape_power_instant_watts", "gauge", "Instantaneous power draw (in W)."},
+       Signal::kPowerInstant,
+       1e-3},
+  };
+  for (const auto& d : direct) {
+    bool any = false;
+    for (const auto& [gpu, v] : latest) any = any || v.count(d.s) > 0;
+    if (!any) continue;
+    family(d.f);
+    for (const auto& [gpu, v] : latest) {
+      auto it = v.find(d.s);
+      if (it != v.end())
+        out << d.f.name << "{" << label(gpu) << "} " << static_cast<double>(it->second) * d.scale
+            << "\n";
+    }
+  }
+  // Shares over the window, from the summary of each GPU.
+  std::map<int, Summary> window;
+  for (const auto& [gpu, v] : latest) window[gpu] = summarize(t, gpu, "window", from_ns, to_ns);
+  family({"powershape_power_capped_fraction", "gauge",
+          "Fraction of the last interval held by the power cap."});
+  for (const auto& [gpu, s] : window) {
+    if (auto f = s.power_capped_fraction())
+      out << "powershape_power_capped_fraction{" << label(gpu) << "} " << *f << "\n";
+  }
+  family({"powershape_thermal_throttled_fraction", "gauge",
+          "Fraction of the last interval thermally throttled."});
+  for (const auto& [gpu, s] : window) {
+    if (auto f = s.thermal_fraction())
+      out << "powershape_thermal_throttled_fraction{" << label(gpu) << "} " << *f << "\n";
+  }
+  family({"powershape_clock_event_fraction", "gauge",
+          "Fraction of the last interval with each clock-event reason set."});
+  for (const auto& [gpu, s] : window) {
+    for (const auto& [reason, f] : s.reason_fraction)
+      out << "powershape_clock_event_fraction{" << label(gpu) << ",clock_event=\"" << reason
+          << "\"} " << f << "\n";
+  }
+  // The last region of each name, per GPU it covers.
+  std::map<std::string, const telemetry::Region*> last;
+  for (const auto& r : t.regions) last[r.name] = &r;
+  if (!last.empty()) {
+    for (const bool energy : {true, false}) {  // each family's samples together, after its TYPE
+      family(energy ? Family{"powershape_region_energy_joules", "gauge",
+                             "Energy of the last region of each name (in J)."}
+                    : Family{"powershape_region_seconds", "gauge",
+                             "Duration of the last region of each name (in s)."});
+      for (const auto& [name, r] : last) {
+        for (const auto& [gpu, v] : latest) {
+          if (r->gpu >= 0 && r->gpu != gpu) continue;
+          const Summary s = summarize(t, gpu, name, r->begin_ns, r->end_ns);
+          out << (energy ? "powershape_region_energy_joules{" : "powershape_region_seconds{")
+              << label(gpu) << ",region=\"" << escaped(name) << "\"} "
+              << (energy ? s.energy.energy_mj * 1e-3 : s.duration_s()) << "\n";
+        }
+      }
+    }
+  }
+  return out.str();
+}
+
+}  // namespace powershape::analysis

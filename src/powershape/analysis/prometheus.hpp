@@ -1,0 +1,17 @@
+#pragma once
+// A recording as Prometheus text exposition (version 0.0.4), for a scrape or node_exporter's
+// textfile collector. Names and labels follow dcgm-exporter where they overlap (DCGM_FI_DEV_*,
+// labels gpu, UUID, modelName), so that its dashboards work; what it lacks comes as powershape_*:
+// the power-capped and thermally throttled fractions and each clock-event reason's share over the
+// last window, and the energy and duration of the last region of each name.
+#include <cstdint>
+#include <string>
+
+#include "powershape/trace/trace.hpp"
+
+namespace powershape::analysis {
+
+// The latest readings of each GPU in `t`, and shares over [from_ns, to_ns).
+std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_ns);
+
+}  // namespace powershape::analysis
