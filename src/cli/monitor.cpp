@@ -1,6 +1,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "child.hpp"
 #include "control.hpp"
+#include "metrics_server.hpp"
 #include "output_lock.hpp"
 #include "powershape/analysis/prometheus.hpp"
 #include "powershape/analysis/summary.hpp"
@@ -37,6 +39,8 @@ struct MonitorOptions {
   std::string out_json;
   std::string out_perfetto;
   std::string out_textfile;
+  std::string prometheus;  // [ADDR:]PORT to serve /metrics on
+  double keep_s = 0;       // > 0: only the last keep_s seconds are kept in memory (the exporter)
   std::string source = "nvml";
   std::vector<std::string> command;
 };
@@ -125,18 +129,33 @@ void apply_marks(ControlFifo& fifo, telemetry::Sampler& sampler) {
   }
 }
 
-// node_exporter's textfile collector reads the file at each scrape: it is rewritten every second,
-// whole (a temporary file renamed over it), with the last second's shares. A failed write is
-// said once; the recording goes on.
-constexpr int64_t kTextfileEveryNs = 1'000'000'000;
+// Prometheus' view (the --textfile and the /metrics endpoint) is rendered once a second, with the
+// last second's shares.
+constexpr int64_t kPublishEveryNs = 1'000'000'000;
 
+std::string prometheus_now(const trace::Trace& t) {
+  const int64_t now = telemetry::steady_now_ns();
+  return analysis::prometheus_text(t, now - kPublishEveryNs, now);
+}
+
+// The exporter runs for days: what it no longer needs goes (samples older than `before`, and
+// all but the last 1000 regions and events).
+void forget_before(trace::Trace& t, int64_t before) {
+  auto first = std::find_if(t.samples.begin(), t.samples.end(),
+                            [&](const trace::Sample& s) { return s.t_ns >= before; });
+  t.samples.erase(t.samples.begin(), first);
+  if (t.regions.size() > 1000) t.regions.erase(t.regions.begin(), t.regions.end() - 1000);
+  if (t.events.size() > 1000) t.events.erase(t.events.begin(), t.events.end() - 1000);
+}
+
+// node_exporter's textfile collector reads the file at each scrape: it is rewritten whole (a
+// temporary file renamed over it). A failed write is said once; the recording goes on.
 void write_textfile(const std::string& path, const trace::Trace& t) {
   static bool said = false;
-  const int64_t now = telemetry::steady_now_ns();
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
-    out << analysis::prometheus_text(t, now - kTextfileEveryNs, now);
+    out << prometheus_now(t);
     out.close();
     if (out && std::rename(tmp.c_str(), path.c_str()) == 0) return;
   }
@@ -190,6 +209,14 @@ int run_monitor(const MonitorOptions& o) {
   auto source = trace::open_source(
       o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "--gpus"));
   const auto locks = claim_outputs(o);
+  std::unique_ptr<MetricsServer> server;
+  if (!o.prometheus.empty()) {
+    server = std::make_unique<MetricsServer>(o.prometheus);
+    std::fprintf(
+        stderr, "powershape: serving http://%s/metrics\n",
+        (o.prometheus.find(':') == std::string::npos ? "0.0.0.0:" + o.prometheus : o.prometheus)
+            .c_str());
+  }
   std::unique_ptr<trace::CsvWriter> csv;
   if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv);
   trace::Trace trace;
@@ -225,16 +252,19 @@ int run_monitor(const MonitorOptions& o) {
                  fifo.path().c_str());
   }
   if (child) forward_signals_to(child->pid());
-  int64_t next_textfile = 0;
+  int64_t next_publish = 0;
   while (code != 127) {
     if (child ? child->poll() : received_signal() != 0) break;
     pollfd p{fifo.fd(), POLLIN, 0};
     ::poll(&p, 1, 50);
     apply_marks(fifo, sampler);
     recorder.drain();
-    if (!o.out_textfile.empty() && telemetry::steady_now_ns() >= next_textfile) {
-      next_textfile = telemetry::steady_now_ns() + kTextfileEveryNs;
-      write_textfile(o.out_textfile, trace);
+    if (telemetry::steady_now_ns() >= next_publish) {
+      next_publish = telemetry::steady_now_ns() + kPublishEveryNs;
+      if (o.keep_s > 0)
+        forget_before(trace, telemetry::steady_now_ns() - static_cast<int64_t>(o.keep_s * 1e9));
+      if (!o.out_textfile.empty()) write_textfile(o.out_textfile, trace);
+      if (server) server->set_metrics(prometheus_now(trace));
     }
   }
   sampler.stop();
@@ -297,6 +327,22 @@ void add_monitor(CLI::App& app) {
   cmd->add_option("--source", o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
   cmd->add_option("command", o.command, "The command to run, after --");
   cmd->positionals_at_end();
+  cmd->callback([] { exit_code() = run_monitor(o); });
+}
+
+void add_exporter(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "exporter",
+      "Serve GPU telemetry to Prometheus (/metrics, dcgm-exporter's names) until Ctrl-C");
+  static MonitorOptions o;
+  o.prometheus = "9401";
+  o.interval_ms = 100;
+  o.keep_s = 300;
+  cmd->add_option("--listen", o.prometheus, "[ADDR:]PORT (default 9401; dcgm-exporter has 9400)");
+  cmd->add_option("--interval", o.interval_ms, "Sampling period in ms (default 100)");
+  cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
+  cmd->add_option("--source", o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
+  cmd->add_option("--textfile", o.out_textfile, "Also keep a file for node_exporter");
   cmd->callback([] { exit_code() = run_monitor(o); });
 }
 

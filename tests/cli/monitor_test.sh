@@ -89,6 +89,20 @@ check "--textfile keeps dcgm-exporter's power metric" grep -q '^DCGM_FI_DEV_POWE
 check "and the power-capped fraction" grep -q '^powershape_power_capped_fraction{' "$tmp/ps.prom"
 check "and leaves no temporary file" test ! -e "$tmp/ps.prom.tmp"
 
+# the exporter: /metrics for Prometheus until SIGTERM
+port=$((20000 + $$ % 20000))
+"$ps" exporter --listen 127.0.0.1:$port --source "fake:$trace" 2>"$tmp/x.err" &
+pid=$!; sleep 1.5
+python3 -c "
+import urllib.request
+r = urllib.request.urlopen('http://127.0.0.1:$port/metrics', timeout=5)
+open('$tmp/x.prom', 'wb').write(r.read())" 2>/dev/null
+kill -TERM $pid; wait $pid
+check "the exporter serves dcgm-exporter's power metric" grep -q '^DCGM_FI_DEV_POWER_USAGE{gpu="0"' "$tmp/x.prom"
+check "and says where" grep -q "serving http://127.0.0.1:$port/metrics" "$tmp/x.err"
+"$ps" exporter --listen 127.0.0.1:99999 --source "fake:$trace" 2>"$tmp/x2.err"; rc=$?
+check "a bad port is one clear line" test $rc -ne 0 -a "$(wc -l <"$tmp/x2.err")" -eq 1
+
 # outputs: never the replayed trace, never one file for both, never one another monitor holds
 cp "$trace" "$tmp/src.csv"; before=$(md5sum <"$tmp/src.csv")
 "$ps" monitor --source "fake:$tmp/src.csv" -o "$tmp/src.csv" -- true 2>"$tmp/j.err"; rc=$?
