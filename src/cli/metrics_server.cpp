@@ -41,7 +41,7 @@ MetricsServer::MetricsServer(const std::string& listen, int client_timeout_ms)
     port = listen.substr(colon + 1);
   }
   auto bad = [&](const std::string& why) {
-    throw std::runtime_error("--prometheus: cannot listen on " + listen + ": " + why);
+    throw std::runtime_error("cannot serve /metrics on " + listen + ": " + why);
   };
   char* end = nullptr;
   const long p = std::strtol(port.c_str(), &end, 10);
