@@ -5,6 +5,7 @@
 #include "command_backend.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/util/json_io.hpp"
+#include "progress.hpp"
 #include "result_table.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
@@ -24,11 +25,7 @@ int run_compare(CompareArgs& a) {
   a.design.min_effect = a.min_effect_pct / 100;
   a.design.window_s = 1;  // not used: a run lasts what the command takes
   a.design.warmup_window_s = 0.01;
-  a.design.on_round = [](int round, int rounds, double seconds) {
-    const double left = seconds / round * (rounds - round);
-    std::fprintf(stderr, "\rpowershape: round %d of %d, ~%.0f s left   ", round, rounds, left);
-    if (round == rounds) std::fputc('\n', stderr);
-  };
+  a.design.on_round = round_progress(false);
   CommandBackend backend(commands_from(a.words, a.scan), a.source, a.region);
   std::printf(
       "powershape compare on %s: %zu commands x %d rounds, interleaved and shuffled, after "

@@ -14,6 +14,7 @@
 
 #include "child.hpp"
 #include "control.hpp"
+#include "live_view.hpp"
 #include "metrics_server.hpp"
 #include "output_lock.hpp"
 #include "powershape/analysis/prometheus.hpp"
@@ -40,7 +41,8 @@ struct MonitorOptions {
   std::string out_perfetto;
   std::string out_textfile;
   std::string prometheus;  // [ADDR:]PORT to serve /metrics on
-  double keep_s = 0;       // > 0: only the last keep_s seconds are kept in memory (the exporter)
+  bool live = false;
+  double keep_s = 0;  // > 0: only the last keep_s seconds are kept in memory (the exporter)
   std::string source = "nvml";
   std::vector<std::string> command;
 };
@@ -252,13 +254,19 @@ int run_monitor(const MonitorOptions& o) {
                  fifo.path().c_str());
   }
   if (child) forward_signals_to(child->pid());
-  int64_t next_publish = 0;
+  int64_t next_publish = 0, next_view = 0;
+  std::optional<LiveView> view;
+  if (o.live) view.emplace(isatty(STDERR_FILENO) != 0);
   while (code != 127) {
     if (child ? child->poll() : received_signal() != 0) break;
     pollfd p{fifo.fd(), POLLIN, 0};
     ::poll(&p, 1, 50);
     apply_marks(fifo, sampler);
     recorder.drain();
+    if (view && telemetry::steady_now_ns() >= next_view) {
+      next_view = telemetry::steady_now_ns() + 250'000'000;  // four views a second
+      view->show(stderr, trace);
+    }
     if (telemetry::steady_now_ns() >= next_publish) {
       next_publish = telemetry::steady_now_ns() + kPublishEveryNs;
       if (o.keep_s > 0)
@@ -324,6 +332,11 @@ void add_monitor(CLI::App& app) {
       "collector, rewritten every second");
   cmd->add_option("--perfetto", o.out_perfetto,
                   "Write the trace for Perfetto / chrome://tracing (wall-clock microseconds)");
+  cmd->add_option("--prometheus", o.prometheus,
+                  "Serve /metrics for Prometheus on [ADDR:]PORT while recording");
+  cmd->add_flag("--live", o.live,
+                "Show one line per GPU a few times a second: power against the limit, SM clock, "
+                "temperature, energy so far and the throttle reasons");
   cmd->add_option("--source", o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
   cmd->add_option("command", o.command, "The command to run, after --");
   cmd->positionals_at_end();

@@ -5,6 +5,7 @@
 #include "backend_spec.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/util/json_io.hpp"
+#include "progress.hpp"
 #include "result_table.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
@@ -44,6 +45,7 @@ int run_repro(ReproArgs& a) {
   std::printf("workload %s, %zu configurations x %d rounds of %.1f s, interleaved and shuffled\n",
               configs.front().name.c_str(), configs.size(), a.design.rounds, a.design.window_s);
   std::fflush(stdout);
+  a.design.on_round = round_progress(true);
   experiment::Result r = experiment::run_design(*backend, a.design);
   print_result(stdout, r);
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));

@@ -21,11 +21,13 @@ void print_result(std::FILE* out, const experiment::Result& r) {
                "ms/iter", "time ratio [95% CI]", "J/iter", "energy ratio [95% CI]", "W", "MHz",
                "TF/s", "capped", "C", "verdict");
   for (const auto& c : r.configs) {
-    std::fprintf(out, "%-34s %10.3f %-26s %9.3f %-26s %6.0f %6.0f %6.1f %5.0f%% %5.0f  %s, %s\n",
-                 c.name.c_str(), c.ms_per_iteration, ratio(c.time_ratio).c_str(), c.j_per_iteration,
-                 ratio(c.energy_ratio).c_str(), c.avg_power_w, c.sm_clock_mhz, c.compute_tflops,
-                 c.power_capped * 100, c.peak_temp_c, c.time_verdict.c_str(),
-                 c.energy_verdict.c_str());
+    std::fprintf(
+        out,
+        "%-34s %10.3f %-26s %9.3f %-26s %6.0f %6.0f %6.1f %5.0f%% %5.0f  time: %s, energy: "
+        "%s\n",
+        c.name.c_str(), c.ms_per_iteration, ratio(c.time_ratio).c_str(), c.j_per_iteration,
+        ratio(c.energy_ratio).c_str(), c.avg_power_w, c.sm_clock_mhz, c.compute_tflops,
+        c.power_capped * 100, c.peak_temp_c, c.time_verdict.c_str(), c.energy_verdict.c_str());
   }
   const auto& b = r.configs[r.baseline];
   // "fastest: X, 1.23% faster than B (verdict)", or the baseline itself.

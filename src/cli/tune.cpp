@@ -9,6 +9,7 @@
 #include "powershape/experiment/tune_cache.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/workload.hpp"
+#include "progress.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
@@ -85,6 +86,7 @@ int run_tune_commands(TuneArgs& a) {
   std::printf("powershape tune on %s: %zu values of %s, objective %s\n", backend.describe().c_str(),
               backend.config_count(), a.scan[0].c_str(), a.options.objective.describe().c_str());
   std::fflush(stdout);
+  a.options.warmup.on_round = round_progress(true);
   const experiment::TuneResult r = experiment::tune(backend, a.options);
   print_candidates(r);
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
@@ -121,6 +123,7 @@ int run_tune(TuneArgs& a) {
   std::printf("objective: %s; rounds of %.1f s windows, at most %d\n",
               a.options.objective.describe().c_str(), a.options.window_s, a.options.max_rounds);
   std::fflush(stdout);
+  a.options.warmup.on_round = round_progress(true);
   const experiment::TuneResult r = experiment::tune(*backend, a.options);
 
   print_candidates(r);

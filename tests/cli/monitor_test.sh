@@ -89,6 +89,12 @@ check "--textfile keeps dcgm-exporter's power metric" grep -q '^DCGM_FI_DEV_POWE
 check "and the power-capped fraction" grep -q '^powershape_power_capped_fraction{' "$tmp/ps.prom"
 check "and leaves no temporary file" test ! -e "$tmp/ps.prom.tmp"
 
+# monitor --prometheus serves while recording; --live shows a line per GPU
+port2=$((40000 + $$ % 20000))
+with_fake "$ps" monitor --live --interval 5 --prometheus 127.0.0.1:$port2 -- sh -c "sleep 1.3; python3 -c \"import urllib.request; open('$tmp/y.prom', 'wb').write(urllib.request.urlopen('http://127.0.0.1:$port2/metrics', timeout=5).read())\"" 2>"$tmp/y.err"; rc=$?
+check "monitor --prometheus serves /metrics" grep -q '^DCGM_FI_DEV_SM_CLOCK{gpu="0"' "$tmp/y.prom"
+check "--live shows power against the limit, clock, temperature, energy and reasons" grep -Eq '^GPU 0 +[0-9]+ / 700 W +[0-9]+ MHz +[0-9]+ C +[0-9.]+ J  (sw_power_cap|-|[a-z_,]+)$' "$tmp/y.err"
+
 # the exporter: /metrics for Prometheus until SIGTERM
 port=$((20000 + $$ % 20000))
 "$ps" exporter --listen 127.0.0.1:$port --source "fake:$trace" 2>"$tmp/x.err" &

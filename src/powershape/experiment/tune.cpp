@@ -159,6 +159,7 @@ TuneResult tune(Backend& backend, const TuneOptions& o) {
       r.all.push_back(m);
     }
     r.rounds = round + 1;
+    if (o.warmup.on_round) o.warmup.on_round(round + 1, o.max_rounds, r.search_s);
     leader = base;
     double best = INFINITY;
     for (std::size_t c = 0; c < n; ++c) {

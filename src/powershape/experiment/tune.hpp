@@ -42,7 +42,7 @@ struct TuneOptions {
   // on 2 pairs has 1 degree of freedom and is 12.7 standard errors wide; 0: none, and
   // no interval is claimed).
   int confirm_rounds = 3;
-  Design warmup;  // its warm-up fields, and its baseline (the unchunked configuration)
+  Design warmup;  // its warm-up fields, its baseline (the unchunked configuration), its on_round
 };
 
 struct TuneCandidate {
