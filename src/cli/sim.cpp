@@ -86,7 +86,8 @@ int run_sim(SimArgs& a) {
   const double secs = static_cast<double>(r.run.end_ns - r.run.begin_ns) * 1e-9;
   std::printf(
       " workload: %d iterations in %.3f s: %.3f ms and %.2f J per iteration, %.1f TFLOP/s, "
-      "real SM clock mean %.0f MHz, die %.1f C at the end\n",
+      "real SM clock mean %.0f MHz, model die %.1f C at the end of the run (the reported "
+      "temperature is the sensor's)\n",
       iters, secs, secs / iters * 1e3, r.run.energy_j / iters,
       plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
   if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.trace);
