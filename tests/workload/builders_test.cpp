@@ -75,6 +75,9 @@ TEST(Builders, ASquareWaveIsSizedInWholeProductColumns) {
     for (double ms : {1.0, 2.0, 7.0, 333.0})
       EXPECT_EQ(size_square({ms, 0.37, Gap::kIdle}, {rate, 1e12}).last_k % 64, 0);
   }
+  // A period past an hour would overflow the column count (found by the plan fuzzer).
+  EXPECT_THROW(size_square({8.8e88, 0.5, Gap::kIdle}, {1e15, 1e12}), std::invalid_argument);
+  EXPECT_NO_THROW(size_square({3.6e6, 0.5, Gap::kIdle}, {1e15, 1e12}));
 }
 
 TEST(Chunks, RowsSplitByCeilDivisionWithARaggedLastChunk) {

@@ -54,7 +54,8 @@ double SquareSizing::burst_flops() const {
 }
 
 SquareSizing size_square(const Square& s, const Rates& r) {
-  require(s.period_ms > 0, "square: the period must be positive");
+  require(s.period_ms > 0 && s.period_ms <= 3.6e6,
+          "square: the period must be positive and at most an hour (3600000 ms)");
   require(s.duty > 0 && s.duty < 1, "square: the duty must be between 0 and 1");
   require(r.flops_per_s > 0 && r.bytes_per_s > 0, "square: rates must be positive");
   const double n = static_cast<double>(SquareSizing::kBurstSize);
