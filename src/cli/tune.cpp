@@ -38,12 +38,6 @@ std::string model_profile(const TuneArgs& a, const experiment::Backend& b) {
   return d.contains("profile") ? d.at("profile").value("name", "") : "";
 }
 
-double power_limit_w(const nlohmann::json& d) {
-  if (d.contains("profile")) return d.at("profile").at("governor").value("power_limit_w", 0.0);
-  const auto& l = d.at("device").value("enforced_power_limit_mw", nlohmann::json());
-  return l.is_number() ? l.get<double>() / 1000 : 0;
-}
-
 void print_candidates(const experiment::TuneResult& r) {
   std::printf("\n%-44s %6s %10s %10s %12s  %s\n", "candidate", "rounds", "ms/iter", "J/iter",
               "objective", "");
@@ -79,7 +73,8 @@ int run_tune_commands(TuneArgs& a) {
   if (a.scan.empty()) throw std::runtime_error("tune -- CMD: give -L NAME V1,V2,... to scan");
   CommandBackend backend(commands_from(a.words, a.scan), a.source);
   const nlohmann::json device = backend.device_json();
-  a.options.objective = experiment::parse_objective(a.objective, power_limit_w(device));
+  a.options.objective =
+      experiment::parse_objective(a.objective, experiment::device_power_limit_w(device));
   a.options.max_slowdown = a.max_slowdown_pct > 0 ? a.max_slowdown_pct / 100 : -1;
   a.options.min_effect = a.min_effect_pct / 100;
   a.options.warmup.warmup_window_s = 0.01;  // a run lasts what the command takes
@@ -107,7 +102,8 @@ int run_tune(TuneArgs& a) {
   if (plans.size() < 2) throw std::runtime_error("--chunks: give two chunk counts or more");
   backend->set_configs(plans);
   const nlohmann::json device = backend->device_json();
-  a.options.objective = experiment::parse_objective(a.objective, power_limit_w(device));
+  a.options.objective =
+      experiment::parse_objective(a.objective, experiment::device_power_limit_w(device));
   a.options.max_slowdown = a.max_slowdown_pct > 0 ? a.max_slowdown_pct / 100 : -1;
   a.options.min_effect = a.min_effect_pct / 100;
   std::printf("powershape tune on %s%s\n", backend->describe().c_str(),

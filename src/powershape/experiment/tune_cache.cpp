@@ -31,23 +31,28 @@ std::string tune_cache_path() {
   return std::string(home != nullptr ? home : "/tmp") + "/.cache/powershape/tune.json";
 }
 
+double device_power_limit_w(const nlohmann::json& device_json) {
+  if (device_json.contains("profile"))
+    return device_json.at("profile").at("governor").value("power_limit_w", 0.0);
+  if (!device_json.contains("device")) return 0;
+  const auto& l = device_json.at("device").value("enforced_power_limit_mw", nlohmann::json());
+  return l.is_number() ? l.get<double>() / 1000 : 0;
+}
+
 std::string tune_key(const nlohmann::json& device_json, const std::string& workload,
                      const std::string& objective) {
-  std::string device, driver, limit;
+  std::string device, driver;
   if (device_json.contains("device")) {
-    const auto& d = device_json.at("device");
-    device = d.value("name", "");
-    driver = d.value("driver", "");
-    const auto& l = d.value("enforced_power_limit_mw", nlohmann::json());
-    limit = l.is_number() ? std::to_string(std::llround(l.get<double>() / 1000)) + " W" : "?";
+    device = device_json.at("device").value("name", "");
+    driver = device_json.at("device").value("driver", "");
   } else if (device_json.contains("profile")) {
-    const auto& p = device_json.at("profile");
-    device = "sim:" + p.value("name", "");
+    device = "sim:" + device_json.at("profile").value("name", "");
     driver = "simulator";
-    limit = std::to_string(std::llround(p.at("governor").value("power_limit_w", 0.0))) + " W";
   } else {
     throw std::invalid_argument("tune_key: no device or profile in the device description");
   }
+  const double w = device_power_limit_w(device_json);
+  const std::string limit = w > 0 ? std::to_string(std::llround(w)) + " W" : "?";
   return device + " | " + driver + " | " + limit + " | " + workload + " | " + objective;
 }
 

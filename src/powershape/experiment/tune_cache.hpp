@@ -17,6 +17,9 @@ std::string tune_workload_name(const std::string& kind, const workload::Workload
 // $POWERSHAPE_CACHE, else $XDG_CACHE_HOME/powershape/tune.json, else ~/.cache/powershape/tune.json.
 std::string tune_cache_path();
 
+// The power limit (W) in a backend's device_json(): a GPU's enforced one, a profile's; 0: unknown.
+double device_power_limit_w(const nlohmann::json& device_json);
+
 // The entry's key from a backend's device_json() (a GPU's "device", or a simulator's "profile"),
 // the workload ("lmhead 16384,896,151936") and the objective ("time").
 std::string tune_key(const nlohmann::json& device_json, const std::string& workload,
