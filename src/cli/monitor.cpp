@@ -42,7 +42,8 @@ struct MonitorOptions {
   std::string out_textfile;
   std::string prometheus;  // [ADDR:]PORT to serve /metrics on
   bool live = false;
-  double keep_s = 0;  // > 0: only the last keep_s seconds are kept in memory (the exporter)
+  bool every_row = false;  // the CSV keeps polls that repeat the one before
+  double keep_s = 0;       // > 0: only the last keep_s seconds are kept in memory (the exporter)
   std::string source = "nvml";
   std::vector<std::string> command;
 };
@@ -67,6 +68,10 @@ class Recorder {
       std::fprintf(stderr, "powershape: GPU %d: %s\n", e.gpu, e.what.c_str());
       trace_.events.push_back(std::move(e));
     }
+  }
+  // Writes the CSV's last rows (those that repeated the ones before).
+  void finish() {
+    to_csv([&] { csv_->finish(); });
   }
   bool csv_failed() const { return failed_; }
 
@@ -220,7 +225,7 @@ int run_monitor(const MonitorOptions& o) {
             .c_str());
   }
   std::unique_ptr<trace::CsvWriter> csv;
-  if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv);
+  if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv, o.every_row);
   trace::Trace trace;
   trace.source = source->describe();
   trace.devices = source->devices();
@@ -282,6 +287,7 @@ int run_monitor(const MonitorOptions& o) {
                  r.name.c_str());
   }
   recorder.drain();
+  recorder.finish();
   if (child) code = child->exit_code();
   forward_signals_to(0);
 
@@ -325,6 +331,9 @@ void add_monitor(CLI::App& app) {
                   "counter on Hopper (~3 ms a read); default 1000");
   cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
   cmd->add_option("-o,--output", o.out_csv, "Write the trace as CSV");
+  cmd->add_flag("--every-row", o.every_row,
+                "Keep every poll in the CSV (by default a poll equal to the one before is left "
+                "out, save one a second: readings hold until the next row)");
   cmd->add_option("--json", o.out_json, "Write metadata and the summary as JSON");
   cmd->add_option(
       "--textfile", o.out_textfile,

@@ -29,6 +29,7 @@ struct SimArgs {
   double power_limit_w = 0, clock_cap_mhz = 0, step_ms = 0.1;
   uint64_t seed = 1;
   std::string out_csv, out_json, out_perfetto;
+  bool every_row = false;
 };
 
 struct CalibrateArgs {
@@ -90,7 +91,7 @@ int run_sim(SimArgs& a) {
       "temperature is the sensor's)\n",
       iters, secs, secs / iters * 1e3, r.run.energy_j / iters,
       plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
-  if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.trace);
+  if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.trace, a.every_row);
   if (!a.out_perfetto.empty()) trace::write_chrome_trace(a.out_perfetto, r.trace);
   if (!a.out_json.empty()) {
     trace::Trace meta = r.trace;
@@ -158,6 +159,8 @@ void add_sim(CLI::App& app) {
   cmd->add_option("--seed", a.seed, "Seed of the sensor noise (default 1)")->check(seed_value());
   cmd->add_option("-o,--output", a.out_csv,
                   "Write the simulated trace as CSV (the monitor's format)");
+  cmd->add_flag("--every-row", a.every_row,
+                "Keep every poll in the CSV, also those equal to the one before");
   cmd->add_option("--json", a.out_json, "Write metadata and the summary as JSON");
   cmd->add_option("--perfetto", a.out_perfetto,
                   "Write the trace for Perfetto / chrome://tracing (simulated microseconds)");

@@ -14,7 +14,7 @@ ts = [e['ts'] for e in j['traceEvents'] if e['ph'] == 'C']
 sys.exit(not (ts and max(ts) < 3e6 and not j['otherData']['wall_clock']))"
 check "sim says it is simulated, first" grep -q "^simulated device: h200 (calibrated profile)" <(head -1 "$tmp/s.out")
 check "sim prints the monitor's summary" grep -q "MHz  SM clock mean" "$tmp/s.out"
-check "sim writes the monitor's trace format" grep -q "^t \[ns\],gpu,power_usage \[mW\]" "$tmp/s.csv"
+check "sim writes the monitor's trace format" grep -q "^t_ns,gpu,power_usage_mw,power_instant_mw" "$tmp/s.csv"
 check "sim writes the summary JSON" grep -q '"name": "workload"' "$tmp/s.json"
 "$ps" sim --profile dgx-spark --workload lmhead --shape 4096,896,151936 --chunks 4 --iterations 20 >"$tmp/l.out" 2>&1; rc=$?
 check "an lmhead on another profile runs" test $rc -eq 0 -a -n "$(grep '20 iterations' "$tmp/l.out")"
@@ -57,5 +57,16 @@ check "repro refuses a minimum effect of 100%" test $rc -ne 0 -a "$(wc -l <"$tmp
 check "probe exits 0" test $rc -eq 0
 check "probe reports the power window" grep -q "^power window: compute phases up to 1 ms" "$tmp/p.out"
 check "probe reports the sustained-to-boost ratio" grep -q "sustained-to-boost 0.8" "$tmp/p.out"
+
+# JSON a reader can load without casting: a number or null in every numeric field (one whose key
+# ends in a unit), strings only for names, verdicts and reasons
+check "the JSON files hold numbers or null where numbers go" python3 -c "
+import json, re, sys
+unit = re.compile(r'_(mw|w|j|mj|mhz|c|s|ns|ms|pct|fraction|tflops)$')
+def bad(j, key=''):
+    if isinstance(j, dict): return any(bad(v, k) for k, v in j.items() if k != 'unavailable')
+    if isinstance(j, list): return any(bad(v, key) for v in j)
+    return isinstance(j, str) and bool(unit.search(key))
+sys.exit(any(bad(json.load(open(f))) for f in sys.argv[1:]))" "$tmp/s.json" "$tmp/r.json" "$tmp/p.json"
 
 finish

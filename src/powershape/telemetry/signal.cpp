@@ -27,6 +27,17 @@ const std::array<SignalSpec, kSignalCount>& signal_specs() {
 
 const SignalSpec& spec(Signal s) { return signal_specs()[static_cast<std::size_t>(s)]; }
 
+std::string column_name(Signal s) {
+  const SignalSpec& sp = spec(s);
+  std::string unit;
+  if (sp.unit == "%") {
+    unit = "pct";
+  } else if (sp.unit != "bitmask") {
+    for (char c : sp.unit) unit += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  }
+  return std::string(sp.name) + (unit.empty() ? "" : "_" + unit);
+}
+
 std::optional<Signal> signal_by_name(std::string_view name) {
   for (const auto& s : signal_specs()) {
     if (s.name == name) return s.signal;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace powershape::telemetry {
@@ -32,9 +33,13 @@ inline constexpr std::size_t kSignalCount = static_cast<std::size_t>(Signal::kCo
 
 struct SignalSpec {
   Signal signal;
-  std::string_view name;  // snake_case, used in CSV headers and JSON keys
-  std::string_view unit;  // as written in CSV headers: "power_usage [mW]"
+  std::string_view name;  // snake_case
+  std::string_view unit;  // for people: "mW", "MHz", "%"
 };
+
+// The signal's column in CSV and its key in JSON: the name, then the unit in lower case
+// ("power_usage_mw", "sm_clock_mhz", "util_gpu_pct"); one scheme across every file.
+std::string column_name(Signal s);
 
 const std::array<SignalSpec, kSignalCount>& signal_specs();
 const SignalSpec& spec(Signal s);

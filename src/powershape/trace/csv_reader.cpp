@@ -26,31 +26,23 @@ struct CondCol {};
 using Column = std::variant<TimeCol, GpuCol, CondCol, Signal>;
 
 std::optional<Column> column_for(std::string_view name) {
+  // Other tools' names for the same signals, and this project's first trace format (v1:
+  // "power_usage [mW]"), still read.
   static const std::map<std::string_view, Signal> kAliases = {
-      {"p_mw", Signal::kPowerUsage},
-      {"pinst_mw", Signal::kPowerInstant},
-      {"p_inst_mw", Signal::kPowerInstant},
-      {"pavg_mw", Signal::kPowerAverage},
-      {"sm_mhz", Signal::kSmClock},
-      {"nvml_sm_mhz", Signal::kSmClock},
-      {"power_usage_mw", Signal::kPowerUsage},
-      {"temp_c", Signal::kGpuTemp},
-      {"reasons", Signal::kReasons},
-      {"energy_mj", Signal::kEnergy}};
-  if (name == "t [ns]") return TimeCol{1.0};
-  if (name == "t") return TimeCol{1e9};
+      {"p_mw", Signal::kPowerUsage},        {"pinst_mw", Signal::kPowerInstant},
+      {"p_inst_mw", Signal::kPowerInstant}, {"pavg_mw", Signal::kPowerAverage},
+      {"sm_mhz", Signal::kSmClock},         {"nvml_sm_mhz", Signal::kSmClock},
+      {"temp_c", Signal::kGpuTemp},         {"reasons", Signal::kReasons}};
+  if (name == "t_ns" || name == "t [ns]") return TimeCol{1.0};
+  if (name == "t_s" || name == "t") return TimeCol{1e9};
   if (name == "t_ms" || name == "t_ms_from_probe_start") return TimeCol{1e6};
   if (name == "gpu") return GpuCol{};
   if (name == "cond") return CondCol{};
   if (auto it = kAliases.find(name); it != kAliases.end()) return it->second;
-  auto bracket = name.find(" [");
-  if (bracket != std::string_view::npos) {
-    if (auto s = telemetry::signal_by_name(name.substr(0, bracket))) {
-      if (name == std::string(telemetry::spec(*s).name) + " [" +
-                      std::string(telemetry::spec(*s).unit) + "]") {
-        return *s;
-      }
-    }
+  for (const auto& sp : telemetry::signal_specs()) {
+    if (name == telemetry::column_name(sp.signal) ||
+        name == std::string(sp.name) + " [" + std::string(sp.unit) + "]")
+      return sp.signal;
   }
   return std::nullopt;
 }
@@ -136,7 +128,7 @@ class Parser {
       columns_.push_back(*c);
       col += n.size() + 1;
     }
-    if (!has_time) fail(1, "no time column (t, t_ms or 't [ns]')");
+    if (!has_time) fail(1, "no time column (t_ns, t_ms or t_s)");
   }
 
   void line_of(const std::string& line) {

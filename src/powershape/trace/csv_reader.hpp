@@ -6,10 +6,12 @@
 
 namespace powershape::trace {
 
-// Reads a trace written by CsvWriter, or a plain telemetry CSV with a time column `t` (seconds),
-// `t_ms` or `t [ns]`, an optional `cond` column (runs of equal values become regions) and signal
-// columns named by powershape or by the short names of ../shared/data/h200 (p_mw, pinst_mw,
-// p_inst_mw, pavg_mw, sm_mhz, temp_c, reasons, energy_mj). A malformed file is rejected with a
+// Reads a trace written by CsvWriter (either version), or a plain telemetry CSV with a time
+// column (t_ns, t_ms, t_s; `t` is seconds), an optional `cond` column (runs of equal values become
+// regions) and signal columns named as telemetry::column_name does (power_instant_mw, ...), as
+// v1 traces did ("power_instant [mW]") or by the short names other tools used (p_mw, pinst_mw,
+// p_inst_mw, pavg_mw, sm_mhz, temp_c, reasons). An empty cell is a reading not taken; the
+// nvidia-smi tokens ([Not Supported], ...) are read too. A malformed file is rejected with a
 // std::runtime_error that names the file, line and column; a last line without its newline that
 // does not parse (a recording cut off mid-row) is dropped with an event whose text starts with
 // kTornPrefix. A UTF-8 byte-order mark is skipped; a folder is refused by name.

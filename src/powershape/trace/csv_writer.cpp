@@ -9,7 +9,22 @@
 
 namespace powershape::trace {
 
-CsvWriter::CsvWriter(const std::string& path) : path_(path) {
+namespace {
+
+constexpr int64_t kKeepEveryNs = 1'000'000'000;  // a repeated row is still written once a second
+
+// A row of the driver's power buffer carries that signal alone; such rows are never left out.
+bool is_poll(const Sample& s) {
+  for (std::size_t i = 0; i < telemetry::kSignalCount; ++i) {
+    if (i != static_cast<std::size_t>(telemetry::Signal::kDriverPower) && s.readings[i].ok())
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+CsvWriter::CsvWriter(const std::string& path, bool every_row) : path_(path), every_row_(every_row) {
   f_ = std::fopen(path.c_str(), "w");
   if (f_ == nullptr) {
     throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
@@ -17,7 +32,21 @@ CsvWriter::CsvWriter(const std::string& path) : path_(path) {
 }
 
 CsvWriter::~CsvWriter() {
+  try {
+    finish();
+  } catch (const std::exception&) {  // a destructor reports nothing; finish() said it if called
+  }
   if (f_ != nullptr) std::fclose(f_);
+}
+
+void CsvWriter::finish() {
+  for (auto& [gpu, h] : held_) {
+    if (!h.repeat) continue;
+    h.written = *h.repeat;
+    h.repeat.reset();
+    row(h.written);
+  }
+  flush();
 }
 
 void CsvWriter::flush() {
@@ -26,29 +55,42 @@ void CsvWriter::flush() {
 }
 
 void CsvWriter::header(const std::string& source, const std::vector<DeviceInfo>& devices) {
-  std::fprintf(f_, "# powershape trace v1\n# source %s\n", nlohmann::json(source).dump().c_str());
+  std::fprintf(f_, "# powershape trace v2\n# source %s\n", nlohmann::json(source).dump().c_str());
   for (const auto& d : devices) std::fprintf(f_, "# device %s\n", to_json(d).dump().c_str());
-  std::fputs("t [ns],gpu", f_);
-  for (const auto& s : telemetry::signal_specs()) {
-    std::fprintf(f_, ",%.*s [%.*s]", static_cast<int>(s.name.size()), s.name.data(),
-                 static_cast<int>(s.unit.size()), s.unit.data());
-  }
+  std::fputs("t_ns,gpu", f_);
+  for (const auto& s : telemetry::signal_specs())
+    std::fprintf(f_, ",%s", telemetry::column_name(s.signal).c_str());
   std::fputc('\n', f_);
   flush();
 }
 
+void CsvWriter::row(const Sample& s) {
+  std::fprintf(f_, "%lld,%d", static_cast<long long>(s.t_ns), s.gpu);
+  for (const auto& r : s.readings) {
+    if (r.ok()) {
+      std::fprintf(f_, ",%lld", static_cast<long long>(r.value));
+    } else {
+      std::fputc(',', f_);
+    }
+  }
+  std::fputc('\n', f_);
+}
+
 void CsvWriter::samples(const std::vector<Sample>& rows) {
   for (const Sample& s : rows) {
-    std::fprintf(f_, "%lld,%d", static_cast<long long>(s.t_ns), s.gpu);
-    for (const auto& r : s.readings) {
-      if (r.ok()) {
-        std::fprintf(f_, ",%lld", static_cast<long long>(r.value));
-      } else {
-        auto tok = telemetry::status_token(r.status);
-        std::fprintf(f_, ",%.*s", static_cast<int>(tok.size()), tok.data());
-      }
+    if (every_row_ || !is_poll(s)) {
+      row(s);
+      continue;
     }
-    std::fputc('\n', f_);
+    auto [it, fresh] = held_.try_emplace(s.gpu);
+    Held& h = it->second;
+    if (!fresh && s.readings == h.written.readings && s.t_ns - h.written.t_ns < kKeepEveryNs) {
+      h.repeat = s;
+      continue;
+    }
+    h.written = s;
+    h.repeat.reset();
+    row(s);
   }
   flush();
 }
@@ -74,14 +116,15 @@ void CsvWriter::clock(int64_t wall_minus_steady_ns, int64_t first_t_ns) {
   flush();
 }
 
-void write_csv(const std::string& path, const Trace& trace) {
-  CsvWriter w(path);
+void write_csv(const std::string& path, const Trace& trace, bool every_row) {
+  CsvWriter w(path, every_row);
   w.header(trace.source, trace.devices);
   if (trace.wall_minus_steady_ns != 0)
     w.clock(trace.wall_minus_steady_ns, trace.samples.empty() ? 0 : trace.samples.front().t_ns);
   w.samples(trace.samples);
   for (const auto& r : trace.regions) w.region(r);
   for (const auto& e : trace.events) w.event(e);
+  w.finish();
 }
 
 }  // namespace powershape::trace

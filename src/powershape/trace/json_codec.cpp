@@ -1,5 +1,6 @@
 #include "powershape/trace/json_codec.hpp"
 
+#include <optional>
 #include <stdexcept>
 
 namespace powershape::trace {
@@ -8,19 +9,34 @@ using nlohmann::json;
 using telemetry::Reading;
 using telemetry::Status;
 
-json reading_json(const Reading& r) {
-  if (r.ok()) return r.value;
-  return std::string(r.status == Status::kNotRead ? "" : telemetry::status_token(r.status));
+// A device figure is a number, or null with its reason under "unavailable" (a JSON reader
+// expects numbers in a numeric field).
+void put_reading(json& j, const char* key, const Reading& r) {
+  if (r.ok()) {
+    j[key] = r.value;
+    return;
+  }
+  j[key] = nullptr;
+  if (r.status != Status::kNotRead)
+    j["unavailable"][key] = std::string(telemetry::status_token(r.status));
 }
 
 Reading reading_from(const json& j, const char* key) {
   if (!j.contains(key)) throw std::runtime_error(std::string("missing key '") + key + "'");
   const json& v = j.at(key);
   if (v.is_number_integer()) return Reading::of(v.get<int64_t>());
-  if (v.is_string()) {
-    if (auto s = telemetry::status_from_token(v.get<std::string>())) return Reading::failed(*s);
+  std::optional<std::string> token;  // null, with its reason beside it, or a v1 file's token
+  if (v.is_string()) token = v.get<std::string>();
+  if (v.is_null()) {
+    const json* why = j.contains("unavailable") ? &j.at("unavailable") : nullptr;
+    token = why != nullptr && why->is_object() && why->contains(key) && why->at(key).is_string()
+                ? why->at(key).get<std::string>()
+                : "";
   }
-  throw std::runtime_error(std::string("key '") + key + "': expected an integer or a status");
+  if (token) {
+    if (auto s = telemetry::status_from_token(*token)) return Reading::failed(*s);
+  }
+  throw std::runtime_error(std::string("key '") + key + "': expected an integer or null");
 }
 
 template <class T>
@@ -45,7 +61,7 @@ T get(const json& j, const char* key) {
 
 json to_json(const DeviceInfo& d) {
   json j = {{"index", d.index}, {"name", d.name}, {"uuid", d.uuid}, {"driver", d.driver}};
-#define PS_OUT(f) j[#f] = reading_json(d.f);
+#define PS_OUT(f) put_reading(j, #f, d.f);
   PS_READINGS(PS_OUT)
 #undef PS_OUT
   json support = json::object();
