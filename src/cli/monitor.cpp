@@ -19,6 +19,7 @@
 #include "output_lock.hpp"
 #include "powershape/analysis/prometheus.hpp"
 #include "powershape/analysis/summary.hpp"
+#include "powershape/report/html_report.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/trace/chrome_trace.hpp"
@@ -26,8 +27,8 @@
 #include "powershape/trace/json_file.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/int_list.hpp"
-#include "report.hpp"
 #include "subcommands.hpp"
+#include "summary_table.hpp"
 
 namespace powershape::cli {
 namespace {
@@ -39,6 +40,7 @@ struct MonitorOptions {
   std::string out_csv;
   std::string out_json;
   std::string out_perfetto;
+  std::string out_report;
   std::string out_textfile;
   std::string prometheus;  // [ADDR:]PORT to serve /metrics on
   bool live = false;
@@ -106,8 +108,9 @@ std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) 
     throw std::runtime_error("-o and --json name the same file " + o.out_json);
   }
   std::vector<std::unique_ptr<OutputLock>> locks;
-  for (const auto& [path, option] : {std::pair{o.out_csv, "-o"}, std::pair{o.out_json, "--json"},
-                                     std::pair{o.out_perfetto, "--perfetto"}}) {
+  for (const auto& [path, option] :
+       {std::pair{o.out_csv, "-o"}, std::pair{o.out_json, "--json"},
+        std::pair{o.out_perfetto, "--perfetto"}, std::pair{o.out_report, "--report"}}) {
     if (path.empty()) continue;
     if (!replayed.empty() && same_file(path, replayed)) {
       throw std::runtime_error(std::string(option) + ": " + path +
@@ -314,6 +317,18 @@ int run_monitor(const MonitorOptions& o) {
       lost = true;
     }
   }
+  if (!o.out_report.empty()) {
+    try {
+      report::ReportInputs in;
+      in.title = "powershape monitor: " + title_of(o.command);
+      in.trace = trace;
+      in.summary = analysis::to_json(summaries);
+      report::write_report(o.out_report, in);
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr, "powershape: --report: %s\n", e.what());
+      lost = true;
+    }
+  }
   if (code == 0 && received_signal() != 0 && !child) code = 128 + received_signal();
   // The command's own failure comes first; a lost output makes a successful run fail.
   return code == 0 && lost ? 1 : code;
@@ -341,6 +356,8 @@ void add_monitor(CLI::App& app) {
       "collector, rewritten every second");
   cmd->add_option("--perfetto", o.out_perfetto,
                   "Write the trace for Perfetto / chrome://tracing (wall-clock microseconds)");
+  cmd->add_option("--report", o.out_report,
+                  "Also write the trace and summary as a self-contained HTML page (see report)");
   cmd->add_option("--prometheus", o.prometheus,
                   "Serve /metrics for Prometheus on [ADDR:]PORT while recording");
   cmd->add_flag("--live", o.live,

@@ -1,11 +1,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend_spec.hpp"
+#include "output_lock.hpp"
 #include "powershape/experiment/engine.hpp"
+#include "powershape/report/html_report.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/args.hpp"
@@ -23,7 +26,7 @@ struct ProbeArgs {
   workload::WorkloadArgs workload;  // --duty
   double window_s = 3;
   uint64_t seed = 1;
-  std::string out;
+  std::string out, report;
 };
 
 struct Point {
@@ -39,6 +42,10 @@ int run_probe(const ProbeArgs& a) {
   const double duty = a.workload.duty;
   if (!(duty > 0 && duty < 1))
     throw std::runtime_error("--duty: expected a fraction between 0 and 1");
+  // Outputs are checked before minutes of measuring, not after.
+  std::optional<OutputLock> out_lock, report_lock;
+  if (!a.out.empty()) out_lock.emplace(a.out, "-o");
+  if (!a.report.empty()) report_lock.emplace(a.report, "--report");
   std::vector<std::string> gaps;
   for (std::size_t s = 0; s <= a.gaps.size();) {
     auto c = a.gaps.find(',', s);
@@ -118,7 +125,7 @@ int run_probe(const ProbeArgs& a) {
       "between %s gaps at %.0f%% duty\n",
       window_ms, gaps.front().c_str(), duty * 100);
 
-  if (!a.out.empty()) {
+  if (!a.out.empty() || !a.report.empty()) {
     nlohmann::json j = {{"backend", backend->describe()},
                         {"device", backend->device_json()},
                         {"duty", duty},
@@ -136,7 +143,13 @@ int run_probe(const ProbeArgs& a) {
                              {"power_capped", pt.power_capped},
                              {"avg_power_w", pt.avg_power_w}});
     }
-    util::write_json_file(a.out, j);
+    if (!a.out.empty()) util::write_json_file(a.out, j);
+    if (!a.report.empty()) {
+      report::ReportInputs in;
+      in.title = "powershape probe: " + backend->describe();
+      in.probe = j;
+      report::write_report(a.report, in);
+    }
   }
   return 0;
 }
@@ -157,6 +170,8 @@ void add_probe(CLI::App& app) {
       ->check(finite_in(0.01, 3600));
   cmd->add_option("--seed", a.seed, "Seed (simulator noise)")->check(seed_value());
   cmd->add_option("-o,--output", a.out, "Write the curve and figures as JSON");
+  cmd->add_option("--report", a.report,
+                  "Also write the result as a self-contained HTML page (see report)");
   cmd->callback([] { exit_code() = run_probe(a); });
 }
 

@@ -1,63 +1,68 @@
-#include "report.hpp"
+// `powershape report`: a trace and the JSON of monitor, sim, probe or repro as one HTML page.
+#include <cstdio>
+#include <stdexcept>
+
+#include "output_lock.hpp"
+#include "powershape/report/html_report.hpp"
+#include "powershape/trace/chrome_trace.hpp"
+#include "powershape/trace/csv_reader.hpp"
+#include "powershape/util/json_io.hpp"
+#include "subcommands.hpp"
 
 namespace powershape::cli {
 namespace {
 
-void line(std::FILE* out, const char* value, const char* what, const std::string& note = "") {
-  std::fprintf(out, "  %18s  %-22s%s\n", value, what,
-               note.empty() ? "" : ("(" + note + ")").c_str());
-}
+struct ReportArgs {
+  std::string trace, json, probe, repro, out, perfetto, title;
+};
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-void block(std::FILE* out, const analysis::Summary& s) {
-  line(out, fmt("%.3f s", s.duration_s()).c_str(), "duration");
-  if (s.energy.method != analysis::Energy::Method::kNone) {
-    std::string note = analysis::to_string(s.energy.method);
-    if (s.energy.method == analysis::Energy::Method::kCounter) {
-      note += ", " + std::to_string(s.energy.counter_updates) + " updates";
-    }
-    line(out, fmt("%.1f J", s.energy.energy_mj * 1e-3).c_str(), "energy", note);
-  } else {
-    line(out, "-", "energy", "no energy counter or power reading");
+int run_report(const ReportArgs& a) {
+  for (const auto* in : {&a.trace, &a.json, &a.probe, &a.repro}) {
+    if (!in->empty() &&
+        (same_file(*in, a.out) || (!a.perfetto.empty() && same_file(*in, a.perfetto))))
+      throw std::runtime_error("-o/--perfetto: " + *in + " is an input; it would be overwritten");
   }
-  if (s.avg_power_w) line(out, fmt("%.1f W", *s.avg_power_w).c_str(), "average power");
-  if (s.peak_power_w) line(out, fmt("%.1f W", *s.peak_power_w).c_str(), "peak power");
-  if (s.sm_clock_mhz.covered_ns > 0) {
-    const auto& c = s.sm_clock_mhz;
-    line(out, fmt("%.0f MHz", c.mean).c_str(), "SM clock mean",
-         fmt("p5 %.0f", c.p5) + fmt(", p50 %.0f", c.p50) + fmt(", p95 %.0f", c.p95));
+  if (!a.perfetto.empty() && a.trace.empty()) throw std::runtime_error("--perfetto: needs a trace");
+  report::ReportInputs in;
+  in.title = a.title;
+  if (!a.trace.empty()) in.trace = trace::read_csv(a.trace);
+  if (!a.json.empty()) {
+    if (a.trace.empty())
+      throw std::runtime_error("--json: it summarises a trace; give the trace too");
+    in.summary = util::read_as(a.json, [](const nlohmann::json& j) {
+      if (!j.is_object() || !j.contains("summary") || !j.at("summary").is_array())
+        throw std::runtime_error("no 'summary' list (not a monitor or sim --json file?)");
+      return j.at("summary");
+    });
   }
-  if (auto f = s.power_capped_fraction())
-    line(out, fmt("%.1f %%", *f * 100).c_str(), "power-capped");
-  if (auto f = s.thermal_fraction())
-    line(out, fmt("%.1f %%", *f * 100).c_str(), "thermally throttled");
-  if (s.peak_temp_c)
-    line(out, fmt("%.0f C", static_cast<double>(*s.peak_temp_c)).c_str(), "peak temperature");
+  if (!a.probe.empty()) in.probe = util::read_json_file(a.probe);
+  if (!a.repro.empty()) in.repro = util::read_json_file(a.repro);
+  if (in.title.empty()) {
+    in.title = !a.trace.empty() ? a.trace : !a.repro.empty() ? a.repro : a.probe;
+    in.title = "powershape report: " + in.title.substr(in.title.find_last_of('/') + 1);
+  }
+  report::write_report(a.out, in);
+  if (!a.perfetto.empty()) trace::write_chrome_trace(a.perfetto, *in.trace);
+  std::fprintf(stderr, "powershape: wrote %s\n", a.out.c_str());
+  return 0;
 }
 
 }  // namespace
 
-void print_summaries(std::FILE* out, const std::string& title, const trace::Trace& trace,
-                     const std::vector<analysis::Summary>& summaries) {
-  std::fprintf(out, "\n Power stats for %s (%s):\n", title.c_str(), trace.source.c_str());
-  for (const auto& s : summaries) {
-    // Samples name a GPU by its position in the trace's device list.
-    auto pos = static_cast<std::size_t>(s.gpu);
-    int index = pos < trace.devices.size() ? trace.devices[pos].index : s.gpu;
-    if (s.name == "all") {
-      std::fprintf(out, "\n GPU %d  %s\n", index,
-                   pos < trace.devices.size() ? trace.devices[pos].name.c_str() : "");
-    } else {
-      std::fprintf(out, "\n GPU %d  region '%s'\n", index, s.name.c_str());
-    }
-    block(out, s);
-  }
-  std::fputc('\n', out);
+void add_report(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "report",
+      "Write one self-contained HTML page (opens offline): power, clocks, temperature and "
+      "throttle reasons over time with regions, the summary, probe's curve, repro's ratios");
+  static ReportArgs a;
+  cmd->add_option("trace", a.trace, "A trace CSV written by monitor or sim");
+  cmd->add_option("--json", a.json, "The summary JSON written beside the trace (--json)");
+  cmd->add_option("--probe", a.probe, "A probe result (probe -o): the burst-throughput curve");
+  cmd->add_option("--repro", a.repro, "A repro result (repro -o): ratios with intervals");
+  cmd->add_option("-o,--output", a.out, "The HTML file to write")->required();
+  cmd->add_option("--perfetto", a.perfetto, "Also write the trace for Perfetto / chrome://tracing");
+  cmd->add_option("--title", a.title, "The page's title (default: the input's file name)");
+  cmd->callback([] { exit_code() = run_report(a); });
 }
 
 }  // namespace powershape::cli

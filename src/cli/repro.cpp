@@ -1,9 +1,12 @@
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend_spec.hpp"
+#include "output_lock.hpp"
 #include "powershape/experiment/engine.hpp"
+#include "powershape/report/html_report.hpp"
 #include "powershape/util/json_io.hpp"
 #include "progress.hpp"
 #include "result_table.hpp"
@@ -19,7 +22,7 @@ struct ReproArgs {
   std::string device;
   experiment::Design design;
   double min_effect_pct = 0.2;
-  std::string out;
+  std::string out, report;
 };
 
 int run_repro(ReproArgs& a) {
@@ -32,6 +35,10 @@ int run_repro(ReproArgs& a) {
                              std::to_string(a.min_effect_pct));
   }
   a.design.min_effect = a.min_effect_pct / 100;
+  // Outputs are checked before minutes of measuring, not after.
+  std::optional<OutputLock> out_lock, report_lock;
+  if (!a.out.empty()) out_lock.emplace(a.out, "-o");
+  if (!a.report.empty()) report_lock.emplace(a.report, "--report");
   std::string why;
   auto backend = open_backend(a.device, a.design.seed, &why);
   if (backend->simulated()) {
@@ -49,6 +56,12 @@ int run_repro(ReproArgs& a) {
   experiment::Result r = experiment::run_design(*backend, a.design);
   print_result(stdout, r);
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
+  if (!a.report.empty()) {
+    report::ReportInputs in;
+    in.title = "powershape repro: " + configs.front().name;
+    in.repro = experiment::to_json(r);
+    report::write_report(a.report, in);
+  }
   return 0;
 }
 
@@ -73,6 +86,8 @@ void add_repro(CLI::App& app) {
                   "A difference under this many percent is called 'within' it, not faster or "
                   "slower (default 0.2)");
   cmd->add_option("-o,--output", a.out, "Write every measurement and the device as JSON");
+  cmd->add_option("--report", a.report,
+                  "Also write the result as a self-contained HTML page (see report)");
   cmd->callback([] { exit_code() = run_repro(a); });
 }
 

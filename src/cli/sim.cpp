@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "powershape/analysis/summary.hpp"
+#include "powershape/report/html_report.hpp"
 #include "powershape/sim/calibrate.hpp"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/trace/chrome_trace.hpp"
@@ -12,8 +13,8 @@
 #include "powershape/trace/json_file.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/share_dir.hpp"
-#include "report.hpp"
 #include "subcommands.hpp"
+#include "summary_table.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
 
@@ -28,7 +29,7 @@ struct SimArgs {
   int iterations = 0;
   double power_limit_w = 0, clock_cap_mhz = 0, step_ms = 0.1;
   uint64_t seed = 1;
-  std::string out_csv, out_json, out_perfetto;
+  std::string out_csv, out_json, out_perfetto, out_report;
   bool every_row = false;
 };
 
@@ -93,6 +94,13 @@ int run_sim(SimArgs& a) {
       plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
   if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.trace, a.every_row);
   if (!a.out_perfetto.empty()) trace::write_chrome_trace(a.out_perfetto, r.trace);
+  if (!a.out_report.empty()) {
+    report::ReportInputs in;
+    in.title = "powershape sim: " + plan.name + " on " + p.name;
+    in.trace = r.trace;
+    in.summary = analysis::to_json(summaries);
+    report::write_report(a.out_report, in);
+  }
   if (!a.out_json.empty()) {
     trace::Trace meta = r.trace;
     meta.samples.clear();
@@ -164,6 +172,8 @@ void add_sim(CLI::App& app) {
   cmd->add_option("--json", a.out_json, "Write metadata and the summary as JSON");
   cmd->add_option("--perfetto", a.out_perfetto,
                   "Write the trace for Perfetto / chrome://tracing (simulated microseconds)");
+  cmd->add_option("--report", a.out_report,
+                  "Also write the trace and summary as a self-contained HTML page (see report)");
 
   auto* cal = cmd->add_subcommand(
       "calibrate", "Fit a profile's parameters to recorded telemetry and report the fit error");

@@ -1,6 +1,8 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <ctime>
+#include <string>
 
 namespace powershape::telemetry {
 
@@ -17,6 +19,15 @@ inline int64_t wall_minus_steady_ns() {
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
   return wall - steady_now_ns();
+}
+
+// A wall-clock time (ns since 1970) as ISO 8601 UTC to the second: "2026-12-01T13:07:02Z".
+inline std::string utc_iso(int64_t wall_ns) {
+  const auto secs = static_cast<std::time_t>(wall_ns / 1'000'000'000);
+  char utc[32] = "";
+  std::tm tm{};
+  if (gmtime_r(&secs, &tm) != nullptr) std::strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return utc;
 }
 
 }  // namespace powershape::telemetry

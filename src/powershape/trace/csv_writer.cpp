@@ -2,9 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <stdexcept>
 
+#include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
 
 namespace powershape::trace {
@@ -106,12 +106,8 @@ void CsvWriter::event(const Event& e) {
 }
 
 void CsvWriter::clock(int64_t wall_minus_steady_ns, int64_t first_t_ns) {
-  const int64_t wall = first_t_ns + wall_minus_steady_ns;
-  const std::time_t secs = static_cast<std::time_t>(wall / 1'000'000'000);
-  char utc[32] = "";
-  std::tm tm{};
-  if (gmtime_r(&secs, &tm) != nullptr) std::strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  nlohmann::json j = {{"wall_minus_steady_ns", wall_minus_steady_ns}, {"start_utc", utc}};
+  nlohmann::json j = {{"wall_minus_steady_ns", wall_minus_steady_ns},
+                      {"start_utc", telemetry::utc_iso(first_t_ns + wall_minus_steady_ns)}};
   std::fprintf(f_, "# clock %s\n", j.dump().c_str());
   flush();
 }

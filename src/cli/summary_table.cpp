@@ -1,0 +1,63 @@
+#include "summary_table.hpp"
+
+namespace powershape::cli {
+namespace {
+
+void line(std::FILE* out, const char* value, const char* what, const std::string& note = "") {
+  std::fprintf(out, "  %18s  %-22s%s\n", value, what,
+               note.empty() ? "" : ("(" + note + ")").c_str());
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+void block(std::FILE* out, const analysis::Summary& s) {
+  line(out, fmt("%.3f s", s.duration_s()).c_str(), "duration");
+  if (s.energy.method != analysis::Energy::Method::kNone) {
+    std::string note = analysis::to_string(s.energy.method);
+    if (s.energy.method == analysis::Energy::Method::kCounter) {
+      note += ", " + std::to_string(s.energy.counter_updates) + " updates";
+    }
+    line(out, fmt("%.1f J", s.energy.energy_mj * 1e-3).c_str(), "energy", note);
+  } else {
+    line(out, "-", "energy", "no energy counter or power reading");
+  }
+  if (s.avg_power_w) line(out, fmt("%.1f W", *s.avg_power_w).c_str(), "average power");
+  if (s.peak_power_w) line(out, fmt("%.1f W", *s.peak_power_w).c_str(), "peak power");
+  if (s.sm_clock_mhz.covered_ns > 0) {
+    const auto& c = s.sm_clock_mhz;
+    line(out, fmt("%.0f MHz", c.mean).c_str(), "SM clock mean",
+         fmt("p5 %.0f", c.p5) + fmt(", p50 %.0f", c.p50) + fmt(", p95 %.0f", c.p95));
+  }
+  if (auto f = s.power_capped_fraction())
+    line(out, fmt("%.1f %%", *f * 100).c_str(), "power-capped");
+  if (auto f = s.thermal_fraction())
+    line(out, fmt("%.1f %%", *f * 100).c_str(), "thermally throttled");
+  if (s.peak_temp_c)
+    line(out, fmt("%.0f C", static_cast<double>(*s.peak_temp_c)).c_str(), "peak temperature");
+}
+
+}  // namespace
+
+void print_summaries(std::FILE* out, const std::string& title, const trace::Trace& trace,
+                     const std::vector<analysis::Summary>& summaries) {
+  std::fprintf(out, "\n Power stats for %s (%s):\n", title.c_str(), trace.source.c_str());
+  for (const auto& s : summaries) {
+    // Samples name a GPU by its position in the trace's device list.
+    auto pos = static_cast<std::size_t>(s.gpu);
+    int index = pos < trace.devices.size() ? trace.devices[pos].index : s.gpu;
+    if (s.name == "all") {
+      std::fprintf(out, "\n GPU %d  %s\n", index,
+                   pos < trace.devices.size() ? trace.devices[pos].name.c_str() : "");
+    } else {
+      std::fprintf(out, "\n GPU %d  region '%s'\n", index, s.name.c_str());
+    }
+    block(out, s);
+  }
+  std::fputc('\n', out);
+}
+
+}  // namespace powershape::cli

@@ -1,0 +1,182 @@
+#include "powershape/report/html_report.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+
+#include "powershape/analysis/summary.hpp"
+#include "powershape/report/bins.hpp"
+#include "powershape/report/page.hpp"
+#include "powershape/telemetry/clock.hpp"
+
+namespace powershape::report {
+namespace {
+using nlohmann::json;
+using telemetry::Signal;
+
+// Float arrays travel as base64 of little-endian float32: a quarter of their size as JSON text,
+// decoded in the page by atob() into a Float32Array. Written here: nlohmann::json has no base64,
+// and a dependency for twenty lines is not worth it.
+std::string base64(const std::vector<float>& v) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+  const std::size_t n = v.size() * sizeof(float);
+  std::string out;
+  out.reserve((n + 2) / 3 * 4);
+  for (std::size_t i = 0; i < n; i += 3) {
+    const uint32_t a = p[i], b = i + 1 < n ? p[i + 1] : 0, c = i + 2 < n ? p[i + 2] : 0;
+    const uint32_t w = a << 16 | b << 8 | c;
+    out += kAlphabet[w >> 18 & 63];
+    out += kAlphabet[w >> 12 & 63];
+    out += i + 1 < n ? kAlphabet[w >> 6 & 63] : '=';
+    out += i + 2 < n ? kAlphabet[w & 63] : '=';
+  }
+  return out;
+}
+
+struct Shown {
+  Signal signal;
+  const char* panel;
+  const char* label;
+  const char* unit;
+  double scale;
+};
+constexpr Shown kShown[] = {
+    {Signal::kDriverPower, "power", "driver buffer (50 Hz)", "W", 1e-3},
+    {Signal::kPowerInstant, "power", "instantaneous", "W", 1e-3},
+    {Signal::kPowerAverage, "power", "average field", "W", 1e-3},
+    {Signal::kPowerUsage, "power", "power usage (1 s average)", "W", 1e-3},
+    {Signal::kMemoryPower, "power", "memory", "W", 1e-3},
+    {Signal::kSmClock, "SM clock", "SM clock", "MHz", 1},
+    {Signal::kMemClock, "memory clock", "memory clock", "MHz", 1},
+    {Signal::kGpuTemp, "temperature", "GPU", "C", 1},
+    {Signal::kMemTemp, "temperature", "memory", "C", 1},
+    {Signal::kUtilGpu, "utilisation", "GPU", "%", 1},
+    {Signal::kUtilMem, "utilisation", "memory", "%", 1},
+};
+
+json gpu_data(const trace::Trace& t, int gpu, int64_t t0, const Bins& b) {
+  json g = {{"index", gpu}, {"name", ""}, {"power_limit_w", nullptr}};
+  for (const auto& d : t.devices) {
+    if (d.index != gpu) continue;
+    g["name"] = d.name;
+    const auto& limit =
+        d.enforced_power_limit_mw.ok() ? d.enforced_power_limit_mw : d.power_limit_mw;
+    if (limit.ok()) g["power_limit_w"] = static_cast<double>(limit.value) * 1e-3;
+  }
+  g["t0_s"] = static_cast<double>(b.from_ns - t0) * 1e-9;
+  g["bin_s"] = static_cast<double>(b.width_ns) * 1e-9;
+  g["bins"] = b.count;
+  g["series"] = json::array();
+  for (const auto& s : kShown) {
+    const auto pts = analysis::series(t, gpu, s.signal);
+    if (pts.empty()) continue;
+    const auto e = bin_extremes(pts, b, s.scale);
+    g["series"].push_back({{"panel", s.panel},
+                           {"name", s.label},
+                           {"unit", s.unit},
+                           {"min", base64(e.min)},
+                           {"max", base64(e.max)}});
+  }
+  g["reasons"] = json::array();
+  const auto reasons = analysis::series(t, gpu, Signal::kReasons);
+  for (const auto& r : telemetry::reason::kAll) {
+    const bool seen = std::any_of(reasons.begin(), reasons.end(), [&](const analysis::Point& p) {
+      return (static_cast<uint64_t>(p.value) & r.bit) != 0;
+    });
+    if (seen)
+      g["reasons"].push_back({{"name", r.name}, {"frac", base64(bin_fraction(reasons, b, r.bit))}});
+  }
+  return g;
+}
+
+void require(const json& j, const char* what, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    if (!j.is_object() || !j.contains(k))
+      throw std::runtime_error(std::string(what) + ": no '" + k + "' (not a " + what + " file?)");
+  }
+}
+
+}  // namespace
+
+json report_data(const ReportInputs& in, std::size_t max_bins) {
+  if (!in.trace && !in.probe && !in.repro)
+    throw std::runtime_error("nothing to report: give a trace, --probe or --repro");
+  json d = {{"title", in.title},       {"source", ""},
+            {"start_utc", nullptr},    {"note", ""},
+            {"gpus", json::array()},   {"regions", json::array()},
+            {"events", json::array()}, {"summary", json::array()},
+            {"probe", nullptr},        {"repro", nullptr}};
+  if (in.trace && !in.trace->samples.empty()) {
+    const trace::Trace& t = *in.trace;
+    int64_t t0 = std::numeric_limits<int64_t>::max(), t1 = std::numeric_limits<int64_t>::min();
+    std::vector<int> gpus;
+    for (const auto& s : t.samples) {
+      t0 = std::min(t0, s.t_ns);
+      t1 = std::max(t1, s.t_ns);
+      if (std::find(gpus.begin(), gpus.end(), s.gpu) == gpus.end()) gpus.push_back(s.gpu);
+    }
+    std::sort(gpus.begin(), gpus.end());
+    // Bins no finer than the rows need: twice as many as there are, 2000 at least.
+    const Bins b =
+        make_bins(t0, t1, std::min(max_bins, std::max<std::size_t>(2000, 2 * t.samples.size())));
+    d["source"] = t.source;
+    if (t.wall_minus_steady_ns != 0)
+      d["start_utc"] = telemetry::utc_iso(t0 + t.wall_minus_steady_ns);
+    d["note"] = std::to_string(t.samples.size()) + " rows; " +
+                (b.width_ns > 1'000'000 ? "one bin " + std::to_string(b.width_ns / 1'000'000) +
+                                              " ms (the least and greatest value in it)"
+                                        : "full resolution");
+    for (int g : gpus) d["gpus"].push_back(gpu_data(t, g, t0, b));
+    const auto rel = [&](int64_t ns) { return static_cast<double>(ns - t0) * 1e-9; };
+    for (const auto& r : t.regions) {
+      d["regions"].push_back({{"name", r.name},
+                              {"gpu", r.gpu},
+                              {"begin_s", rel(r.begin_ns)},
+                              {"end_s", rel(r.end_ns)}});
+    }
+    for (const auto& e : t.events)
+      d["events"].push_back({{"t_s", rel(e.t_ns)}, {"gpu", e.gpu}, {"what", e.what}});
+    d["summary"] = in.summary ? *in.summary : analysis::to_json(analysis::summarize(t));
+  } else if (in.trace) {
+    throw std::runtime_error("the trace has no samples");
+  }
+  if (in.probe) {
+    require(*in.probe, "probe", {"points", "boost_tflops", "sustained_tflops"});
+    d["probe"] = *in.probe;
+  }
+  if (in.repro) {
+    require(*in.repro, "repro", {"configs"});
+    for (const auto& c : in.repro->at("configs")) require(c, "repro", {"name"});
+    json r = *in.repro;
+    r.erase("measurements");  // every run's raw figures: the JSON file has them, the page not
+    d["repro"] = r;
+  }
+  return d;
+}
+
+std::string render_page(const json& data) {
+  std::string payload = data.dump();
+  // Inside <script> the text "</" could close the element; JSON allows "<\/" for it.
+  for (std::size_t at = payload.find("</"); at != std::string::npos;
+       at = payload.find("</", at + 3))
+    payload.replace(at, 2, "<\\/");
+  std::string page(kPage);
+  const std::string mark = "/*POWERSHAPE_DATA*/";
+  page.replace(page.find(mark), mark.size(), payload);
+  return page;
+}
+
+void write_report(const std::string& path, const ReportInputs& in) {
+  const std::string page = render_page(report_data(in));
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  f << page;
+  f.flush();
+  if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace powershape::report

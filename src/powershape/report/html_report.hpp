@@ -1,0 +1,34 @@
+#pragma once
+// `powershape report`: one self-contained HTML file (no network) with the trace's power, clocks,
+// temperature and throttle reasons over a zoomable time axis, regions shaded and named, the
+// per-region summary, and, when given, probe's burst-throughput curve and repro's ratios.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "powershape/trace/trace.hpp"
+
+namespace powershape::report {
+
+struct ReportInputs {
+  std::string title;
+  std::optional<trace::Trace> trace;
+  std::optional<nlohmann::json> summary;  // a `--json` file's summary list; else computed
+  std::optional<nlohmann::json> probe;    // `probe -o` JSON
+  std::optional<nlohmann::json> repro;    // `repro -o` JSON
+};
+
+// Time bins per GPU: what an hour of samples is reduced to (3600 s / 20000 = 180 ms a bin).
+inline constexpr std::size_t kMaxBins = 20000;
+
+// What the page draws, as JSON. Throws std::runtime_error when there is nothing to show or a
+// probe / repro document lacks what its chart needs.
+nlohmann::json report_data(const ReportInputs& in, std::size_t max_bins = kMaxBins);
+
+// The page with `data` inside it.
+std::string render_page(const nlohmann::json& data);
+
+// report_data + render_page, written to `path` (a std::runtime_error naming it when it cannot).
+void write_report(const std::string& path, const ReportInputs& in);
+
+}  // namespace powershape::report

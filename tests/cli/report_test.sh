@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# `powershape report` looked at as a person would: the report of a shipped H200 trace, with a
+# probe and a repro result, opened in headless Chromium; the page must draw every plot (its own
+# count of painted pixels per canvas), raise no script error or console error, and its screenshot
+# must not be blank. Skips (77) only where no Chromium is installed: scripts/deps.sh installs
+# chromium-headless-shell, so CI runs it.
+# Usage: report_test.sh POWERSHAPE DATA_DIR
+set -u
+ps=$1 data=$2
+. "$(dirname "$0")/check.sh"
+browser=$(command -v chromium-headless-shell || command -v chromium || true)
+if [ -z "$browser" ]; then echo "SKIP: no chromium-headless-shell or chromium"; exit 77; fi
+open_page() {  # URL EXTRA_ARGS... : the browser, headless, bounded in time
+  local url=$1; shift
+  timeout 60 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+    --user-data-dir="$tmp/profile" --window-size=1400,2600 --enable-logging=stderr --v=0 "$@" "$url"
+}
+
+"$ps" probe --device sim --periods 2,20,200 --gaps idle,memory --window 1 -o "$tmp/p.json" >/dev/null 2>&1
+"$ps" repro --device sim --chunks 1,2,4 --rounds 2 --window 0.5 -o "$tmp/r.json" >/dev/null 2>&1
+"$ps" report "$data/h200/square_wave_idle_trace.csv" --probe "$tmp/p.json" --repro "$tmp/r.json" \
+  -o "$tmp/report.html" --perfetto "$tmp/report.perfetto.json" 2>"$tmp/w.err"; rc=$?
+check "report exits 0" test $rc -eq 0
+check "report says what it wrote" grep -q "wrote $tmp/report.html" "$tmp/w.err"
+check "the page fetches nothing" bash -c "! grep -qE 'src=\"http|href=\"http|@import' '$tmp/report.html'"
+check "report --perfetto writes the trace" grep -q '"traceEvents"' "$tmp/report.perfetto.json"
+
+open_page "file://$tmp/report.html" --dump-dom >"$tmp/dom.html" 2>"$tmp/console.log"
+body=$(grep -o '<body[^>]*>' "$tmp/dom.html")
+check "the page's script ran to its end" grep -q 'data-rendered="yes"' <<<"$body"
+check "no script error" bash -c "! grep -q 'data-error' <<<'$body'"
+check "no console error" bash -c "! grep -E 'CONSOLE.*(Uncaught|Error|error)' '$tmp/console.log'"
+# Power, SM clock, temperature, reasons, probe, repro: six canvases, each with ink on it.
+check "six plots drawn" grep -q 'data-plots="6"' <<<"$body"
+ink=$(sed -n 's/.*data-ink="\([0-9,]*\)".*/\1/p' <<<"$body")
+check "every plot has lines on it ($ink)" python3 -c "
+import sys; v = [int(x) for x in '$ink'.split(',') if x]; sys.exit(not (len(v) == 6 and min(v) > 300))"
+check "the regions are named on the page" grep -q 'sq_idle_50ms' "$tmp/report.html"
+
+open_page "file://$tmp/report.html" --screenshot="$tmp/shot.png" >/dev/null 2>&1
+check "the screenshot is not blank" python3 - "$tmp/shot.png" <<'PY'
+# Decode the PNG with the standard library and count pixels that are not the white background.
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        bpp = {2: 3, 6: 4}[ctype]
+    if kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw, stride = zlib.decompress(idat), w * bpp
+prev, inked, colours = bytearray(stride), 0, set()
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):  # undo the PNG row filters
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for x in range(0, w, 4):
+        px = bytes(line[x * bpp:x * bpp + 3])
+        if px != b"\xff\xff\xff":
+            inked += 1
+            colours.add(px)
+    prev = line
+share = inked / (w * h / 4)
+print("screenshot %dx%d: %.1f%% of pixels not background, %d colours" % (w, h, 100 * share, len(colours)))
+sys.exit(not (share > 0.05 and len(colours) > 20))
+PY
+
+# A page with only a repro result (what `repro --report` writes) draws its one chart.
+"$ps" report --repro "$tmp/r.json" -o "$tmp/repro.html" 2>/dev/null
+open_page "file://$tmp/repro.html" --dump-dom >"$tmp/dom2.html" 2>/dev/null
+check "a repro-only page draws one plot" grep -q 'data-plots="1"' <(grep -o '<body[^>]*>' "$tmp/dom2.html")
+
+finish
