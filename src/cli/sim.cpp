@@ -8,11 +8,13 @@
 #include "powershape/report/html_report.hpp"
 #include "powershape/sim/calibrate.hpp"
 #include "powershape/sim/simulator.hpp"
+#include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/share_dir.hpp"
+#include "progress.hpp"
 #include "subcommands.hpp"
 #include "summary_table.hpp"
 #include "validators.hpp"
@@ -48,6 +50,12 @@ int run_sim(SimArgs& a) {
     throw std::runtime_error("--power-limit: " + p.name + " takes limits from its idle " +
                              std::to_string(std::lround(p.idle_w)) + " W to twice its " +
                              std::to_string(std::lround(p.power_limit_w)) + " W limit");
+  }
+  if (a.power_limit_w > p.power_limit_w) {
+    std::fprintf(stderr,
+                 "powershape: warning: --power-limit %.0f W is above %s's own %.0f W limit (the "
+                 "card would refuse it); simulated as asked\n",
+                 a.power_limit_w, p.name.c_str(), p.power_limit_w);
   }
   if (a.clock_cap_mhz > 0 && (a.clock_cap_mhz < p.min_mhz || a.clock_cap_mhz > p.max_mhz)) {
     throw std::runtime_error("--clock-cap: " + p.name + " runs between " +
@@ -114,7 +122,15 @@ int run_calibrate(CalibrateArgs& a) {
   if (a.data.empty()) a.data = util::share_dir() + "/data/h200";
   sim::Profile start = sim::load_profile(a.profile);
   auto data = sim::read_calibration_data(a.data);
-  auto c = sim::calibrate(start, data, a.max_evals);
+  const auto line = progress_line("simulation", true);
+  const int64_t t0 = telemetry::steady_now_ns();
+  int last = 0, most = 0;
+  auto c = sim::calibrate(start, data, a.max_evals, [&](int i, int m) {
+    last = i;
+    most = m;
+    if (line) line(i, m, static_cast<double>(telemetry::steady_now_ns() - t0) * 1e-9);
+  });
+  if (line && last < most) std::fputc('\n', stderr);  // the fits converged before their most
   std::printf("calibrating %s against %s (%d simulations)\n\n", start.name.c_str(), a.data.c_str(),
               c.evaluations);
   std::printf("%-34s %10s %10s %8s %10s %8s\n", "figure", "measured", "before", "error", "after",

@@ -69,4 +69,17 @@ def bad(j, key=''):
     return isinstance(j, str) and bool(unit.search(key))
 sys.exit(any(bad(json.load(open(f))) for f in sys.argv[1:]))" "$tmp/s.json" "$tmp/r.json" "$tmp/p.json"
 
+"$ps" sim --power-limit 1000 --seconds 0.1 >/dev/null 2>"$tmp/pl.err"; rc=$?
+check "a power limit above the card's own is simulated with a warning" bash -c "test $rc -eq 0 && grep -q \"above h200's own 700 W limit\" '$tmp/pl.err'"
+
+# Long runs show progress on a terminal only (script(1) gives the command one)
+if command -v script >/dev/null; then
+  script -qec "$ps sim calibrate --max-evals 20" /dev/null >"$tmp/cal.tty" 2>&1
+  check "sim calibrate shows its progress on a terminal" grep -q "simulation 40 of 40, ~0 s left" "$tmp/cal.tty"
+  script -qec "$ps repro --device sim --chunks 1,2 --rounds 2 --window 0.1" /dev/null >"$tmp/rep.tty" 2>&1
+  check "repro shows its rounds on a terminal" grep -q "round 2 of 2" "$tmp/rep.tty"
+fi
+"$ps" sim calibrate --max-evals 20 >"$tmp/cal.out" 2>&1
+check "and not in a log file" bash -c "! grep -q 'simulation 1 of' '$tmp/cal.out'"
+
 finish

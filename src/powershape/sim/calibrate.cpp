@@ -149,7 +149,12 @@ double thermal_rms_c(const Profile& p, const trace::Trace& t) {
   return std::sqrt(sq / static_cast<double>(std::max<std::size_t>(n, 1)));
 }
 
-Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals) {
+Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals,
+                      const std::function<void(int, int)>& on_eval) {
+  int done = 0;
+  const auto tick = [&] {
+    if (on_eval) on_eval(++done, 2 * max_evals);
+  };
   Calibration c;
   c.profile = start;
   c.before = evaluate(start, d);
@@ -168,6 +173,7 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
   auto best_th = nelder_mead(
       [&](const std::vector<double>& x) {
         set_th(x);
+        tick();
         return thermal_rms_c(p, d.thermal);
       },
       x0, std::vector<double>(x0.size(), 0.5), max_evals, 1e-4, &e1);
@@ -191,6 +197,7 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
   };
   auto cost = [&](const std::vector<double>& x) {
     set_pv(x);
+    tick();
     double s = 0;
     for (const auto& t : evaluate(p, d)) {
       double w = t.name == "step response ms" ? 0.25 : 1.0;

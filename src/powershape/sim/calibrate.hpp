@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,9 @@ struct Calibration {
 // Fits the thermal network to the recorded temperature, then compute.flops_per_cycle,
 // power.dynamic_w, governor.fast_limit_w, governor.window_ms, governor.gain_mhz_per_w_s and
 // governor.recovery_mhz_per_s to the throughput, clock and step-response figures.
-Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals = 400);
+// on_eval(i, most) after each simulation: i done of at most `most` (2 * max_evals; the fits stop
+// earlier once they converge).
+Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals = 400,
+                      const std::function<void(int, int)>& on_eval = {});
 
 }  // namespace powershape::sim
