@@ -9,9 +9,11 @@
 #include "output_lock.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/report/html_report.hpp"
+#include "powershape/telemetry/clock.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/args.hpp"
+#include "progress.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
@@ -84,15 +86,22 @@ int run_probe(const ProbeArgs& a) {
   std::printf("\n%-7s %10s %12s %10s %8s %8s\n", "gap", "period ms", "burst TF/s", "SM MHz",
               "capped", "W");
   std::size_t k = 1;
+  const auto line = progress_line("measurement", true);
+  const int64_t t0 = telemetry::steady_now_ns();
+  const int total = static_cast<int>(configs.size() - 1);
   for (const auto& g : gaps) {
     for (int p : periods) {
       backend->idle(1);
       auto m = backend->measure(k++, std::max(a.window_s, 4 * p * 1e-3));
       points.push_back({g, static_cast<double>(p), m.compute_tflops, m.sm_clock_mhz, m.power_capped,
                         m.avg_power_w});
+      if (line) std::fputs("\r\033[K", stderr);  // the table's row takes the progress line's place
       std::printf("%-7s %10d %12.1f %10.0f %7.0f%% %8.0f\n", g.c_str(), p, m.compute_tflops,
                   m.sm_clock_mhz, m.power_capped * 100, m.avg_power_w);
       std::fflush(stdout);
+      if (line)
+        line(static_cast<int>(k - 1), total,
+             static_cast<double>(telemetry::steady_now_ns() - t0) * 1e-9);
     }
   }
   std::printf("%-7s %10s %12.1f %10.0f %7.0f%% %8.0f\n", "none", "-", cont.compute_tflops,

@@ -78,6 +78,8 @@ if command -v script >/dev/null; then
   check "sim calibrate shows its progress on a terminal" grep -q "simulation 40 of 40, ~0 s left" "$tmp/cal.tty"
   script -qec "$ps repro --device sim --chunks 1,2 --rounds 2 --window 0.1" /dev/null >"$tmp/rep.tty" 2>&1
   check "repro shows its rounds on a terminal" grep -q "round 2 of 2" "$tmp/rep.tty"
+  script -qec "$ps probe --device sim --periods 2,20 --gaps idle --window 0.5" /dev/null >"$tmp/probe.tty" 2>&1
+  check "probe shows its measurements on a terminal" grep -q "measurement 2 of 2" "$tmp/probe.tty"
 fi
 "$ps" sim calibrate --max-evals 20 >"$tmp/cal.out" 2>&1
 check "and not in a log file" bash -c "! grep -q 'simulation 1 of' '$tmp/cal.out'"
