@@ -13,6 +13,7 @@
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/args.hpp"
+#include "probe_record.hpp"
 #include "progress.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
@@ -21,15 +22,19 @@
 namespace powershape::cli {
 namespace {
 
+constexpr const char* kDefaultPeriods = "1,2,5,10,20,50,100,200,500,1000,2000";
+
 struct ProbeArgs {
   std::string device;
-  std::string periods = "1,2,5,10,20,50,100,200,500,1000,2000";
+  std::string periods = kDefaultPeriods;
   std::string gaps = "idle,memory";
   workload::WorkloadArgs workload;  // --duty
   double window_s = 3;
   uint64_t seed = 1;
   std::string out, report;
+  std::string record;  // a folder: record what a calibration needs instead
 };
+
 
 struct Point {
   std::string gap;
@@ -58,18 +63,32 @@ int run_probe(const ProbeArgs& a) {
     s = c + 1;
   }
   std::vector<int> periods = util::parse_int_list(a.periods, "--periods");
+  for (int p : periods) {
+    if (p < 1 || p > 3'600'000)
+      throw std::runtime_error("--periods: expected periods of 1 to 3600000 ms");
+  }
   std::string why;
   auto backend = open_backend(a.device, a.seed, &why);
   std::printf("powershape probe on the %s%s\n", backend->describe().c_str(),
               why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
+  if (!a.record.empty()) {
+    RecordPlan rp;
+    rp.periods_ms = a.periods == kDefaultPeriods ? std::vector<int>{2, 5, 10, 20, 50, 100, 200, 500, 1000}
+                                                 : periods;
+    rp.gaps = gaps;
+    rp.window_s = std::min(a.window_s, 2.0);
+    std::fflush(stdout);
+    const double s = record_probe(*backend, rp, a.record);
+    std::printf("recorded trace.csv, conditions.json and kernels.csv into %s in %.0f s\n",
+                a.record.c_str(), s);
+    return 0;
+  }
 
   // Configuration 0: products back to back; then one square wave per gap and period.
   std::vector<workload::Plan> configs;
   configs.push_back(workload::products_plan({8192}));
   for (const auto& g : gaps) {
     for (int p : periods) {
-      if (p < 1 || p > 3'600'000)
-        throw std::runtime_error("--periods: expected periods of 1 to 3600000 ms");
       workload::WorkloadArgs w = a.workload;
       w.workload = "square";
       w.period_ms = p;
@@ -179,6 +198,9 @@ void add_probe(CLI::App& app) {
       ->check(finite_in(0.01, 3600));
   cmd->add_option("--seed", a.seed, "Seed (simulator noise)")->check(seed_value());
   cmd->add_option("-o,--output", a.out, "Write the curve and figures as JSON");
+  cmd->add_option("--record", a.record,
+                  "Record what `sim calibrate --data` fits into this new folder instead (square "
+                  "waves at 25/50/75% duty, sustained load, per-kernel times; ~5 min on an H200)");
   cmd->add_option("--report", a.report,
                   "Also write the result as a self-contained HTML page (see report)");
   cmd->callback([] { exit_code() = run_probe(a); });

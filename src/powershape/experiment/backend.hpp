@@ -8,6 +8,7 @@
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/trace/trace.hpp"
 #include "powershape/workload/builders.hpp"
+#include "powershape/workload/kernel_time.hpp"
 
 namespace powershape::experiment {
 
@@ -53,6 +54,10 @@ class Backend {
   virtual std::string config_name(std::size_t i) const = 0;
   // Runs configuration i back to back for at least `seconds` and measures it.
   virtual Measurement measure(std::size_t i, double seconds) = 0;
+  // Each kernel of configuration i, timed over `iterations` back to back (the median), with the
+  // reported SM clock's mean over them. Throws std::runtime_error where there are no kernels (a
+  // user's command).
+  virtual std::vector<workload::KernelTime> time_kernels(std::size_t i, int iterations);
   virtual void idle(double seconds) = 0;
   virtual std::optional<double> temperature_c() = 0;
   // The backend's clock (the one its trace's timestamps are on) and what it has recorded so far.

@@ -71,6 +71,22 @@ Measurement GpuBackend::measure(std::size_t i, double seconds) {
   return m;
 }
 
+std::vector<workload::KernelTime> GpuBackend::time_kernels(std::size_t i, int iterations) {
+  auto& w = workload(i);
+  const int64_t t0 = telemetry::steady_now_ns();
+  auto kernels = w.time_kernels(iterations);
+  const int64_t t1 = telemetry::steady_now_ns();
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  collect();
+  Measurement m;
+  add_telemetry(m, trace_, t0, t1);
+  for (auto& k : kernels) {
+    k.config = configs_.at(i).name;
+    k.sm_clock_mhz = m.sm_clock_mhz;
+  }
+  return kernels;
+}
+
 void GpuBackend::idle(double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }

@@ -28,6 +28,7 @@ class GpuBackend final : public Backend {
   std::size_t config_count() const override { return configs_.size(); }
   std::string config_name(std::size_t i) const override { return configs_.at(i).name; }
   Measurement measure(std::size_t i, double seconds) override;
+  std::vector<workload::KernelTime> time_kernels(std::size_t i, int iterations) override;
   void idle(double seconds) override;
   std::optional<double> temperature_c() override;
   int64_t now_ns() const override;

@@ -1,5 +1,7 @@
 #include "powershape/experiment/sim_backend.hpp"
 
+#include <algorithm>
+
 namespace powershape::experiment {
 
 SimBackend::SimBackend(const sim::Profile& p, const sim::DeviceOptions& o) : device_(p, o) {}
@@ -31,6 +33,37 @@ Measurement SimBackend::measure(std::size_t i, double seconds) {
   m.compute_tflops = ns > 0 ? flops / ns * 1e-3 : 0;
   add_telemetry(m, device_.trace(), r.begin_ns, r.end_ns);
   return m;
+}
+
+std::vector<workload::KernelTime> SimBackend::time_kernels(std::size_t i, int iterations) {
+  const workload::Plan& plan = configs_.at(i);
+  sim::RunRecord r = device_.run(plan, iterations, 0);
+  std::vector<std::vector<double>> ms(plan.phases.size());
+  for (const auto& x : r.phases)
+    ms.at(static_cast<std::size_t>(x.phase)).push_back(static_cast<double>(x.end_ns - x.begin_ns) * 1e-6);
+  Measurement m;
+  add_telemetry(m, device_.trace(), r.begin_ns, r.end_ns);
+  std::vector<workload::KernelTime> out;
+  for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+    const auto& ph = plan.phases[p];
+    if (ph.kind == workload::PhaseKind::kIdle || ms[p].empty()) continue;
+    std::sort(ms[p].begin(), ms[p].end());
+    workload::KernelTime k;
+    k.config = plan.name;
+    k.index = static_cast<int>(out.size());
+    k.name = ph.name;
+    k.m = ph.m;
+    k.n = ph.n;
+    k.k = ph.k;
+    k.bytes = ph.kind == workload::PhaseKind::kMemory
+                  ? ph.bytes
+                  : 2.0 * static_cast<double>(ph.k) * static_cast<double>(ph.m + ph.n) +
+                        2.0 * static_cast<double>(ph.m) * static_cast<double>(ph.n);
+    k.ms = ms[p][ms[p].size() / 2];
+    k.sm_clock_mhz = m.sm_clock_mhz;
+    out.push_back(k);
+  }
+  return out;
 }
 
 }  // namespace powershape::experiment

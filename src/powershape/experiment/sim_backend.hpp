@@ -20,6 +20,7 @@ class SimBackend final : public Backend {
   std::size_t config_count() const override { return configs_.size(); }
   std::string config_name(std::size_t i) const override { return configs_.at(i).name; }
   Measurement measure(std::size_t i, double seconds) override;
+  std::vector<workload::KernelTime> time_kernels(std::size_t i, int iterations) override;
   void idle(double seconds) override { device_.idle(seconds); }
   std::optional<double> temperature_c() override { return device_.die_c(); }
   int64_t now_ns() const override { return device_.now_ns(); }

@@ -11,6 +11,7 @@
 #include "powershape/kernels/gpu_workload.hpp"
 #include "powershape/kernels/lmhead.hpp"
 #include "powershape/kernels/synthetic.cuh"
+#include "powershape/kernels/step_kernels.hpp"
 #include "powershape/kernels/workload_steps.hpp"
 
 namespace powershape::kernels {
@@ -84,6 +85,31 @@ struct GpuWorkload::Impl {
     }
   }
 
+  // One step's kernels on the default stream; after(kernel) is called once each kernel that is
+  // timed on its own is launched (the LM head's steps one by one).
+  template <class After>
+  void launch(const WorkloadStep& s, After&& after) {
+    switch (s.kind) {
+      case WorkloadStep::kProduct:
+        product(s);
+        break;
+      case WorkloadStep::kSoftmax:
+        softmax_rows(bf(3), s.m, s.n, s.n, nullptr);
+        break;
+      case WorkloadStep::kStream:
+        stream_bytes(buf(3), kStreamBytes, s.bytes, nullptr);
+        break;
+      case WorkloadStep::kSpin:
+        spin(static_cast<int64_t>(s.seconds * 1e9), nullptr);
+        return;  // an idle gap, not a kernel to time
+      case WorkloadStep::kLmHead:
+        lmhead.run(args, options, nullptr,
+                   [&](const LmHeadStep& l) { after(kernel_of(l, args.d, args.v)); });
+        return;
+    }
+    after(kernel_of(s));
+  }
+
   // One iteration; a square wave's burst is timed between `burst`.
   void iteration(EventPair* burst) {
     bool in_burst = false;
@@ -91,23 +117,7 @@ struct GpuWorkload::Impl {
       const bool b = std::strcmp(s.phase, "burst") == 0;
       if (b != in_burst) (b ? burst->start() : burst->stop());
       in_burst = b;
-      switch (s.kind) {
-        case WorkloadStep::kProduct:
-          product(s);
-          break;
-        case WorkloadStep::kSoftmax:
-          softmax_rows(bf(3), s.m, s.n, s.n, nullptr);
-          break;
-        case WorkloadStep::kStream:
-          stream_bytes(buf(3), kStreamBytes, s.bytes, nullptr);
-          break;
-        case WorkloadStep::kSpin:
-          spin(static_cast<int64_t>(s.seconds * 1e9), nullptr);
-          break;
-        case WorkloadStep::kLmHead:
-          lmhead.run(args, options, nullptr);
-          break;
-      }
+      launch(s, [](const workload::KernelTime&) {});
     }
     if (in_burst) burst->stop();
   }
@@ -218,6 +228,58 @@ GpuWorkload::Run GpuWorkload::run_for(double seconds) {
   r.compute_ms = compute_ms;
   r.compute_flops = impl_->flops * r.iterations;
   return r;
+}
+
+std::vector<workload::KernelTime> GpuWorkload::time_kernels(int iterations) {
+  Impl& m = *impl_;
+  std::vector<workload::KernelTime> kernels;
+  std::vector<std::vector<double>> ms;
+  std::vector<cudaEvent_t> events;
+  auto event = [&](std::size_t i) {
+    while (events.size() <= i) {
+      cudaEvent_t e;
+      PS_CUDA(cudaEventCreate(&e));
+      events.push_back(e);
+    }
+    return events[i];
+  };
+  try {
+    for (int it = 0; it < iterations; ++it) {
+      std::size_t i = 0;
+      std::vector<workload::KernelTime> seen;
+      for (const WorkloadStep& s : m.steps) {
+        // Each kernel is bracketed: an event before (after the spin of a gap, so that idle time is
+        // not counted) and one after it.
+        PS_CUDA(cudaEventRecord(event(2 * i)));
+        m.launch(s, [&](const workload::KernelTime& k) {
+          PS_CUDA(cudaEventRecord(event(2 * i + 1)));
+          seen.push_back(k);
+          ++i;
+          PS_CUDA(cudaEventRecord(event(2 * i)));
+        });
+      }
+      PS_CUDA(cudaDeviceSynchronize());
+      if (it == 0) {
+        kernels = seen;
+        ms.resize(kernels.size());
+      }
+      for (std::size_t j = 0; j < kernels.size(); ++j) {
+        float t = 0;
+        PS_CUDA(cudaEventElapsedTime(&t, events[2 * j], events[2 * j + 1]));
+        ms[j].push_back(t);
+      }
+    }
+  } catch (...) {
+    for (auto e : events) cudaEventDestroy(e);
+    throw;
+  }
+  for (auto e : events) cudaEventDestroy(e);
+  for (std::size_t j = 0; j < kernels.size(); ++j) {
+    std::sort(ms[j].begin(), ms[j].end());
+    kernels[j].index = static_cast<int>(j);
+    kernels[j].ms = ms[j][ms[j].size() / 2];
+  }
+  return kernels;
 }
 
 workload::Rates measure_peak_rates() {

@@ -4,8 +4,10 @@
 // against idle or memory-bound gaps, or products back to back. Host API: no CUDA headers.
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "powershape/workload/builders.hpp"
+#include "powershape/workload/kernel_time.hpp"
 
 namespace powershape::kernels {
 
@@ -28,6 +30,9 @@ class GpuWorkload {
   };
   // Runs iterations back to back until `seconds` have passed.
   Run run_for(double seconds);
+  // Each kernel of one iteration, timed with CUDA events around it (median of `iterations`),
+  // labelled as kernels/step_kernels.hpp does; a square wave's idle spin is left out.
+  std::vector<workload::KernelTime> time_kernels(int iterations);
   // Device memory the workload takes beyond its inputs and outputs (the LM head's workspace and
   // product plans), measured around its first iteration.
   std::size_t extra_bytes() const;

@@ -87,7 +87,8 @@ std::size_t LmHead::workspace_bytes(int64_t n, int64_t /*d*/, int64_t v, const L
   return layout(n, v, o).total;
 }
 
-void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* stream) {
+void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* stream,
+                 const std::function<void(const LmHeadStep&)>& after_step) {
   validate(a, o);
   const Layout l = layout(a.n, a.v, o);
   auto* ws = static_cast<char*>(a.workspace);
@@ -174,6 +175,7 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
         if (a.z_loss != nullptr) reduce_sum(token_zloss, a.n, count, mean, a.z_loss, stream);
         break;
     }
+    if (after_step) after_step(s);
   });
 }
 

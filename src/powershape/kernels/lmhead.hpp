@@ -3,11 +3,14 @@
 // stream. Callers need no CUDA headers: the stream is a CUstream_st*, pointers are device memory.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 struct CUstream_st;
 
 namespace powershape::kernels {
+
+struct LmHeadStep;  // lmhead_steps.hpp
 
 enum class Reduction { kMean, kSum, kNone };
 
@@ -60,7 +63,10 @@ class LmHead {
   static std::size_t workspace_bytes(int64_t n, int64_t d, int64_t v, const LmHeadOptions& o);
   // Throws std::invalid_argument naming what is wrong with a shape or option (D must be a
   // multiple of 8; V may be anything), std::runtime_error on a CUDA or cuBLAS failure.
-  void run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* stream);
+  // after_step, when set, is called once each step's kernels are on the stream (a profiler records
+  // an event there: probe --record times each kernel so).
+  void run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* stream,
+           const std::function<void(const LmHeadStep&)>& after_step = {});
   // One op per CUDA device and calling thread, made on first use: its product plans are cached,
   // so callers that do not keep an LmHead (the C API, the Python package) reuse them.
   static LmHead& for_current_device();

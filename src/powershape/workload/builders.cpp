@@ -20,6 +20,9 @@ Phase product(const std::string& name, double m, double n, double k) {
   p.kind = PhaseKind::kCompute;
   p.flops = 2 * m * n * k;
   p.efficiency = product_efficiency(m, n, k);
+  p.m = static_cast<int64_t>(m);
+  p.n = static_cast<int64_t>(n);
+  p.k = static_cast<int64_t>(k);
   return p;
 }
 

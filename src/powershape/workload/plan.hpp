@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct Phase {
   double bytes = 0;       // kMemory (bytes read + written)
   double seconds = 0;     // kIdle
   double efficiency = 1;  // kCompute: fraction of the device's peak rate this product reaches
+  int64_t m = 0, n = 0, k = 0;  // kCompute: the product's shape, when the plan knows it
 };
 
 // One iteration of a workload: the phases in the order the GPU runs them, and the workload they

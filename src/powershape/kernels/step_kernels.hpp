@@ -1,0 +1,73 @@
+#pragma once
+// What each step of a workload is as a kernel to time: its name, a product's m x n x k and the
+// bytes it moves. probe --record labels its per-kernel times so, and sim calibrate models each
+// from these figures. No CUDA headers.
+#include "powershape/kernels/lmhead_steps.hpp"
+#include "powershape/kernels/workload_steps.hpp"
+#include "powershape/workload/kernel_time.hpp"
+
+namespace powershape::kernels {
+
+// bf16 operands, a bf16 result (fp32 for dw, read back too when it accumulates).
+inline workload::KernelTime product_kernel(const char* name, int64_t m, int64_t n, int64_t k,
+                                           double result_bytes_per_element, bool accumulate) {
+  workload::KernelTime t;
+  t.name = name;
+  t.m = m;
+  t.n = n;
+  t.k = k;
+  const double mn = static_cast<double>(m) * static_cast<double>(n);
+  t.bytes = 2.0 * static_cast<double>(k) * static_cast<double>(m + n) +
+            mn * result_bytes_per_element * (accumulate ? 2 : 1);
+  return t;
+}
+
+inline workload::KernelTime memory_kernel(const char* name, double bytes) {
+  workload::KernelTime t;
+  t.name = name;
+  t.bytes = bytes;
+  return t;
+}
+
+inline workload::KernelTime kernel_of(const WorkloadStep& s) {
+  switch (s.kind) {
+    case WorkloadStep::kProduct:
+      return product_kernel(s.phase, s.m, s.n, s.k, 2, false);
+    case WorkloadStep::kSoftmax:
+    case WorkloadStep::kStream:
+      return memory_kernel(s.phase, s.bytes);
+    case WorkloadStep::kSpin:
+    case WorkloadStep::kLmHead:
+      break;
+  }
+  return memory_kernel(s.phase, 0);
+}
+
+// An LM head step over N x D x V; the one-read pass reads each logit and writes its gradient.
+inline workload::KernelTime kernel_of(const LmHeadStep& s, int64_t d, int64_t v) {
+  const double rows = static_cast<double>(s.rows), dd = static_cast<double>(d),
+               vv = static_cast<double>(v);
+  switch (s.kind) {
+    case LmHeadStep::kCountValid:
+      return memory_kernel("count_valid", 4 * rows);
+    case LmHeadStep::kLogits:
+      return product_kernel("logits", s.rows, v, d, 2, false);
+    case LmHeadStep::kPass:
+      return memory_kernel("cross_entropy", 4 * rows * vv);
+    case LmHeadStep::kScaleX:
+      return memory_kernel("scale_x", 4 * rows * dd);
+    case LmHeadStep::kDbias:
+      return memory_kernel("dbias", 2 * rows * vv);
+    case LmHeadStep::kDw:
+      return product_kernel("dw", v, d, s.rows, 4, s.chunk > 0);
+    case LmHeadStep::kDx:
+      return product_kernel("dx", s.rows, d, v, 2, false);
+    case LmHeadStep::kScaleDx:
+      return memory_kernel("scale_dx", 4 * rows * dd);
+    case LmHeadStep::kReduce:
+      return memory_kernel("reduce", 4 * rows);
+  }
+  return memory_kernel("?", 0);
+}
+
+}  // namespace powershape::kernels

@@ -1,0 +1,100 @@
+#include "powershape/workload/kernel_time.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "powershape/util/printable.hpp"
+
+namespace powershape::workload {
+namespace {
+
+constexpr const char* kHeader = "config,index,name,m,n,k,bytes,ms,sm_clock_mhz";
+
+// Config names hold no commas (they are "lmhead NxDxV chunks=C"); a name that does is refused
+// rather than quoted, so that the file stays one split per row.
+void check_cell(const std::string& s, const char* what) {
+  if (s.find_first_of(",\n\r") != std::string::npos)
+    throw std::runtime_error(std::string("kernel times: a ") + what + " with a comma or newline");
+}
+
+}  // namespace
+
+void write_kernel_times(const std::string& path, const std::vector<KernelTime>& ks) {
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  f << kHeader << '\n';
+  char line[512];
+  for (const auto& k : ks) {
+    check_cell(k.config, "config");
+    check_cell(k.name, "name");
+    std::snprintf(line, sizeof line, ",%d,%s,%lld,%lld,%lld,%.6g,%.6f,%.1f\n", k.index,
+                  k.name.c_str(), static_cast<long long>(k.m), static_cast<long long>(k.n),
+                  static_cast<long long>(k.k), k.bytes, k.ms, k.sm_clock_mhz);
+    f << k.config << line;
+  }
+  if (!f.flush()) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+}
+
+std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& name) {
+  std::vector<KernelTime> out;
+  std::string line;
+  int line_no = 0;
+  const auto fail = [&](const std::string& what) {
+    throw std::runtime_error(name + ":" + std::to_string(line_no) + ": " + what);
+  };
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line_no == 1) {
+      if (line != kHeader) fail(std::string("expected the header ") + kHeader);
+      continue;
+    }
+    if (line.empty()) continue;
+    std::vector<std::string> c;
+    for (std::size_t s = 0;;) {
+      const auto e = line.find(',', s);
+      c.push_back(line.substr(s, e == std::string::npos ? std::string::npos : e - s));
+      if (e == std::string::npos) break;
+      s = e + 1;
+    }
+    if (c.size() != 9) fail("expected 9 cells, found " + std::to_string(c.size()));
+    const auto num = [&](const std::string& s, const char* what) {
+      double v = 0;
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || v < 0)
+        fail(std::string(what) + ": expected a number >= 0, found '" + util::printable(s) + "'");
+      return v;
+    };
+    KernelTime k;
+    k.config = c[0];
+    k.index = static_cast<int>(num(c[1], "index"));
+    k.name = c[2];
+    const auto dim = [&](const std::string& s, const char* what) {
+      const double v = num(s, what);
+      if (v > 1e12 || v != std::floor(v)) fail(std::string(what) + ": expected a whole size");
+      return static_cast<int64_t>(v);
+    };
+    k.m = dim(c[3], "m");
+    k.n = dim(c[4], "n");
+    k.k = dim(c[5], "k");
+    k.bytes = num(c[6], "bytes");
+    k.ms = num(c[7], "ms");
+    k.sm_clock_mhz = num(c[8], "sm_clock_mhz");
+    if (k.ms <= 0) fail("ms: a kernel takes some time");
+    out.push_back(std::move(k));
+  }
+  if (line_no == 0) fail("empty; expected the header " + std::string(kHeader));
+  return out;
+}
+
+std::vector<KernelTime> read_kernel_times(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  return read_kernel_times(f, path);
+}
+
+}  // namespace powershape::workload
