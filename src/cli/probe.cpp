@@ -35,7 +35,6 @@ struct ProbeArgs {
   std::string record;  // a folder: record what a calibration needs instead
 };
 
-
 struct Point {
   std::string gap;
   double period_ms;
@@ -73,8 +72,9 @@ int run_probe(const ProbeArgs& a) {
               why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
   if (!a.record.empty()) {
     RecordPlan rp;
-    rp.periods_ms = a.periods == kDefaultPeriods ? std::vector<int>{2, 5, 10, 20, 50, 100, 200, 500, 1000}
-                                                 : periods;
+    rp.periods_ms = a.periods == kDefaultPeriods
+                        ? std::vector<int>{2, 5, 10, 20, 50, 100, 200, 500, 1000}
+                        : periods;
     rp.gaps = gaps;
     rp.window_s = std::min(a.window_s, 2.0);
     std::fflush(stdout);

@@ -83,9 +83,8 @@ double record_probe(experiment::Backend& b, const RecordPlan& rp, const std::str
   };
   condition({{"kind", "idle"}}, "idle", [&](json&) { b.idle(3); });
   // From idle straight into products: the step response, then the sustained state and heat.
-  condition({{"kind", "sustained"}}, "sustained", [&](json& f) {
-    measured(f, b.measure(0, rp.sustained_s));
-  });
+  condition({{"kind", "sustained"}}, "sustained",
+            [&](json& f) { measured(f, b.measure(0, rp.sustained_s)); });
   for (std::size_t i = 0; i < squares.size(); ++i) {
     const auto& s = squares[i];
     const std::string name = "square duty=" + std::to_string(static_cast<int>(s.duty * 100)) +
@@ -100,7 +99,8 @@ double record_probe(experiment::Backend& b, const RecordPlan& rp, const std::str
   std::vector<workload::KernelTime> kernels;
   std::vector<workload::Plan> kplans;
   for (int c : rp.chunks) {
-    for (const auto& w : kernel_workloads(c)) kplans.push_back(workload::make_plan(w, b.peak_rates()));
+    for (const auto& w : kernel_workloads(c))
+      kplans.push_back(workload::make_plan(w, b.peak_rates()));
   }
   b.set_configs(kplans);
   for (std::size_t i = 0; i < kplans.size(); ++i) {

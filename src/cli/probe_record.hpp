@@ -6,11 +6,11 @@
 namespace powershape::cli {
 
 struct RecordPlan {
-  std::vector<int> periods_ms;                 // square-wave periods
-  std::vector<std::string> gaps;               // idle, memory
+  std::vector<int> periods_ms;    // square-wave periods
+  std::vector<std::string> gaps;  // idle, memory
   std::vector<double> duties = {0.25, 0.5, 0.75};
-  double window_s = 2;                         // per square wave (at least 4 periods)
-  double sustained_s = 30;                     // products back to back, from idle
+  double window_s = 2;      // per square wave (at least 4 periods)
+  double sustained_s = 30;  // products back to back, from idle
   std::vector<int> chunks = {1, 2, 4, 8, 16, 32, 64};
   int kernel_iterations = 5;
 };

@@ -143,6 +143,28 @@ int run_calibrate(CalibrateArgs& a) {
   }
   std::printf("%-34s %10s %10.2f %8s %10.2f\n", "temperature RMS error C", "",
               c.thermal_rms_before_c, "", c.thermal_rms_after_c);
+  for (const auto& t : c.after) {
+    // A figure the fit could not move says why, not only that it did not.
+    if (t.name == "step response ms" && std::abs(t.error()) > 0.1)
+      std::printf(
+          "  step response: NVML reports the clock every ~100 ms, a lagged view of the real one; "
+          "the model reports its slow loop's target, so no governor constant closes it\n");
+  }
+  if (!c.kernels_after.empty()) {
+    std::printf("\n%-50s %10s %10s %8s %10s %8s\n", "kernels (each timed alone)", "measured",
+                "before", "error", "after", "error");
+    for (std::size_t i = 0; i < c.kernels_after.size(); ++i) {
+      const auto& b = c.kernels_before[i];
+      const auto& t = c.kernels_after[i];
+      std::printf("%-50s %10.2f %10.2f %+7.1f%% %10.2f %+7.1f%%\n", t.name.c_str(), t.measured,
+                  b.simulated, b.error() * 100, t.simulated, t.error() * 100);
+    }
+    const auto& q = c.profile;
+    std::printf("fitted kernels: launch %.1f us, product overlap loss %.2f, memory efficiency",
+                q.kernel_launch_us, q.product_overlap_loss);
+    for (const auto& [k, v] : q.memory_efficiency) std::printf(" %s %.3f", k.c_str(), v);
+    std::printf("\n");
+  }
   const auto& q = c.profile;
   std::printf(
       "\nfitted: flops_per_cycle %.0f, dynamic_w %.1f, fast_limit_w %.1f, window_ms %.1f, "

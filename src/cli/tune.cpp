@@ -110,8 +110,8 @@ int run_tune(TuneArgs& a) {
               why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
   const std::string profile = model_profile(a, *backend);
   if (!profile.empty()) {
-    a.options.predicted =
-        experiment::predict_scores(sim::load_profile(profile), plans, a.options.objective);
+    a.options.predicted = experiment::predict_scores(
+        sim::load_profile(profile), plans, a.options.objective, 1, &a.options.predicted_ms);
     std::printf(
         "model: the simulated %s keeps the %zu best of %zu chunk counts, and the baseline\n",
         profile.c_str(), a.options.keep, plans.size());

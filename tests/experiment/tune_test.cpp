@@ -100,7 +100,7 @@ TEST(Tune, OnTheSimulatorWithinOnePercentOfTheSweepForUnderAThirdOfItsTime) {
       TuneOptions o;
       o.objective = obj;
       o.window_s = 0.5;
-      o.predicted = predict_scores(p, plans, obj, 0.5);
+      o.predicted = predict_scores(p, plans, obj, 0.5, &o.predicted_ms);
       const TuneResult r = tune(b, o);
       EXPECT_LE(truth[r.chosen], 1.01 * best) << profile << " " << objective;
       EXPECT_LE(r.search_s, 0.3 * sweep_s) << profile << " " << objective;

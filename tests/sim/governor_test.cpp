@@ -25,21 +25,30 @@ Profile simple() {
 TEST(Governor, UnderTheLimitItHoldsTheMaximumClock) {
   const Profile p = simple();
   Governor g(p, 1e-3, 0, 0);
-  for (int i = 0; i < 100; ++i) g.observe(p.power_limit_w - 50, 40);
+  for (int i = 0; i < 100; ++i) g.observe(p.power_limit_w - 50, 40, p.max_mhz);
   EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz);
   EXPECT_EQ(g.reasons(), 0u);
+}
+
+TEST(Governor, TheCapComesDownFromTheClockTheFastLimiterHolds) {
+  const Profile p = simple();
+  Governor g(p, 1e-3, 0, 0);
+  // Over the limit while the fast limiter holds the clock 300 MHz under the maximum: the slow
+  // cap starts from that clock, not from the maximum it was at (no wind-up).
+  for (int i = 0; i < 10; ++i) g.observe(p.power_limit_w + 100, 40, p.max_mhz - 300);
+  EXPECT_NEAR(g.target_mhz(), p.max_mhz - 300 - 10, 1e-9);
 }
 
 TEST(Governor, OverTheLimitTheCapFallsByGainTimesExcess) {
   const Profile p = simple();
   Governor g(p, 1e-3, 0, 0);
-  for (int i = 0; i < 10; ++i) g.observe(p.power_limit_w + 100, 40);
+  for (int i = 0; i < 10; ++i) g.observe(p.power_limit_w + 100, 40, p.max_mhz);
   EXPECT_NEAR(g.target_mhz(), p.max_mhz - 10, 1e-9);
   EXPECT_TRUE(g.reasons() & reason::kSwPowerCap);
   // Back under the limit it recovers no faster than recovery_mhz_per_s.
-  for (int i = 0; i < 4; ++i) g.observe(p.power_limit_w - 300, 40);
+  for (int i = 0; i < 4; ++i) g.observe(p.power_limit_w - 300, 40, p.max_mhz);
   EXPECT_NEAR(g.target_mhz(), p.max_mhz - 10 + 4 * 0.5, 1e-9);
-  for (int i = 0; i < 100; ++i) g.observe(p.power_limit_w - 300, 40);
+  for (int i = 0; i < 100; ++i) g.observe(p.power_limit_w - 300, 40, p.max_mhz);
   EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz);
   EXPECT_EQ(g.reasons(), 0u);
 }
@@ -47,7 +56,7 @@ TEST(Governor, OverTheLimitTheCapFallsByGainTimesExcess) {
 TEST(Governor, TheCapNeverLeavesTheClockRange) {
   const Profile p = simple();
   Governor g(p, 1e-3, 0, 0);
-  for (int i = 0; i < 100000; ++i) g.observe(p.power_limit_w * 3, 40);
+  for (int i = 0; i < 100000; ++i) g.observe(p.power_limit_w * 3, 40, p.max_mhz);
   EXPECT_DOUBLE_EQ(g.target_mhz(), p.min_mhz);
 }
 
@@ -56,15 +65,15 @@ TEST(Governor, AveragesPowerOverItsWindow) {
   p.window_ms = 10;  // ten steps: a one-step spike of +1000 W averages to +100 W
   p.update_ms = 10;
   Governor g(p, 1e-3, 0, 0);
-  g.observe(p.power_limit_w + 1000, 40);
-  for (int i = 0; i < 9; ++i) g.observe(p.power_limit_w, 40);
+  g.observe(p.power_limit_w + 1000, 40, p.max_mhz);
+  for (int i = 0; i < 9; ++i) g.observe(p.power_limit_w, 40, p.max_mhz);
   EXPECT_NEAR(g.target_mhz(), p.max_mhz - 10 * 100 * 0.01, 1e-9);
 }
 
 TEST(Governor, TheThermalLoopActsOnTemperature) {
   const Profile p = simple();
   Governor g(p, 1e-3, 0, 0);
-  for (int i = 0; i < 10; ++i) g.observe(100, p.max_operating_c + 10);
+  for (int i = 0; i < 10; ++i) g.observe(100, p.max_operating_c + 10, p.max_mhz);
   EXPECT_NEAR(g.target_mhz(), p.max_mhz - 2, 1e-9);
   EXPECT_TRUE(g.reasons() & reason::kSwThermal);
   EXPECT_FALSE(g.reasons() & reason::kSwPowerCap);
@@ -76,7 +85,7 @@ TEST(Governor, AUsersLimitAndCapApply) {
   EXPECT_DOUBLE_EQ(g.power_limit_w(), 300);
   EXPECT_DOUBLE_EQ(g.target_mhz(), 1200);
   EXPECT_TRUE(g.reasons() & reason::kAppClocks);
-  for (int i = 0; i < 10; ++i) g.observe(400, 40);  // 100 W over the user's 300 W
+  for (int i = 0; i < 10; ++i) g.observe(400, 40, p.max_mhz);  // 100 W over the user's 300 W
   EXPECT_TRUE(g.reasons() & reason::kSwPowerCap);
 }
 

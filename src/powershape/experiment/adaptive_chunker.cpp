@@ -42,7 +42,8 @@ void AdaptiveChunker::choose_next() {
     }
     return;
   }
-  // Round-robin over the counts still in, the one with the fewest samples first.
+  // Round-robin over the counts still in, the one with the fewest samples first; in the first
+  // pass the smallest count not yet tried (the pass climbs, see report()).
   next_ = *std::min_element(alive_.begin(), alive_.end(),
                             [&](int a, int b) { return score_[a].size() < score_[b].size(); });
 }
@@ -82,6 +83,21 @@ void AdaptiveChunker::report(int chunks, double ms, double joules) {
   if (phase_ == Phase::kExplore) {
     if (std::find(alive_.begin(), alive_.end(), chunks) != alive_.end())
       score_[chunks].push_back(s);
+    if (rung_ == 0) {
+      // The first pass climbs from the fewest chunks: a count `cutoff` worse than the best so far
+      // ends the climb, and the larger counts are not tried (a step's cost is unimodal in the
+      // count: more chunks smooth power but add per-chunk work, which grows without bound; on a
+      // low-bandwidth device 64 chunks of dW accumulation cost several times a step).
+      double lead = s;
+      for (const auto& [a, v] : score_) {
+        if (!v.empty()) lead = std::min(lead, v.front());
+      }
+      if (s > lead * (1 + o_.cutoff)) {
+        alive_.erase(std::remove_if(alive_.begin(), alive_.end(),
+                                    [&](int a) { return a > chunks && score_[a].empty(); }),
+                     alive_.end());
+      }
+    }
     halve_if_due();
     choose_next();
     return;

@@ -40,7 +40,8 @@ std::vector<workload::KernelTime> SimBackend::time_kernels(std::size_t i, int it
   sim::RunRecord r = device_.run(plan, iterations, 0);
   std::vector<std::vector<double>> ms(plan.phases.size());
   for (const auto& x : r.phases)
-    ms.at(static_cast<std::size_t>(x.phase)).push_back(static_cast<double>(x.end_ns - x.begin_ns) * 1e-6);
+    ms.at(static_cast<std::size_t>(x.phase))
+        .push_back(static_cast<double>(x.end_ns - x.begin_ns) * 1e-6);
   Measurement m;
   add_telemetry(m, device_.trace(), r.begin_ns, r.end_ns);
   std::vector<workload::KernelTime> out;
@@ -55,10 +56,7 @@ std::vector<workload::KernelTime> SimBackend::time_kernels(std::size_t i, int it
     k.m = ph.m;
     k.n = ph.n;
     k.k = ph.k;
-    k.bytes = ph.kind == workload::PhaseKind::kMemory
-                  ? ph.bytes
-                  : 2.0 * static_cast<double>(ph.k) * static_cast<double>(ph.m + ph.n) +
-                        2.0 * static_cast<double>(ph.m) * static_cast<double>(ph.n);
+    k.bytes = ph.bytes;
     k.ms = ms[p][ms[p].size() / 2];
     k.sm_clock_mhz = m.sm_clock_mhz;
     out.push_back(k);

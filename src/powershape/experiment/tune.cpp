@@ -253,15 +253,37 @@ TuneResult tune(Backend& backend, const TuneOptions& o) {
   } else {
     r.score_ratio = r.time_ratio = r.energy_ratio = {1, 1, 1};
   }
-  // A window lasts whole iterations, so at least window_s: the sweep's windows as long as ours.
+  // A window lasts whole iterations, so at least window_s, longer for a count whose iterations
+  // are long: each count's windows as long as ours of it were; one never measured (the model
+  // pruned it) as long as whole iterations of the model's length make, else as our longest.
   r.exhaustive_measurements = o.max_rounds * static_cast<int>(n);
-  r.exhaustive_s = static_cast<double>(r.exhaustive_measurements) *
-                   (r.measurements > 0 ? r.search_s / r.measurements : o.window_s);
+  std::vector<double> secs(n, 0);
+  std::vector<int> count(n, 0);
+  for (const auto& m : r.all) {
+    secs[m.config] += m.seconds;
+    ++count[m.config];
+  }
+  double longest_s = o.window_s;
+  for (std::size_t c = 0; c < n; ++c) {
+    if (count[c] > 0) longest_s = std::max(longest_s, secs[c] / count[c]);
+  }
+  r.exhaustive_s = 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    double w = longest_s;
+    if (count[c] > 0) {
+      w = secs[c] / count[c];
+    } else if (o.predicted_ms.size() == n && o.predicted_ms[c] > 0) {
+      const double it_s = o.predicted_ms[c] * 1e-3;
+      w = std::ceil(o.window_s / it_s) * it_s;
+    }
+    r.exhaustive_s += o.max_rounds * w;
+  }
   return r;
 }
 
 std::vector<double> predict_scores(const sim::Profile& p, const std::vector<workload::Plan>& plans,
-                                   const Objective& objective, double window_s) {
+                                   const Objective& objective, double window_s,
+                                   std::vector<double>* ms) {
   SimBackend model(p, {});
   model.set_configs(plans);
   Result warm;
@@ -270,6 +292,7 @@ std::vector<double> predict_scores(const sim::Profile& p, const std::vector<work
   for (std::size_t c = 0; c < plans.size(); ++c) {
     const Measurement m = model.measure(c, window_s);
     out.push_back(objective.score(m.ms_per_iteration, m.j_per_iteration()));
+    if (ms != nullptr) ms->push_back(m.ms_per_iteration);
   }
   return out;
 }

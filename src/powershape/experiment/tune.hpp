@@ -36,6 +36,9 @@ struct TuneOptions {
   // The model's score of each configuration (lower is better), or empty: the `keep` best it
   // predicts, and the baseline, are raced; the rest are not measured.
   std::vector<double> predicted;
+  // The model's milliseconds an iteration of each, or empty: what the sweep's cost estimate takes
+  // for a configuration never measured.
+  std::vector<double> predicted_ms;
   std::size_t keep = 2;
   int halve_every = 2;  // rounds between halvings of the candidates left
   // Fresh paired rounds of the choice against the baseline, for its interval (>= 2: a t interval
@@ -73,8 +76,10 @@ TuneResult tune(Backend& backend, const TuneOptions& o);
 
 // The model: each plan's score on a simulated device of profile p, after a warm-up, one window
 // each (milliseconds of CPU per plan).
+// `ms`, when given, gets each plan's milliseconds an iteration.
 std::vector<double> predict_scores(const sim::Profile& p, const std::vector<workload::Plan>& plans,
-                                   const Objective& objective, double window_s = 1);
+                                   const Objective& objective, double window_s = 1,
+                                   std::vector<double>* ms = nullptr);
 
 nlohmann::json to_json(const TuneResult& r);
 

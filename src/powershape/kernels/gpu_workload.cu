@@ -10,8 +10,8 @@
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/gpu_workload.hpp"
 #include "powershape/kernels/lmhead.hpp"
-#include "powershape/kernels/synthetic.cuh"
 #include "powershape/kernels/step_kernels.hpp"
+#include "powershape/kernels/synthetic.cuh"
 #include "powershape/kernels/workload_steps.hpp"
 
 namespace powershape::kernels {

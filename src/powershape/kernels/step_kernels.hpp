@@ -2,8 +2,11 @@
 // What each step of a workload is as a kernel to time: its name, a product's m x n x k and the
 // bytes it moves. probe --record labels its per-kernel times so, and sim calibrate models each
 // from these figures. No CUDA headers.
+#include <string_view>
+
 #include "powershape/kernels/lmhead_steps.hpp"
 #include "powershape/kernels/workload_steps.hpp"
+#include "powershape/workload/builders.hpp"
 #include "powershape/workload/kernel_time.hpp"
 
 namespace powershape::kernels {
@@ -16,9 +19,8 @@ inline workload::KernelTime product_kernel(const char* name, int64_t m, int64_t 
   t.m = m;
   t.n = n;
   t.k = k;
-  const double mn = static_cast<double>(m) * static_cast<double>(n);
-  t.bytes = 2.0 * static_cast<double>(k) * static_cast<double>(m + n) +
-            mn * result_bytes_per_element * (accumulate ? 2 : 1);
+  t.bytes = workload::product_bytes(static_cast<double>(m), static_cast<double>(n),
+                                    static_cast<double>(k), result_bytes_per_element, accumulate);
   return t;
 }
 
@@ -32,7 +34,9 @@ inline workload::KernelTime memory_kernel(const char* name, double bytes) {
 inline workload::KernelTime kernel_of(const WorkloadStep& s) {
   switch (s.kind) {
     case WorkloadStep::kProduct:
-      return product_kernel(s.phase, s.m, s.n, s.k, 2, false);
+      // The LM head's products alone write dW in fp32, as the op does.
+      return product_kernel(s.phase, s.m, s.n, s.k, std::string_view(s.phase) == "dw" ? 4 : 2,
+                            false);
     case WorkloadStep::kSoftmax:
     case WorkloadStep::kStream:
       return memory_kernel(s.phase, s.bytes);

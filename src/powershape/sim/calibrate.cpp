@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "powershape/analysis/series.hpp"
 #include "powershape/analysis/step_response.hpp"
 #include "powershape/analysis/summary.hpp"
+#include "powershape/sim/kernel_fit.hpp"
 #include "powershape/sim/nelder_mead.hpp"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/sim/thermal.hpp"
@@ -60,7 +62,74 @@ double compute_tflops(const SimResult& r, const workload::Plan& plan, int phase)
 
 }  // namespace
 
+namespace {
+
+CalibrationData read_h200_layout(const std::string& dir);
+
+// A `probe --record` folder: its 50%-duty idle-gap square waves, its sustained load (from idle:
+// the step response, then the sustained figures) and the whole session's trace for the heat.
+CalibrationData read_record(const std::string& dir) {
+  CalibrationData d;
+  const std::string path = dir + "/conditions.json";
+  const auto j = util::read_json_file(path);
+  if (!j.contains("conditions") || !j.at("conditions").is_array())
+    throw std::runtime_error(path + ": no 'conditions' list (not a probe --record folder?)");
+  bool sustained = false;
+  for (const auto& c : j.at("conditions")) {
+    const std::string kind = c.value("kind", "");
+    const std::string name = c.value("name", "?");
+    const auto get = [&](const char* key, double hi) {
+      if (!c.contains(key) || !c.at(key).is_number())
+        throw std::runtime_error(path + ": " + name + ": no number '" + key + "'");
+      const double v = c.at(key).get<double>();
+      if (!(v > 0 && v <= hi))
+        throw std::runtime_error(path + ": " + name + "." + key + ": out of range");
+      return v;
+    };
+    if (kind == "square" && c.value("gap", "") == "idle" && c.value("duty", 0.0) == 0.5) {
+      d.square.emplace_back(get("period_ms", 3.6e6) * 1e-3, get("compute_tflops", 1e5));
+    } else if (kind == "sustained") {
+      sustained = true;
+      d.sustained_tflops = d.continuous_tflops = get("compute_tflops", 1e5);
+      d.sustained_clock_mhz = get("sm_clock_mhz", 1e5);
+      d.sustained_s = get("seconds", 86400);
+    }
+  }
+  if (d.square.empty())
+    throw std::runtime_error(path + ": no square waves at 50% duty with idle gaps");
+  if (!sustained) throw std::runtime_error(path + ": no sustained condition");
+  std::sort(d.square.begin(), d.square.end());
+  const double n = static_cast<double>(workload::SquareSizing::kBurstSize);
+  d.square_flops = 2 * n * n * n;
+  d.thermal = trace::read_csv(dir + "/trace.csv");
+  // The step is the sustained condition's start, from idle.
+  d.step_response_ms = -1;
+  d.step_from_mark = true;
+  for (const auto& r : d.thermal.regions) {
+    if (r.name == "sustained")
+      d.step_response_ms =
+          analysis::step_response_ms(d.thermal, 0, 0, 1700, r.begin_ns).value_or(-1);
+  }
+  if (d.step_response_ms < 0) throw std::runtime_error(dir + "/trace.csv: no load step");
+  return d;
+}
+
+}  // namespace
+
 CalibrationData read_calibration_data(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw std::runtime_error("--data: " + dir + " is not a folder");
+  CalibrationData d = std::filesystem::exists(dir + "/conditions.json", ec) ? read_record(dir)
+                                                                            : read_h200_layout(dir);
+  if (std::filesystem::exists(dir + "/kernels.csv", ec))
+    d.kernels = workload::read_kernel_times(dir + "/kernels.csv");
+  return d;
+}
+
+namespace {
+
+CalibrationData read_h200_layout(const std::string& dir) {
   CalibrationData d;
   const std::string sq_path = dir + "/square_wave_idle_summary.json";
   auto sq = util::read_json_file(sq_path);
@@ -84,6 +153,8 @@ CalibrationData read_calibration_data(const std::string& dir) {
   d.thermal = trace::read_csv(dir + "/sustained_60s_trace.csv");
   return d;
 }
+
+}  // namespace
 
 double step_response_ms(const trace::Trace& t) {
   return analysis::step_response_ms(t, 0, 400'000, 1700).value_or(-1);
@@ -110,7 +181,11 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
   o.seconds = 4;
   auto cont = simulate(p, gemm, o);
   out.push_back({"continuous TFLOP/s (4 s)", d.continuous_tflops, compute_tflops(cont, gemm, 0)});
-  out.push_back({"step response ms", d.step_response_ms, step_response_ms(cont.trace)});
+  out.push_back(
+      {"step response ms", d.step_response_ms,
+       d.step_from_mark
+           ? analysis::step_response_ms(cont.trace, 0, 0, 1700, cont.run.begin_ns).value_or(-1)
+           : step_response_ms(cont.trace)});
   o.lead_in_s = 3;
   o.seconds = d.sustained_s;
   auto sus = simulate(p, gemm, o);
@@ -161,6 +236,9 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
   c.thermal_rms_before_c = thermal_rms_c(start, d.thermal);
   Profile& p = c.profile;
   int evals = 0;
+  // The kernel model first (it reads clocks from the recording, not from the governor), so that
+  // the governor's fit sees kernels as they cost; again at the end, with the fitted arithmetic.
+  if (!d.kernels.empty()) c.kernels_before = fit_kernels(p, d.kernels).before;
 
   // Thermal network, in log space.
   double* th[] = {&p.r_die_c_per_w, &p.tau_die_s, &p.r_sink_c_per_w, &p.tau_sink_s};
@@ -209,6 +287,10 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
   set_pv(best);
   c.evaluations = e1 + evals;
   c.after = evaluate(p, d);
+  if (!d.kernels.empty()) {
+    c.kernels_after = fit_kernels(p, d.kernels).after;
+    c.after = evaluate(p, d);
+  }
   return c;
 }
 

@@ -6,10 +6,12 @@
 
 #include "powershape/sim/profile.hpp"
 #include "powershape/trace/trace.hpp"
+#include "powershape/workload/kernel_time.hpp"
 
 namespace powershape::sim {
 
-// What recorded telemetry says a GPU does, read from a folder laid out as data/h200:
+// What recorded telemetry says a GPU does, read from a folder `probe --record` wrote
+// (conditions.json, trace.csv, kernels.csv) or one laid out as data/h200:
 // square_wave_idle_summary.json (burst throughput against period, continuous throughput),
 // sustained_60s_summary.json (sustained throughput and NVML clock), gemm_sustained_trace.csv
 // (the reported clock's step response) and sustained_60s_trace.csv (power and temperature).
@@ -19,7 +21,11 @@ struct CalibrationData {
   double continuous_tflops = 0;                   // back-to-back products for 4 s
   double sustained_tflops = 0, sustained_clock_mhz = 0, sustained_s = 0;
   double step_response_ms = 0;  // load start to the reported clock first under 1700 MHz
-  trace::Trace thermal;         // instantaneous power and temperature over time
+  // Where the load starts: the recording's own mark (probe --record knows when it started the
+  // load), else the first reading of instantaneous power over 400 W (NVML's view, 100 ms late).
+  bool step_from_mark = false;
+  trace::Trace thermal;                       // instantaneous power and temperature over time
+  std::vector<workload::KernelTime> kernels;  // kernels.csv, where there is one
 };
 // Throws std::runtime_error naming the file and what it lacks.
 CalibrationData read_calibration_data(const std::string& dir);
@@ -45,10 +51,12 @@ struct Calibration {
   std::vector<Target> before, after;
   double thermal_rms_before_c = 0, thermal_rms_after_c = 0;
   int evaluations = 0;
+  std::vector<Target> kernels_before, kernels_after;  // per configuration, where kernels were
 };
 // Fits the thermal network to the recorded temperature, then compute.flops_per_cycle,
 // power.dynamic_w, governor.fast_limit_w, governor.window_ms, governor.gain_mhz_per_w_s and
-// governor.recovery_mhz_per_s to the throughput, clock and step-response figures.
+// governor.recovery_mhz_per_s to the throughput, clock and step-response figures; with kernel
+// times, the kernel model (kernel_fit.hpp).
 // on_eval(i, most) after each simulation: i done of at most `most` (2 * max_evals; the fits stop
 // earlier once they converge).
 Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals = 400,

@@ -20,7 +20,7 @@ Governor::Governor(const Profile& p, double step_s, double power_limit_w, double
       power_cap_mhz_(p.max_mhz),
       thermal_cap_mhz_(p.max_mhz) {}
 
-void Governor::observe(double power_w, double temp_c) {
+void Governor::observe(double power_w, double temp_c, double actual_mhz) {
   window_sum_ += power_w - window_[head_];
   window_[head_] = power_w;
   head_ = (head_ + 1) % window_.size();
@@ -30,7 +30,11 @@ void Governor::observe(double power_w, double temp_c) {
   const double dt = steps_per_update_ * step_s_;
   const double avg = window_sum_ / static_cast<double>(window_.size());
   const double move = std::min(-p_.gain_mhz_per_w_s * (avg - limit_w_), p_.recovery_mhz_per_s) * dt;
-  power_cap_mhz_ = std::clamp(power_cap_mhz_ + move, p_.min_mhz, p_.max_mhz);
+  // No wind-up: while the fast limiter holds the clock under the cap and power is over the
+  // limit, the cap comes down from the clock that runs, not from where it was (a real H200's
+  // slow loop bites within ~100 ms of a load step, while its fast limiter holds ~1700 MHz).
+  const double from = move < 0 ? std::min(power_cap_mhz_, actual_mhz) : power_cap_mhz_;
+  power_cap_mhz_ = std::clamp(from + move, p_.min_mhz, p_.max_mhz);
   const double heat = std::min(-p_.thermal_gain_mhz_per_c_s * (temp_c - p_.max_operating_c),
                                p_.recovery_mhz_per_s) *
                       dt;

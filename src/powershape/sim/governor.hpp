@@ -13,7 +13,8 @@ class Governor {
  public:
   // power_limit_w, clock_cap_mhz: a user's setting, 0 for the profile's own.
   Governor(const Profile& p, double step_s, double power_limit_w, double clock_cap_mhz);
-  void observe(double power_w, double temp_c);
+  // actual_mhz: the clock the step ran at (the fast limiter may hold it under the target).
+  void observe(double power_w, double temp_c, double actual_mhz);
   // The clock the slow loops allow: what NVML reports as the SM clock under load.
   double target_mhz() const;
   // Clock-event reason bits (NVML's) that hold now.

@@ -138,6 +138,23 @@ Profile profile_from_json(const json& j) {
         "power.leakage_per_c: leakage_w x leakage_per_c x (r_die + r_sink) = " +
         std::to_string(gain) + ": leakage would run away (at most 0.5)");
   }
+  if (j.contains("kernels")) {
+    const json& k = section(j, "kernels");
+    p.kernel_launch_us = num(k, "kernels", "launch_us", 0, 1000);
+    p.product_overlap_loss = num(k, "kernels", "overlap_loss", 0, 1);
+    if (k.contains("memory_efficiency")) {
+      const json& m = k.at("memory_efficiency");
+      if (!m.is_object())
+        throw std::runtime_error("kernels.memory_efficiency: expected {\"kernel\": fraction}");
+      for (auto it = m.begin(); it != m.end(); ++it) {
+        if (!it.value().is_number() || !(it.value().get<double>() > 0) ||
+            it.value().get<double>() > 1)
+          throw std::runtime_error("kernels.memory_efficiency." + it.key() +
+                                   ": expected a fraction in (0, 1]");
+        p.memory_efficiency.emplace_back(it.key(), it.value().get<double>());
+      }
+    }
+  }
   if (j.contains("power_modes")) {
     if (!j.at("power_modes").is_array()) throw std::runtime_error("power_modes: expected a list");
     for (const auto& m : j.at("power_modes")) {
@@ -159,6 +176,12 @@ json to_json(const Profile& p) {
   for (const Field& f : kFields) j[f.section][f.key] = p.*f.member;
   j["clocks"]["vf_table"] = json::array();
   for (auto [f, v] : p.vf_table) j["clocks"]["vf_table"].push_back({f, v});
+  if (p.kernel_launch_us > 0 || p.product_overlap_loss > 0 || !p.memory_efficiency.empty()) {
+    j["kernels"] = {{"launch_us", p.kernel_launch_us},
+                    {"overlap_loss", p.product_overlap_loss},
+                    {"memory_efficiency", json::object()}};
+    for (const auto& [k, v] : p.memory_efficiency) j["kernels"]["memory_efficiency"][k] = v;
+  }
   if (!p.power_modes.empty()) {
     j["power_modes"] = json::array();
     for (const auto& m : p.power_modes) {
@@ -167,6 +190,13 @@ json to_json(const Profile& p) {
     }
   }
   return j;
+}
+
+double Profile::memory_efficiency_of(const std::string& kernel) const {
+  for (const auto& [k, v] : memory_efficiency) {
+    if (k == kernel) return v;
+  }
+  return 1;
 }
 
 std::string profiles_dir() {

@@ -49,6 +49,15 @@ struct Profile {
   double sensor_update_ms = 0, usage_window_ms = 0, driver_sample_ms = 0;
   double clock_step_mhz = 0;  // reported clocks are multiples of this
 
+  // Kernels (the optional "kernels" section; a profile without it has none of these costs): each
+  // kernel costs launch_us beyond its work; a product with its operands' and result's bytes takes
+  // max(compute, memory) + overlap_loss x min(compute, memory) (0: the traffic hides behind the
+  // arithmetic, 1: none of it does); a memory kernel named in memory_efficiency reaches that
+  // fraction of the bandwidth (a softmax that computes exponentials is far from a copy).
+  double kernel_launch_us = 0, product_overlap_loss = 0;
+  std::vector<std::pair<std::string, double>> memory_efficiency;
+  double memory_efficiency_of(const std::string& kernel) const;
+
   // Optional named power modes (Jetson): each sets a power limit and a maximum clock.
   struct Mode {
     std::string name;

@@ -20,36 +20,67 @@ struct Activity {
   double mem;
 };
 
-Activity activity_of(const Profile& p, const workload::Phase* ph) {
-  if (ph == nullptr || ph->kind == PhaseKind::kIdle) return {p.idle_activity, 0};
-  if (ph->kind == PhaseKind::kMemory) return {p.memory_phase_activity, 1};
-  return {ph->efficiency, 0.1};
+// What a phase costs on the profile's device, worked out once a run: its work (FLOPs, bytes or
+// seconds) and the parts of its time at a clock f: compute cycles (cycles / f), memory seconds at
+// the maximum clock (more as memory slows with the clock), the launch; and its activities.
+struct PhaseCost {
+  double work = 0;
+  double cycles = 0;     // compute: FLOPs / (FLOPs a cycle x efficiency)
+  double mem_s = 0;      // bytes / (bandwidth x the kernel's efficiency), at the maximum clock
+  double raw_mem_s = 0;  // bytes / bandwidth: what its memory activity is measured against
+  double launch_s = 0;
+  bool idle = false;
+  Activity act{0, 0};  // at the maximum clock
+};
+
+// Seconds a phase takes at `mhz` (idle: its own seconds).
+double seconds_at(const Profile& p, const PhaseCost& c, double mhz) {
+  if (c.idle) return c.work;
+  const double slow = 1 - p.mem_clock_sensitivity + p.mem_clock_sensitivity * mhz / p.max_mhz;
+  const double tm = c.mem_s / slow;
+  if (c.cycles <= 0) return tm + c.launch_s;
+  const double tc = c.cycles / (mhz * 1e6);
+  return std::max(tc, tm) + p.product_overlap_loss * std::min(tc, tm) + c.launch_s;
 }
 
-// Work a phase has, in its own unit, and the rate it goes at at a clock (unit per second).
-double work_of(const workload::Phase& ph) {
+PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
+  PhaseCost c;
+  const double bw = p.mem_bandwidth_gbs * 1e9;
   switch (ph.kind) {
-    case PhaseKind::kCompute:
-      return ph.flops;
-    case PhaseKind::kMemory:
-      return ph.bytes;
     case PhaseKind::kIdle:
-      return ph.seconds;
+      c.idle = true;
+      c.work = ph.seconds;
+      c.act = {p.idle_activity, 0};
+      return c;
+    case PhaseKind::kCompute:
+      c.work = ph.flops;
+      c.cycles = ph.flops / (p.flops_per_cycle * ph.efficiency);
+      c.mem_s = c.raw_mem_s = ph.bytes / bw;
+      break;
+    case PhaseKind::kMemory:
+      c.work = std::max(ph.bytes, 1.0);  // a rate of work over time needs some work
+      // A recorded phase's work already came at its kernel's own pace.
+      c.mem_s = ph.bytes / (bw * (ph.launched ? p.memory_efficiency_of(ph.name) : 1));
+      c.raw_mem_s = ph.bytes / bw;
+      break;
   }
-  return 0;
+  c.launch_s = ph.launched ? p.kernel_launch_us * 1e-6 : 0;
+  const double t = seconds_at(p, c, p.max_mhz);
+  // The share of the device's peak arithmetic and bandwidth the phase uses while it runs.
+  const double mem = t > 0 ? c.raw_mem_s / t : 0;
+  if (ph.kind == PhaseKind::kCompute) {
+    c.act = {t > 0 ? ph.efficiency * c.cycles / (p.max_mhz * 1e6) / t : 0, mem};
+  } else {
+    c.act = {p.memory_phase_activity, mem};
+  }
+  return c;
 }
 
-double rate_of(const Profile& p, const workload::Phase& ph, double mhz) {
-  switch (ph.kind) {
-    case PhaseKind::kCompute:
-      return p.flops_per_cycle * mhz * 1e6 * ph.efficiency;
-    case PhaseKind::kMemory:
-      return p.mem_bandwidth_gbs * 1e9 *
-             (1 - p.mem_clock_sensitivity + p.mem_clock_sensitivity * mhz / p.max_mhz);
-    case PhaseKind::kIdle:
-      return 1;
-  }
-  return 1;
+std::vector<PhaseCost> costs_of(const Profile& p, const workload::Plan& plan) {
+  std::vector<PhaseCost> out;
+  out.reserve(plan.phases.size());
+  for (const auto& ph : plan.phases) out.push_back(cost_of(p, ph));
+  return out;
 }
 
 }  // namespace
@@ -67,20 +98,19 @@ struct SimDevice::State {
 
   // One step with `plan` (null: idle) at its cursor; returns the energy the step drew.
   template <class OnPhaseEnd>
-  double step(const workload::Plan* plan, std::size_t& phase, double& left, OnPhaseEnd&& on_end,
-              double* mhz_out) {
+  double step(const std::vector<PhaseCost>* plan, std::size_t& phase, double& left,
+              OnPhaseEnd&& on_end, double* mhz_out) {
     const int64_t t_next = t + step_ns;
-    const workload::Phase* current = plan != nullptr ? &plan->phases[phase] : nullptr;
-    const Activity act = activity_of(p, current);
+    const Activity act = plan != nullptr ? (*plan)[phase].act : Activity{p.idle_activity, 0};
     const double temp = thermal.die_c();
     const double mhz = std::min(governor.target_mhz(), fast_limit_clock(act, temp));
     const double base_w = power.base_w(temp);
     double energy_j = base_w * opt.step_s, remaining = opt.step_s;
     bool working = plan != nullptr;
     while (working && remaining > 0) {
-      const workload::Phase& ph = plan->phases[phase];
-      const Activity a = activity_of(p, &ph);
-      const double rate = rate_of(p, ph, mhz);
+      const PhaseCost& ph = (*plan)[phase];
+      const Activity& a = ph.act;
+      const double rate = ph.work / seconds_at(p, ph, mhz);
       const double watts = power.power_above_base_w(mhz, a.sm, a.mem);
       if (left > rate * remaining) {  // the phase outlasts the step
         energy_j += watts * remaining;
@@ -98,8 +128,10 @@ struct SimDevice::State {
     const double watts = energy_j * inv_step;
     thermal.step(watts, opt.step_s);
     const double die = thermal.die_c();
-    governor.observe(watts, die);
+    governor.observe(watts, die, mhz);
     if (sensor.step(t_next, watts))
+      // NVML's clock shows the slow loop's cap, not the fast limiter under it: on an H200 it reads
+      // 1980 MHz through 10 ms bursts that the on-GPU probe sees at ~1700.
       sensor.report(t_next, governor.target_mhz(), die, governor.reasons());
     t = t_next;
     ++steps;
@@ -158,11 +190,12 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
   if (plan.phases.empty()) throw std::invalid_argument("the plan has no phases");
   if (iterations <= 0 && !(seconds > 0))
     throw std::invalid_argument("give a number of iterations or a duration");
+  const std::vector<PhaseCost> costs = costs_of(s_->p, plan);
   RunRecord r;
   r.begin_ns = s_->t;
   {  // size the record once: iterations at the unthrottled rates, times the phases
     double nominal_s = 0;
-    for (const auto& ph : plan.phases) nominal_s += work_of(ph) / rate_of(s_->p, ph, s_->p.max_mhz);
+    for (const auto& c : costs) nominal_s += seconds_at(s_->p, c, s_->p.max_mhz);
     // Bounded before it starts: one iteration within a simulated day, and at most 5e7 phase
     // ends (a record each; a plan of nanosecond phases run for seconds would make billions).
     if (!(nominal_s <= 86400)) {
@@ -190,7 +223,7 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
     r.phases.reserve(static_cast<std::size_t>(ends));
   }
   std::size_t phase = 0;
-  double left = work_of(plan.phases[0]);
+  double left = costs[0].work;
   int64_t phase_begin = r.begin_ns;
   bool done = false;
   auto on_end = [&](int64_t at) {
@@ -205,13 +238,13 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
         r.end_ns = at;
       }
     }
-    left = work_of(plan.phases[phase]);
+    left = costs[phase].work;
     return !done;
   };
   double clock_time = 0;
   while (!done) {
     double mhz = 0;
-    r.energy_j += s_->step(&plan, phase, left, on_end, &mhz);
+    r.energy_j += s_->step(&costs, phase, left, on_end, &mhz);
     if (!std::isfinite(r.energy_j) || !std::isfinite(s_->thermal.die_c())) {
       throw std::runtime_error(
           "simulation: the device's power or temperature became non-finite at " +
@@ -264,6 +297,10 @@ trace::Trace SimDevice::trace() const {
   t.devices.push_back(d);
   t.samples = s_->sensor.rows();
   return t;
+}
+
+double phase_seconds(const Profile& p, const workload::Phase& ph, double mhz) {
+  return seconds_at(p, cost_of(p, ph), mhz);
 }
 
 SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOptions& o) {

@@ -77,6 +77,10 @@ struct SimResult {
   int64_t steps = 0;
 };
 
+// The seconds one phase takes on the profile's device held at `mhz` (the simulator's kernel
+// model: compute, memory and launch, as the run's steps use them).
+double phase_seconds(const Profile& p, const workload::Phase& ph, double mhz);
+
 // Idles, runs the plan once as `o` says, idles again.
 SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOptions& o);
 

@@ -14,11 +14,13 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
 }
 
-Phase product(const std::string& name, double m, double n, double k) {
+Phase product(const std::string& name, double m, double n, double k, double result_bytes = 2,
+              bool accumulate = false) {
   Phase p;
   p.name = name;
   p.kind = PhaseKind::kCompute;
   p.flops = 2 * m * n * k;
+  p.bytes = product_bytes(m, n, k, result_bytes, accumulate);
   p.efficiency = product_efficiency(m, n, k);
   p.m = static_cast<int64_t>(m);
   p.n = static_cast<int64_t>(n);
@@ -49,6 +51,10 @@ double product_efficiency(double m, double n, double k) {
   if (tiles < kSms) tiles *= std::clamp(std::floor(k / 4096), 1.0, std::ceil(kSms / tiles));
   const double fill = std::min(1.0, tiles / kSms);  // stream-K kernels even out partial waves
   return fill * k / (k + 32);
+}
+
+double product_bytes(double m, double n, double k, double result_bytes, bool accumulate) {
+  return 2 * k * (m + n) + m * n * result_bytes * (accumulate ? 2 : 1);
 }
 
 double SquareSizing::burst_flops() const {
@@ -82,19 +88,27 @@ Plan lmhead_plan(const LmHead& w, int chunks) {
   const double d = static_cast<double>(w.width), v = static_cast<double>(w.vocab);
   if (w.products_only) {
     const double n = static_cast<double>(w.tokens);
-    plan.phases = {product("logits", n, v, d), product("dx", n, d, v), product("dw", v, d, n)};
+    plan.phases = {product("logits", n, v, d), product("dx", n, d, v), product("dw", v, d, n, 4)};
     return plan;
   }
-  for_each_chunk(w.tokens, rows_per_chunk(w.tokens, chunks), [&](int64_t, int64_t, int64_t rows) {
+  // The op's kernels in its order (kernels/lmhead_steps.hpp): the valid targets counted, then a
+  // chunk at a time the logits, the pass, and backward X_c scaled by each row's factor (the
+  // one-read pass leaves it apart), dW accumulated in fp32 (read and written from the second
+  // chunk on), dX_c and its scaling; the per-token losses summed at the end.
+  const double tokens = static_cast<double>(w.tokens);
+  plan.phases.push_back(stream("count_valid", 4 * tokens));
+  for_each_chunk(w.tokens, rows_per_chunk(w.tokens, chunks), [&](int64_t c, int64_t, int64_t rows) {
     const double n = static_cast<double>(rows);
     plan.phases.push_back(product("logits", n, v, d));
-    // Targets and per-token stats are negligible beside the logits.
     plan.phases.push_back(stream("cross_entropy", w.ce_bytes_per_logit * n * v));
-    if (w.backward) {  // in the op's order: dW first, while dX_c holds the scaled X_c
-      plan.phases.push_back(product("dw", v, d, n));
+    if (w.backward) {
+      plan.phases.push_back(stream("scale_x", 4 * n * d));
+      plan.phases.push_back(product("dw", v, d, n, 4, c > 0));
       plan.phases.push_back(product("dx", n, d, v));
+      plan.phases.push_back(stream("scale_dx", 4 * n * d));
     }
   });
+  plan.phases.push_back(stream("reduce", 4 * tokens));
   return plan;
 }
 
@@ -127,6 +141,9 @@ Plan square_plan(const Square& w, const Rates& r) {
   Phase burst;
   burst.name = "burst";
   burst.flops = z.burst_flops();
+  const double n = static_cast<double>(SquareSizing::kBurstSize);
+  burst.bytes = static_cast<double>(z.full) * product_bytes(n, n, n, 2, false) +
+                (z.last_k > 0 ? product_bytes(n, n, static_cast<double>(z.last_k), 2, false) : 0);
   plan.phases.push_back(burst);
   if (w.gap == Gap::kIdle) {
     Phase idle;

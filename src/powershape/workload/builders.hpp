@@ -11,6 +11,9 @@ namespace powershape::workload {
 // k, as libraries do), and a short k leaves the pipeline's fill and drain exposed (k / (k + 32)).
 // An approximation from the shape alone; the profile's flops_per_cycle is fitted to large products.
 double product_efficiency(double m, double n, double k);
+// Bytes an m x n x k bf16 product moves: its operands once, its result written (and read too
+// when it accumulates into it), the result `result_bytes` an element (2 bf16, 4 fp32).
+double product_bytes(double m, double n, double k, double result_bytes, bool accumulate);
 
 // A device's unthrottled rates: dense bf16 products (FLOP/s) and streaming copies (bytes read +
 // written per second). Square waves are sized with them.

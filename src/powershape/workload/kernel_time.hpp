@@ -9,12 +9,12 @@
 namespace powershape::workload {
 
 struct KernelTime {
-  std::string config;  // the workload it belongs to: "lmhead 16384x4096x128256 chunks=8"
-  int index = 0;       // its place in the iteration
-  std::string name;    // "logits", "cross_entropy", "dw", "scale_x", "softmax", ...
+  std::string config;           // the workload it belongs to: "lmhead 16384x4096x128256 chunks=8"
+  int index = 0;                // its place in the iteration
+  std::string name;             // "logits", "cross_entropy", "dw", "scale_x", "softmax", ...
   int64_t m = 0, n = 0, k = 0;  // a matrix product's m x n x k; 0 for any other kernel
-  double bytes = 0;    // bytes the kernel reads and writes (a product's operands and result)
-  double ms = 0;       // median over the iterations timed
+  double bytes = 0;         // bytes the kernel reads and writes (a product's operands and result)
+  double ms = 0;            // median over the iterations timed
   double sm_clock_mhz = 0;  // the reported SM clock's mean while they ran
 };
 

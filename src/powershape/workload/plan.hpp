@@ -15,11 +15,14 @@ enum class PhaseKind { kCompute, kMemory, kIdle };
 struct Phase {
   std::string name;
   PhaseKind kind = PhaseKind::kCompute;
-  double flops = 0;       // kCompute
-  double bytes = 0;       // kMemory (bytes read + written)
-  double seconds = 0;     // kIdle
-  double efficiency = 1;  // kCompute: fraction of the device's peak rate this product reaches
+  double flops = 0;             // kCompute
+  double bytes = 0;             // kMemory (bytes read + written)
+  double seconds = 0;           // kIdle
+  double efficiency = 1;        // kCompute: fraction of the device's peak rate this product reaches
   int64_t m = 0, n = 0, k = 0;  // kCompute: the product's shape, when the plan knows it
+  // A kernel of its own, which costs the device's launch time beyond its work; false for a
+  // phase whose work came from a recorded duration (a kernel timeline), which holds it already.
+  bool launched = true;
 };
 
 // One iteration of a workload: the phases in the order the GPU runs them, and the workload they

@@ -1,5 +1,6 @@
 #include "powershape/workload/plan_json.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
@@ -67,10 +68,20 @@ Plan plan_from_json(const json& j) {
     }
     const std::string kind = x.at("kind").get<std::string>();
     if (kind == "compute") {
-      only(x, where, {"name", "kind", "flops", "efficiency"});
+      only(x, where, {"name", "kind", "flops", "efficiency", "bytes", "m", "n", "k"});
       ph.kind = PhaseKind::kCompute;
       ph.flops = positive(x, where, "flops", 1e18);
       if (x.contains("efficiency")) ph.efficiency = positive(x, where, "efficiency", 1);
+      // The bytes a product moves (operands, result) and its shape: optional.
+      if (x.contains("bytes")) ph.bytes = positive(x, where, "bytes", 1e16);
+      for (auto [key, dim] :
+           {std::pair{"m", &ph.m}, std::pair{"n", &ph.n}, std::pair{"k", &ph.k}}) {
+        if (!x.contains(key)) continue;
+        const double v = positive(x, where, key, 1e9);
+        if (v != std::floor(v))
+          throw std::runtime_error(where + "." + key + ": expected a whole size");
+        *dim = static_cast<int64_t>(v);
+      }
     } else if (kind == "memory") {
       only(x, where, {"name", "kind", "bytes"});
       ph.kind = PhaseKind::kMemory;
@@ -99,6 +110,10 @@ json to_json(const Plan& p) {
     if (ph.kind == PhaseKind::kCompute) {
       x["flops"] = ph.flops;
       x["efficiency"] = ph.efficiency;
+      if (ph.bytes > 0) x["bytes"] = ph.bytes;
+      if (ph.m > 0) x["m"] = ph.m;
+      if (ph.n > 0) x["n"] = ph.n;
+      if (ph.k > 0) x["k"] = ph.k;
     }
     if (ph.kind == PhaseKind::kMemory) x["bytes"] = ph.bytes;
     if (ph.kind == PhaseKind::kIdle) x["seconds"] = ph.seconds;

@@ -104,6 +104,7 @@ Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_
     }
     if (k.duration > 0) {
       Phase ph;
+      ph.launched = false;  // its recorded time includes its launch
       ph.name = k.name;
       const double secs = static_cast<double>(k.duration) * 1e-9;
       if (is_product(k.name)) {

@@ -1,0 +1,124 @@
+#include "powershape/sim/kernel_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "powershape/sim/simulator.hpp"
+#include "powershape/workload/builders.hpp"
+
+namespace powershape::sim {
+namespace {
+
+workload::Phase phase_of(const workload::KernelTime& k) {
+  workload::Phase ph;
+  ph.name = k.name;
+  ph.bytes = k.bytes;
+  if (k.m > 0 && k.n > 0 && k.k > 0) {
+    const double m = static_cast<double>(k.m), n = static_cast<double>(k.n),
+                 kk = static_cast<double>(k.k);
+    ph.kind = workload::PhaseKind::kCompute;
+    ph.flops = 2 * m * n * kk;
+    ph.efficiency = workload::product_efficiency(m, n, kk);
+    ph.m = k.m;
+    ph.n = k.n;
+    ph.k = k.k;
+  } else {
+    ph.kind = workload::PhaseKind::kMemory;
+  }
+  return ph;
+}
+
+double clock_of(const Profile& p, const workload::KernelTime& k) {
+  return k.sm_clock_mhz > 0 ? std::clamp(k.sm_clock_mhz, p.min_mhz, p.max_mhz) : p.max_mhz;
+}
+
+std::vector<Target> per_config(const Profile& p, const std::vector<workload::KernelTime>& ks) {
+  std::map<std::string, std::pair<double, double>> sums;  // measured, simulated
+  std::vector<std::string> order;
+  for (const auto& k : ks) {
+    if (!sums.count(k.config)) order.push_back(k.config);
+    sums[k.config].first += k.ms;
+    sums[k.config].second += kernel_ms(p, k);
+  }
+  std::vector<Target> out;
+  for (const auto& c : order) out.push_back({c + " kernels ms", sums[c].first, sums[c].second});
+  return out;
+}
+
+// Least squares of ms = a + b x bytes; false when the sizes do not vary.
+bool line_fit(const std::vector<std::pair<double, double>>& xy, double& a, double& b) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (auto [x, y] : xy) {
+    n += 1;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double det = n * sxx - sx * sx;
+  if (n < 3 || !(det > 1e-12 * n * sxx)) return false;
+  b = (n * sxy - sx * sy) / det;
+  a = (sy - b * sx) / n;
+  return b > 0;
+}
+
+}  // namespace
+
+double kernel_ms(const Profile& p, const workload::KernelTime& k) {
+  return phase_seconds(p, phase_of(k), clock_of(p, k)) * 1e3;
+}
+
+KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
+  if (ks.empty()) throw std::runtime_error("kernels.csv: no kernels to fit");
+  KernelFit f;
+  f.before = per_config(p, ks);
+  // Memory kernels: ms against bytes per kernel name, over the sizes the chunk counts give. The
+  // intercept is the kernel's fixed cost, the slope its bandwidth.
+  std::map<std::string, std::vector<std::pair<double, double>>> by_name;
+  for (const auto& k : ks) {
+    if (k.m == 0 && k.bytes > 0) {
+      const double slow =
+          1 - p.mem_clock_sensitivity + p.mem_clock_sensitivity * clock_of(p, k) / p.max_mhz;
+      by_name[k.name].push_back({k.bytes / slow, k.ms});
+    }
+  }
+  std::vector<double> launches;
+  p.memory_efficiency.clear();
+  const double bw = p.mem_bandwidth_gbs * 1e9;
+  for (const auto& [name, xy] : by_name) {
+    double a = 0, b = 0, largest = 0;
+    for (auto [x, y] : xy) largest = std::max(largest, x);
+    // A kernel that never moves 64 MB is all fixed cost: its slope says nothing of bandwidth.
+    if (largest < 64e6 || !line_fit(xy, a, b)) continue;
+    launches.push_back(std::max(a, 0.0));
+    const double eff = 1e3 / (b * bw);  // b: ms a byte
+    if (eff < 0.98) p.memory_efficiency.emplace_back(name, std::clamp(eff, 0.01, 1.0));
+  }
+  if (!launches.empty()) {
+    std::sort(launches.begin(), launches.end());
+    p.kernel_launch_us = std::clamp(launches[launches.size() / 2] * 1e3, 0.0, 1000.0);
+  }
+  // Products: how much of a product's memory traffic its arithmetic hides, by the log error
+  // over every recorded product (a grid: the error is not smooth in it where max() switches).
+  double best = 1e300, best_loss = 0;
+  for (int i = 0; i <= 100; ++i) {
+    p.product_overlap_loss = i / 100.0;
+    double e = 0;
+    for (const auto& k : ks) {
+      if (k.m == 0) continue;
+      const double d = std::log(kernel_ms(p, k) / k.ms);
+      e += d * d;
+    }
+    if (e < best) {
+      best = e;
+      best_loss = p.product_overlap_loss;
+    }
+  }
+  p.product_overlap_loss = best_loss;
+  f.after = per_config(p, ks);
+  return f;
+}
+
+}  // namespace powershape::sim
