@@ -58,6 +58,19 @@ check "probe exits 0" test $rc -eq 0
 check "probe reports the power window" grep -q "^power window: compute phases up to 1 ms" "$tmp/p.out"
 check "probe reports the sustained-to-boost ratio" grep -q "sustained-to-boost 0.8" "$tmp/p.out"
 
+# probe --record on the simulator, and sim calibrate on what it wrote
+"$ps" probe --device sim --record "$tmp/rec" --periods 2,50 --window 0.3 >"$tmp/rec.out" 2>&1; rc=$?
+check "probe --record exits 0" test $rc -eq 0
+check "it writes the trace, the conditions and the kernel times" test -s "$tmp/rec/trace.csv" -a -s "$tmp/rec/conditions.json" -a -s "$tmp/rec/kernels.csv"
+check "square waves at three duties and two gaps, a region each" test "$(grep -c '# region {.*square duty=' "$tmp/rec/trace.csv")" -eq 12
+check "each kernel of the LM head at 1-64 chunks" grep -q '^lmhead 16384x4096x128256 chunks=64,.*,dw,128256,4096,256,' "$tmp/rec/kernels.csv"
+"$ps" probe --device sim --record "$tmp/rec" >/dev/null 2>"$tmp/rec2.err"; rc=$?
+check "a folder that holds a recording is not written over" bash -c "test $rc -eq 1 && grep -q 'holds files already' '$tmp/rec2.err'"
+"$ps" sim calibrate --data "$tmp/rec" --max-evals 20 -o "$tmp/fit.json" >"$tmp/cal2.out" 2>&1; rc=$?
+check "sim calibrate fits a recording" test $rc -eq 0
+check "and reports each configuration's kernels before and after" test "$(grep -c 'kernels ms' "$tmp/cal2.out")" -eq 21
+check "the fitted profile has the kernel model" grep -q '"overlap_loss"' "$tmp/fit.json"
+
 # JSON a reader can load without casting: a number or null in every numeric field (one whose key
 # ends in a unit), strings only for names, verdicts and reasons
 check "the JSON files hold numbers or null where numbers go" python3 -c "
