@@ -120,10 +120,12 @@ CalibrationData read_calibration_data(const std::string& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
     throw std::runtime_error("--data: " + dir + " is not a folder");
+  std::vector<workload::KernelTime> kernels;  // read first: the cheaper file to check
+  if (std::filesystem::exists(dir + "/kernels.csv", ec))
+    kernels = workload::read_kernel_times(dir + "/kernels.csv");
   CalibrationData d = std::filesystem::exists(dir + "/conditions.json", ec) ? read_record(dir)
                                                                             : read_h200_layout(dir);
-  if (std::filesystem::exists(dir + "/kernels.csv", ec))
-    d.kernels = workload::read_kernel_times(dir + "/kernels.csv");
+  d.kernels = std::move(kernels);
   return d;
 }
 
