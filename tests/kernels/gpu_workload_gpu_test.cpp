@@ -41,6 +41,36 @@ TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
   EXPECT_LT(r.compute_ms / r.iterations, 0.8 * r.ms_per_iteration);
 }
 
+// Each kernel timed alone is the plan's phase of the same place: names and shapes agree with
+// what the simulator runs, and the times add up to about an iteration's (probe --record).
+TEST_F(GpuWorkloadGpu, EachKernelIsTimedInThePlansOrder) {
+  const workload::Rates rates = measure_peak_rates();
+  for (const auto& plan : {workload::lmhead_plan({4096, 256, 8000}, 4),
+                           workload::msm_plan({4096, 64, 4096}, 2),
+                           workload::square_plan({2, 0.5, workload::Gap::kIdle}, rates)}) {
+    GpuWorkload w(plan.workload, rates);
+    w.run_for(0.01);
+    const auto ks = w.time_kernels(5);
+    std::size_t timed = 0;
+    for (const auto& ph : plan.phases) timed += ph.kind != workload::PhaseKind::kIdle;
+    if (plan.name.rfind("square", 0) == 0) {
+      EXPECT_GE(ks.size(), 1u) << plan.name;  // the burst's products, one by one
+      continue;
+    }
+    ASSERT_EQ(ks.size(), timed) << plan.name;
+    double sum = 0;
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      EXPECT_EQ(ks[i].name, plan.phases[i].name) << plan.name << " " << i;
+      EXPECT_EQ(ks[i].m, plan.phases[i].m) << plan.name << " " << i;
+      EXPECT_DOUBLE_EQ(ks[i].bytes, plan.phases[i].bytes) << plan.name << " " << i;
+      EXPECT_GT(ks[i].ms, 0) << plan.name << " " << i;
+      sum += ks[i].ms;
+    }
+    const auto r = w.run_for(0.05);
+    EXPECT_NEAR(sum, r.ms_per_iteration, 0.5 * r.ms_per_iteration + 0.05) << plan.name;
+  }
+}
+
 TEST_F(GpuWorkloadGpu, ACustomPlanIsRefused) {
   EXPECT_THROW(GpuWorkload(workload::Workload{workload::Custom{}}, {1e15, 1e12}),
                std::invalid_argument);
