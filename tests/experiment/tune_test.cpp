@@ -79,8 +79,9 @@ TEST(Tune, AMaximumSlowdownIsKept) {
 }
 
 // The simulator, deterministic: on the LM head at 1..64 chunks (dgx-spark and jetson-agx-orin),
-// the choice's objective is within 1% of the exhaustive sweep's best, for 30% of its measurement
-// time or less, with the simulator's prediction as the model.
+// the choice's objective is within 1% of the exhaustive sweep's choice (both judged on long
+// measurements), for 30% of its measurement time or less, with the simulator's prediction as the
+// model.
 TEST(Tune, OnTheSimulatorWithinOnePercentOfTheSweepForUnderAThirdOfItsTime) {
   for (const char* profile : {"dgx-spark", "jetson-agx-orin"}) {
     for (const char* objective : {"time", "energy", "edp"}) {
@@ -92,15 +93,23 @@ TEST(Tune, OnTheSimulatorWithinOnePercentOfTheSweepForUnderAThirdOfItsTime) {
       SimBackend exhaustive(p, {});
       exhaustive.set_configs(plans);
       double sweep_s = 0;
-      const auto truth = sweep(exhaustive, obj, 0.5, 8, sweep_s);
-      const double best = *std::min_element(truth.begin(), truth.end());
+      const auto swept = sweep(exhaustive, obj, 2, 8, sweep_s);
+      const auto sweep_choice =
+          static_cast<std::size_t>(std::min_element(swept.begin(), swept.end()) - swept.begin());
+      // Each count's objective measured long (twice the windows and the rounds), against which
+      // the two choices are judged: a window on a throttling device is a few % noisy.
+      SimBackend reference(p, {});
+      reference.set_configs(plans);
+      double reference_s = 0;
+      const auto truth = sweep(reference, obj, 4, 16, reference_s);
+      const double best = truth[sweep_choice];
 
       SimBackend b(p, {});
       b.set_configs(plans);
       TuneOptions o;
       o.objective = obj;
-      o.window_s = 0.5;
-      o.predicted = predict_scores(p, plans, obj, 0.5, &o.predicted_ms);
+      o.window_s = 2;
+      o.predicted = predict_scores(p, plans, obj, 2, &o.predicted_ms);
       const TuneResult r = tune(b, o);
       EXPECT_LE(truth[r.chosen], 1.01 * best) << profile << " " << objective;
       EXPECT_LE(r.search_s, 0.3 * sweep_s) << profile << " " << objective;

@@ -45,9 +45,9 @@ TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
 // what the simulator runs, and the times add up to about an iteration's (probe --record).
 TEST_F(GpuWorkloadGpu, EachKernelIsTimedInThePlansOrder) {
   const workload::Rates rates = measure_peak_rates();
-  for (const auto& plan : {workload::lmhead_plan({4096, 256, 8000}, 4),
-                           workload::msm_plan({4096, 64, 4096}, 2),
-                           workload::square_plan({2, 0.5, workload::Gap::kIdle}, rates)}) {
+  for (const auto& plan :
+       {workload::lmhead_plan({4096, 256, 8000}, 4), workload::msm_plan({4096, 64, 4096}, 2),
+        workload::square_plan({2, 0.5, workload::Gap::kIdle}, rates)}) {
     GpuWorkload w(plan.workload, rates);
     w.run_for(0.01);
     const auto ks = w.time_kernels(5);

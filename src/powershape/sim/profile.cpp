@@ -138,6 +138,11 @@ Profile profile_from_json(const json& j) {
         "power.leakage_per_c: leakage_w x leakage_per_c x (r_die + r_sink) = " +
         std::to_string(gain) + ": leakage would run away (at most 0.5)");
   }
+  if (const json& s = section(j, "sensor"); s.contains("reports_power_cap")) {
+    if (!s.at("reports_power_cap").is_boolean())
+      throw std::runtime_error("sensor.reports_power_cap: expected true or false");
+    p.reports_power_cap = s.at("reports_power_cap").get<bool>();
+  }
   if (j.contains("kernels")) {
     const json& k = section(j, "kernels");
     p.kernel_launch_us = num(k, "kernels", "launch_us", 0, 1000);
@@ -174,6 +179,7 @@ Profile profile_from_json(const json& j) {
 json to_json(const Profile& p) {
   json j = {{"name", p.name}, {"status", p.status}, {"sources", p.sources}};
   for (const Field& f : kFields) j[f.section][f.key] = p.*f.member;
+  if (!p.reports_power_cap) j["sensor"]["reports_power_cap"] = false;
   j["clocks"]["vf_table"] = json::array();
   for (auto [f, v] : p.vf_table) j["clocks"]["vf_table"].push_back({f, v});
   if (p.kernel_launch_us > 0 || p.product_overlap_loss > 0 || !p.memory_efficiency.empty()) {

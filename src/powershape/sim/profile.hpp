@@ -48,6 +48,9 @@ struct Profile {
   // usage_window_ms; the driver's power buffer holds a sample every driver_sample_ms.
   double sensor_update_ms = 0, usage_window_ms = 0, driver_sample_ms = 0;
   double clock_step_mhz = 0;  // reported clocks are multiples of this
+  // Whether NVML shows the power limit and the power-cap reason (a DGX Spark's does not: its
+  // firmware limits act unseen); optional "sensor.reports_power_cap", default true.
+  bool reports_power_cap = true;
 
   // Kernels (the optional "kernels" section; a profile without it has none of these costs): each
   // kernel costs launch_us beyond its work; a product with its operands' and result's bytes takes

@@ -132,7 +132,9 @@ struct SimDevice::State {
     if (sensor.step(t_next, watts))
       // NVML's clock shows the slow loop's cap, not the fast limiter under it: on an H200 it reads
       // 1980 MHz through 10 ms bursts that the on-GPU probe sees at ~1700.
-      sensor.report(t_next, governor.target_mhz(), die, governor.reasons());
+      sensor.report(t_next, governor.target_mhz(), die,
+                    p.reports_power_cap ? governor.reasons()
+                                        : governor.reasons() & ~telemetry::reason::kSwPowerCap);
     t = t_next;
     ++steps;
     if (mhz_out != nullptr) *mhz_out = mhz;
@@ -293,6 +295,10 @@ trace::Trace SimDevice::trace() const {
                  telemetry::Signal::kEnergy, telemetry::Signal::kSmClock,
                  telemetry::Signal::kGpuTemp, telemetry::Signal::kReasons}) {
     d.support[static_cast<std::size_t>(s)] = telemetry::Status::kOk;
+  }
+  if (!p.reports_power_cap) {  // NVML says "N/A" for the limit, as on a DGX Spark
+    d.power_limit_mw = d.enforced_power_limit_mw =
+        telemetry::Reading::failed(telemetry::Status::kNotSupported);
   }
   t.devices.push_back(d);
   t.samples = s_->sensor.rows();
