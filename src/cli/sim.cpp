@@ -160,8 +160,9 @@ int run_calibrate(CalibrateArgs& a) {
                   b.simulated, b.error() * 100, t.simulated, t.error() * 100);
     }
     const auto& q = c.profile;
-    std::printf("fitted kernels: launch %.1f us, product overlap loss %.2f, memory efficiency",
-                q.kernel_launch_us, q.product_overlap_loss);
+    std::printf(
+        "fitted kernels: launch %.1f us, epilogue exposed up to k = %.0f, memory efficiency",
+        q.kernel_launch_us, q.epilogue_k);
     for (const auto& [k, v] : q.memory_efficiency) std::printf(" %s %.3f", k.c_str(), v);
     std::printf("\n");
   }

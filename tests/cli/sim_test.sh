@@ -69,7 +69,7 @@ check "a folder that holds a recording is not written over" bash -c "test $rc -e
 "$ps" sim calibrate --data "$tmp/rec" --max-evals 20 -o "$tmp/fit.json" >"$tmp/cal2.out" 2>&1; rc=$?
 check "sim calibrate fits a recording" test $rc -eq 0
 check "and reports each configuration's kernels before and after" test "$(grep -c 'kernels ms' "$tmp/cal2.out")" -eq 21
-check "the fitted profile has the kernel model" grep -q '"overlap_loss"' "$tmp/fit.json"
+check "the fitted profile has the kernel model" grep -q '"epilogue_k"' "$tmp/fit.json"
 
 # JSON a reader can load without casting: a number or null in every numeric field (one whose key
 # ends in a unit), strings only for names, verdicts and reasons

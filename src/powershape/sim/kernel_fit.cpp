@@ -24,6 +24,7 @@ workload::Phase phase_of(const workload::KernelTime& k) {
     ph.m = k.m;
     ph.n = k.n;
     ph.k = k.k;
+    ph.result_bytes = std::max(0.0, k.bytes - workload::product_bytes(m, n, kk, 0, false));
   } else {
     ph.kind = workload::PhaseKind::kMemory;
   }
@@ -100,11 +101,11 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
     std::sort(launches.begin(), launches.end());
     p.kernel_launch_us = std::clamp(launches[launches.size() / 2] * 1e3, 0.0, 1000.0);
   }
-  // Products: how much of a product's memory traffic its arithmetic hides, by the log error
-  // over every recorded product (a grid: the error is not smooth in it where max() switches).
-  double best = 1e300, best_loss = 0;
-  for (int i = 0; i <= 100; ++i) {
-    p.product_overlap_loss = i / 100.0;
+  // Products: up to which k a product's epilogue shows, by the log error over every recorded
+  // product (a grid, 0 and 16 to 65536 in 2^(1/8) steps: the error is not smooth in it).
+  double best = 1e300, best_k = 0;
+  for (int i = -1; i <= 96; ++i) {
+    p.epilogue_k = i < 0 ? 0 : 16 * std::pow(2.0, i / 8.0);
     double e = 0;
     for (const auto& k : ks) {
       if (k.m == 0) continue;
@@ -113,10 +114,10 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
     }
     if (e < best) {
       best = e;
-      best_loss = p.product_overlap_loss;
+      best_k = p.epilogue_k;
     }
   }
-  p.product_overlap_loss = best_loss;
+  p.epilogue_k = best_k;
   f.after = per_config(p, ks);
   return f;
 }

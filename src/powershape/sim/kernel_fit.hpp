@@ -15,7 +15,7 @@ struct KernelFit {
   std::vector<Target> before, after;  // per configuration: its kernels' milliseconds summed
 };
 
-// Fits p.kernel_launch_us, p.memory_efficiency and p.product_overlap_loss. Throws
+// Fits p.kernel_launch_us, p.memory_efficiency and p.epilogue_k. Throws
 // std::runtime_error when there are no kernels to fit.
 KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks);
 

@@ -146,7 +146,7 @@ Profile profile_from_json(const json& j) {
   if (j.contains("kernels")) {
     const json& k = section(j, "kernels");
     p.kernel_launch_us = num(k, "kernels", "launch_us", 0, 1000);
-    p.product_overlap_loss = num(k, "kernels", "overlap_loss", 0, 1);
+    p.epilogue_k = num(k, "kernels", "epilogue_k", 0, 1e6);
     if (k.contains("memory_efficiency")) {
       const json& m = k.at("memory_efficiency");
       if (!m.is_object())
@@ -182,9 +182,9 @@ json to_json(const Profile& p) {
   if (!p.reports_power_cap) j["sensor"]["reports_power_cap"] = false;
   j["clocks"]["vf_table"] = json::array();
   for (auto [f, v] : p.vf_table) j["clocks"]["vf_table"].push_back({f, v});
-  if (p.kernel_launch_us > 0 || p.product_overlap_loss > 0 || !p.memory_efficiency.empty()) {
+  if (p.kernel_launch_us > 0 || p.epilogue_k > 0 || !p.memory_efficiency.empty()) {
     j["kernels"] = {{"launch_us", p.kernel_launch_us},
-                    {"overlap_loss", p.product_overlap_loss},
+                    {"epilogue_k", p.epilogue_k},
                     {"memory_efficiency", json::object()}};
     for (const auto& [k, v] : p.memory_efficiency) j["kernels"]["memory_efficiency"][k] = v;
   }

@@ -53,11 +53,13 @@ struct Profile {
   bool reports_power_cap = true;
 
   // Kernels (the optional "kernels" section; a profile without it has none of these costs): each
-  // kernel costs launch_us beyond its work; a product with its operands' and result's bytes takes
-  // max(compute, memory) + overlap_loss x min(compute, memory) (0: the traffic hides behind the
-  // arithmetic, 1: none of it does); a memory kernel named in memory_efficiency reaches that
-  // fraction of the bandwidth (a softmax that computes exponentials is far from a copy).
-  double kernel_launch_us = 0, product_overlap_loss = 0;
+  // kernel costs launch_us beyond its work; an m x n x k product takes max(arithmetic, its
+  // operands' traffic) plus its result's traffic (the epilogue: written, and read when it
+  // accumulates) times min(1, epilogue_k / k): a tile's epilogue hides behind other tiles' main
+  // loops once k is long enough (a dW of k = 256 rows exposes it, one of k = 2048 mostly not);
+  // a memory kernel named in memory_efficiency reaches that fraction of the bandwidth (a softmax
+  // that computes exponentials is far from a copy).
+  double kernel_launch_us = 0, epilogue_k = 0;
   std::vector<std::pair<std::string, double>> memory_efficiency;
   double memory_efficiency_of(const std::string& kernel) const;
 

@@ -25,9 +25,11 @@ struct Activity {
 // the maximum clock (more as memory slows with the clock), the launch; and its activities.
 struct PhaseCost {
   double work = 0;
-  double cycles = 0;     // compute: FLOPs / (FLOPs a cycle x efficiency)
-  double mem_s = 0;      // bytes / (bandwidth x the kernel's efficiency), at the maximum clock
-  double raw_mem_s = 0;  // bytes / bandwidth: what its memory activity is measured against
+  double cycles = 0;      // compute: FLOPs / (FLOPs a cycle x efficiency)
+  double mem_s = 0;       // bytes / (bandwidth x the kernel's efficiency), at the maximum clock
+                          // (of a product: its operands')
+  double epilogue_s = 0;  // a product's result traffic left exposed, at the maximum clock
+  double raw_mem_s = 0;   // bytes / bandwidth: what its memory activity is measured against
   double launch_s = 0;
   bool idle = false;
   Activity act{0, 0};  // at the maximum clock
@@ -40,7 +42,7 @@ double seconds_at(const Profile& p, const PhaseCost& c, double mhz) {
   const double tm = c.mem_s / slow;
   if (c.cycles <= 0) return tm + c.launch_s;
   const double tc = c.cycles / (mhz * 1e6);
-  return std::max(tc, tm) + p.product_overlap_loss * std::min(tc, tm) + c.launch_s;
+  return std::max(tc, tm) + c.epilogue_s / slow + c.launch_s;
 }
 
 PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
@@ -55,7 +57,11 @@ PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
     case PhaseKind::kCompute:
       c.work = ph.flops;
       c.cycles = ph.flops / (p.flops_per_cycle * ph.efficiency);
-      c.mem_s = c.raw_mem_s = ph.bytes / bw;
+      c.mem_s = (ph.bytes - ph.result_bytes) / bw;
+      c.raw_mem_s = ph.bytes / bw;
+      if (ph.k > 0)
+        c.epilogue_s =
+            ph.result_bytes / bw * std::min(1.0, p.epilogue_k / static_cast<double>(ph.k));
       break;
     case PhaseKind::kMemory:
       c.work = std::max(ph.bytes, 1.0);  // a rate of work over time needs some work

@@ -21,6 +21,7 @@ Phase product(const std::string& name, double m, double n, double k, double resu
   p.kind = PhaseKind::kCompute;
   p.flops = 2 * m * n * k;
   p.bytes = product_bytes(m, n, k, result_bytes, accumulate);
+  p.result_bytes = p.bytes - product_bytes(m, n, k, 0, false);
   p.efficiency = product_efficiency(m, n, k);
   p.m = static_cast<int64_t>(m);
   p.n = static_cast<int64_t>(n);

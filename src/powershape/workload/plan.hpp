@@ -20,6 +20,7 @@ struct Phase {
   double seconds = 0;           // kIdle
   double efficiency = 1;        // kCompute: fraction of the device's peak rate this product reaches
   int64_t m = 0, n = 0, k = 0;  // kCompute: the product's shape, when the plan knows it
+  double result_bytes = 0;      // kCompute: of `bytes`, the result's (its epilogue's traffic)
   // A kernel of its own, which costs the device's launch time beyond its work; false for a
   // phase whose work came from a recorded duration (a kernel timeline), which holds it already.
   bool launched = true;
