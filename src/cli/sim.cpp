@@ -169,12 +169,13 @@ int run_calibrate(CalibrateArgs& a) {
   const auto& q = c.profile;
   std::printf(
       "\nfitted: flops_per_cycle %.0f, dynamic_w %.1f, fast_limit_w %.1f, window_ms %.1f, "
-      "gain_mhz_per_w_s %.3f, recovery_mhz_per_s %.0f; thermal r_die %.4f C/W tau_die %.2f s "
+      "gain_mhz_per_w_s %.3f, recovery_mhz_per_s %.0f, memory_w %.0f, memory_phase_activity %.2f; "
+      "thermal r_die %.4f C/W tau_die %.2f s "
       "r_sink %.4f C/W "
       "tau_sink %.1f s, ambient %.1f C\n",
       q.flops_per_cycle, q.dynamic_w, q.fast_limit_w, q.window_ms, q.gain_mhz_per_w_s,
-      q.recovery_mhz_per_s, q.r_die_c_per_w, q.tau_die_s, q.r_sink_c_per_w, q.tau_sink_s,
-      q.ambient_c);
+      q.recovery_mhz_per_s, q.memory_w, q.memory_phase_activity, q.r_die_c_per_w, q.tau_die_s,
+      q.r_sink_c_per_w, q.tau_sink_s, q.ambient_c);
   if (!a.out.empty()) {
     util::write_json_file(a.out, sim::to_json(q));
     std::printf("wrote %s\n", a.out.c_str());

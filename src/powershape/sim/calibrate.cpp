@@ -86,8 +86,11 @@ CalibrationData read_record(const std::string& dir) {
         throw std::runtime_error(path + ": " + name + "." + key + ": out of range");
       return v;
     };
-    if (kind == "square" && c.value("gap", "") == "idle" && c.value("duty", 0.0) == 0.5) {
+    if (kind == "square" && c.value("gap", "") == "idle" && c.value("duty", 0.0) == 0.5)
       d.square.emplace_back(get("period_ms", 3.6e6) * 1e-3, get("compute_tflops", 1e5));
+    if (kind == "square" && get("period_ms", 3.6e6) == 1000) {
+      d.square_power.push_back(
+          {1000, get("duty", 0.999), c.value("gap", "") == "memory", get("avg_power_w", 1e5)});
     } else if (kind == "sustained") {
       sustained = true;
       d.sustained_tflops = d.continuous_tflops = get("compute_tflops", 1e5);
@@ -97,6 +100,9 @@ CalibrationData read_record(const std::string& dir) {
   }
   if (d.square.empty())
     throw std::runtime_error(path + ": no square waves at 50% duty with idle gaps");
+  if (j.value("peak_tflops", 0.0) > 0 && j.value("copy_gbs", 0.0) > 0)
+    d.rates = {j.at("peak_tflops").get<double>() * 1e12, j.at("copy_gbs").get<double>() * 1e9};
+  if (d.rates.flops_per_s <= 0) d.square_power.clear();  // no rates: not sized as recorded
   if (!sustained) throw std::runtime_error(path + ": no sustained condition");
   std::sort(d.square.begin(), d.square.end());
   const double n = static_cast<double>(workload::SquareSizing::kBurstSize);
@@ -194,6 +200,20 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
   out.push_back({"sustained TFLOP/s (60 s)", d.sustained_tflops, compute_tflops(sus, gemm, 0)});
   auto s = analysis::summarize(sus.trace, 0, "load", sus.run.begin_ns, sus.run.end_ns);
   out.push_back({"sustained SM clock MHz (NVML)", d.sustained_clock_mhz, s.sm_clock_mhz.mean});
+  for (const auto& sp : d.square_power) {
+    const auto plan = workload::square_plan(
+        {sp.period_ms, sp.duty, sp.memory_gap ? workload::Gap::kMemory : workload::Gap::kIdle},
+        d.rates);
+    SimOptions q;
+    q.lead_in_s = 1;
+    q.tail_s = 0;
+    q.seconds = 3;
+    const auto r = simulate(p, plan, q);
+    out.push_back({"square " + std::to_string(std::lround(sp.duty * 100)) + "% " +
+                       (sp.memory_gap ? "memory" : "idle") + " gaps 1 s average W",
+                   sp.avg_power_w,
+                   r.run.energy_j / (static_cast<double>(r.run.end_ns - r.run.begin_ns) * 1e-9)});
+  }
   return out;
 }
 
@@ -267,13 +287,18 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
 
   // Performance and governor, in log space, against relative errors (the step response weighs a
   // quarter: NVML shows it only at 100 ms resolution).
-  double* pv[] = {&p.flops_per_cycle, &p.dynamic_w,        &p.fast_limit_w,
-                  &p.window_ms,       &p.gain_mhz_per_w_s, &p.recovery_mhz_per_s};
+  std::vector<double*> pv = {&p.flops_per_cycle, &p.dynamic_w,        &p.fast_limit_w,
+                             &p.window_ms,       &p.gain_mhz_per_w_s, &p.recovery_mhz_per_s};
+  if (!d.square_power.empty()) {  // what a memory stream draws: calibrated, not estimated
+    pv.push_back(&p.memory_w);
+    pv.push_back(&p.memory_phase_activity);
+  }
   x0.clear();
-  for (double* v : pv) x0.push_back(std::log(*v));
+  for (double* v : pv) x0.push_back(std::log(std::max(*v, 1e-3)));
   auto set_pv = [&](const std::vector<double>& x) {
     for (std::size_t i = 0; i < x.size(); ++i) *pv[i] = std::exp(x[i]);
     p.fast_limit_w = std::max(p.fast_limit_w, p.power_limit_w);
+    p.memory_phase_activity = std::min(p.memory_phase_activity, 1.0);
   };
   auto cost = [&](const std::vector<double>& x) {
     set_pv(x);

@@ -6,6 +6,7 @@
 
 #include "powershape/sim/profile.hpp"
 #include "powershape/trace/trace.hpp"
+#include "powershape/workload/builders.hpp"
 #include "powershape/workload/kernel_time.hpp"
 
 namespace powershape::sim {
@@ -26,6 +27,15 @@ struct CalibrationData {
   bool step_from_mark = false;
   trace::Trace thermal;                       // instantaneous power and temperature over time
   std::vector<workload::KernelTime> kernels;  // kernels.csv, where there is one
+  // Square waves' average power (probe --record): with memory gaps they fix what a memory stream
+  // draws. Sized with the recording GPU's rates, as it sized them.
+  struct SquarePower {
+    double period_ms, duty;
+    bool memory_gap;
+    double avg_power_w;
+  };
+  std::vector<SquarePower> square_power;
+  workload::Rates rates{0, 0};
 };
 // Throws std::runtime_error naming the file and what it lacks.
 CalibrationData read_calibration_data(const std::string& dir);
@@ -55,7 +65,8 @@ struct Calibration {
 };
 // Fits the thermal network to the recorded temperature, then compute.flops_per_cycle,
 // power.dynamic_w, governor.fast_limit_w, governor.window_ms, governor.gain_mhz_per_w_s and
-// governor.recovery_mhz_per_s to the throughput, clock and step-response figures; with kernel
+// governor.recovery_mhz_per_s (and, with square waves' power, power.memory_w and
+// power.memory_phase_activity) to the throughput, clock and step-response figures; with kernel
 // times, the kernel model (kernel_fit.hpp).
 // on_eval(i, most) after each simulation: i done of at most `most` (2 * max_evals; the fits stop
 // earlier once they converge).
