@@ -147,8 +147,10 @@ int run_calibrate(CalibrateArgs& a) {
     // A figure the fit could not move says why, not only that it did not.
     if (t.name == "step response ms" && std::abs(t.error()) > 0.1)
       std::printf(
-          "  step response: NVML reports the clock every ~100 ms, a lagged view of the real one; "
-          "the model reports its slow loop's target, so no governor constant closes it\n");
+          "  step response: measured between two NVML readings that update every ~100 ms (here "
+          "from the first power reading over 400 W, which updates with the clock), it moves only "
+          "in the sensor's steps; a recording that marks the load's start (probe --record) "
+          "measures it from there\n");
   }
   if (!c.kernels_after.empty()) {
     std::printf("\n%-50s %10s %10s %8s %10s %8s\n", "kernels (each timed alone)", "measured",
