@@ -3,6 +3,8 @@
 `powershape tune -L chunks 1,2,4 -- python3 bench/chunker_loop.py --chunks {chunks}` measures), or
 the online AdaptiveChunker choosing the count step by step (--adaptive): it prints the count it
 settled on, the step it settled at, and the loop's ms per step against each fixed count's.
+Run under `powershape tune`/`compare`/`monitor` (POWERSHAPE_CONTROL set), each step after the
+first 5 is marked as a region named "step", so that they measure steps, not Python's start-up.
 
   python3 bench/chunker_loop.py [--shape N,D,V] [--steps 300] (--chunks C | --adaptive)
 """
@@ -13,7 +15,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from powershape import AdaptiveChunker  # noqa: E402
+from powershape import AdaptiveChunker, Monitor  # noqa: E402
 from powershape.torch import linear_cross_entropy  # noqa: E402
 
 
@@ -33,13 +35,19 @@ def main():
     chunker = AdaptiveChunker() if a.adaptive else None
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     used, times, settled_at = [], [], None
+    # Under powershape, the steps are the regions it measures (the first few warm the op up).
+    marks = Monitor(interval_ms=100) if os.environ.get("POWERSHAPE_CONTROL") else None
     for step in range(a.steps):
         k = chunker.next() if chunker else a.chunks
         x.grad = w.grad = None
+        if marks and step >= 5:
+            marks.begin_window("step")
         start.record()
         linear_cross_entropy(x, w, t, chunks=k).backward()
         end.record()
         end.synchronize()
+        if marks and step >= 5:
+            marks.end_window("step")
         ms = start.elapsed_time(end)
         if chunker:
             chunker.report(k, ms)
