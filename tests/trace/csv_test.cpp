@@ -194,6 +194,11 @@ TEST(Csv, MalformedFilesNameTheFileLineAndColumn) {
   EXPECT_EQ(error_of("# region {\"name\":\"r\"}\nt\n"),
             "x.csv:1:10: bad region line: missing key 'gpu'");
   EXPECT_EQ(error_of("t,p_mw\n1,[Bogus]\n"), "x.csv:2:3: expected an integer, found '[Bogus]'");
+  // A number no int holds (the fuzzer's 1.1e73) is refused, not cast.
+  EXPECT_EQ(error_of("# device {\"index\":1.1e73}\nt\n"),
+            "x.csv:1:10: bad device line: key 'index': expected an integer");
+  EXPECT_EQ(error_of("# region {\"name\":\"r\",\"gpu\":0,\"begin_ns\":1e30,\"end_ns\":2}\nt\n"),
+            "x.csv:1:10: bad region line: key 'begin_ns': expected an integer");
 }
 
 TEST(Csv, TheWriterStreamsAndFlushes) {

@@ -1,7 +1,9 @@
 #include "powershape/trace/json_codec.hpp"
 
+#include <limits>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 namespace powershape::trace {
 namespace {
@@ -42,6 +44,17 @@ Reading reading_from(const json& j, const char* key) {
 template <class T>
 T get(const json& j, const char* key) {
   if (!j.contains(key)) throw std::runtime_error(std::string("missing key '") + key + "'");
+  if constexpr (std::is_integral_v<T>) {
+    // nlohmann converts 1e73 to an int by a cast with no range check (undefined behaviour): an
+    // integer field takes an integer in the type's range, nothing else.
+    const json& v = j.at(key);
+    const bool fits =
+        v.is_number_unsigned()
+            ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+            : v.is_number_integer() && v.get<int64_t>() >= std::numeric_limits<T>::min() &&
+                  v.get<int64_t>() <= std::numeric_limits<T>::max();
+    if (!fits) throw std::runtime_error(std::string("key '") + key + "': expected an integer");
+  }
   try {
     return j.at(key).get<T>();
   } catch (const json::exception&) {
