@@ -199,6 +199,8 @@ TEST(Csv, MalformedFilesNameTheFileLineAndColumn) {
             "x.csv:1:10: bad device line: key 'index': expected an integer");
   EXPECT_EQ(error_of("# region {\"name\":\"r\",\"gpu\":0,\"begin_ns\":1e30,\"end_ns\":2}\nt\n"),
             "x.csv:1:10: bad region line: key 'begin_ns': expected an integer");
+  EXPECT_EQ(error_of("# clock {\"wall_minus_steady_ns\":1e300}\nt\n"),
+            "x.csv:1:9: bad clock line: wall_minus_steady_ns: expected an integer");
 }
 
 TEST(Csv, TheWriterStreamsAndFlushes) {

@@ -61,8 +61,9 @@ std::optional<int> cached_chunks(const std::string& key) {
     const auto j = util::read_json_file(tune_cache_path());
     if (!j.contains(key) || !j.at(key).contains("chunks")) return std::nullopt;
     const auto& c = j.at(key).at("chunks");
-    if (!c.is_number_integer() || c.get<int>() < 1) return std::nullopt;
-    return c.get<int>();
+    if (!c.is_number_integer() || c.get<int64_t>() < 1 || c.get<int64_t>() > 1'000'000)
+      return std::nullopt;
+    return static_cast<int>(c.get<int64_t>());
   } catch (const std::exception&) {
     return std::nullopt;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -110,8 +111,13 @@ class Parser {
       if (kind == "device") trace_.devices.push_back(device_from_json(j));
       if (kind == "region") trace_.regions.push_back(region_from_json(j));
       if (kind == "event") trace_.events.push_back(event_from_json(j));
-      if (kind == "clock")
-        trace_.wall_minus_steady_ns = j.at("wall_minus_steady_ns").get<int64_t>();
+      if (kind == "clock") {
+        const auto& v = j.at("wall_minus_steady_ns");
+        if (!v.is_number_integer() ||
+            (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)))
+          throw std::runtime_error("wall_minus_steady_ns: expected an integer");
+        trace_.wall_minus_steady_ns = v.get<int64_t>();
+      }
     } catch (const std::exception& e) {
       fail(space + 2, "bad " + kind + " line: " + e.what());
     }
