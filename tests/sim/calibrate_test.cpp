@@ -36,6 +36,20 @@ TEST(Calibrate, TheShippedH200ProfileMeetsItsRecordingWithin3Percent) {
   for (const auto& [c, v] : msm) EXPECT_NEAR(v.second / v.first, 1, 0.04) << c;
 }
 
+// The on-GPU clock probe of data/h200 (recorded apart from the profile's fit): the real clock in
+// the first millisecond of load (the fast limiter) and at 50-100 ms (the slow loop).
+TEST(Calibrate, TheShippedH200ProfileFollowsTheClockProbe) {
+  auto data = read_calibration_data(POWERSHAPE_DATA "/h200");
+  EXPECT_NEAR(data.probe_first_ms_mhz, 1711, 5);
+  int seen = 0;
+  for (const auto& t : evaluate(load_profile("h200"), data)) {
+    if (t.name.find("(probe)") == std::string::npos) continue;
+    ++seen;
+    EXPECT_LT(std::abs(t.error()), 0.05) << t.name << ": " << t.simulated << " vs " << t.measured;
+  }
+  EXPECT_EQ(seen, 2);
+}
+
 TEST(Calibrate, FitsAPerturbedProfileBackTowardsTheData) {
   auto data = read_calibration_data(POWERSHAPE_DATA "/h200");
   Profile p = load_profile("h200");

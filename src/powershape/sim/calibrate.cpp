@@ -132,6 +132,30 @@ CalibrationData read_calibration_data(const std::string& dir) {
   CalibrationData d = std::filesystem::exists(dir + "/conditions.json", ec) ? read_record(dir)
                                                                             : read_h200_layout(dir);
   d.kernels = std::move(kernels);
+  for (const char* name : {"/clock_probe.csv", "/sm_clock_probe_step.csv"}) {
+    if (!std::filesystem::exists(dir + name, ec)) continue;
+    const auto probe = analysis::series(trace::read_csv(dir + name), 0, Signal::kSmClock);
+    // The load starts where the clock first leaves its idle value by 5%.
+    std::size_t start = 0;
+    while (start < probe.size() && probe[start].value >= 0.95 * probe.front().value) ++start;
+    const auto mean = [&](double from_ms, double to_ms) {
+      double sum = 0;
+      int n = 0;
+      for (std::size_t i = start; i < probe.size(); ++i) {
+        const double t = static_cast<double>(probe[i].t_ns - probe[start].t_ns) * 1e-6;
+        if (t >= from_ms && t < to_ms && probe[i].value > 0) {
+          sum += static_cast<double>(probe[i].value);
+          ++n;
+        }
+      }
+      return n > 0 ? sum / n : 0.0;
+    };
+    if (start == probe.size())
+      throw std::runtime_error(dir + name + ": the clock never leaves its idle value");
+    d.probe_first_ms_mhz = mean(0, 1);
+    d.probe_50_100_ms_mhz = mean(50, 100);
+    break;
+  }
   return d;
 }
 
@@ -200,6 +224,22 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
   out.push_back({"sustained TFLOP/s (60 s)", d.sustained_tflops, compute_tflops(sus, gemm, 0)});
   auto s = analysis::summarize(sus.trace, 0, "load", sus.run.begin_ns, sus.run.end_ns);
   out.push_back({"sustained SM clock MHz (NVML)", d.sustained_clock_mhz, s.sm_clock_mhz.mean});
+  if (d.probe_first_ms_mhz > 0 && d.probe_50_100_ms_mhz > 0) {
+    // The real clock (what the probe reads), not NVML's, after a step from idle into products.
+    const auto gemm4096 = workload::products_plan({4096});
+    const auto real_mean = [&](double seconds) {
+      SimOptions q;
+      q.lead_in_s = 1;
+      q.tail_s = 0;
+      q.seconds = seconds;
+      q.step_s = 1e-5;
+      return simulate(p, gemm4096, q).run.mean_clock_mhz;
+    };
+    const double m50 = real_mean(0.05), m100 = real_mean(0.1);
+    out.push_back({"real clock 0-1 ms MHz (probe)", d.probe_first_ms_mhz, real_mean(0.001)});
+    out.push_back({"real clock 50-100 ms MHz (probe)", d.probe_50_100_ms_mhz,
+                   (0.1 * m100 - 0.05 * m50) / 0.05});
+  }
   for (const auto& sp : d.square_power) {
     const auto plan = workload::square_plan(
         {sp.period_ms, sp.duty, sp.memory_gap ? workload::Gap::kMemory : workload::Gap::kIdle},

@@ -35,6 +35,10 @@ struct CalibrationData {
     double avg_power_w;
   };
   std::vector<SquarePower> square_power;
+  // The on-GPU clock probe across a load step from idle (clock_probe.csv or data/h200's
+  // sm_clock_probe_step.csv: t_ms, sm_clock_mhz), where there is one: the real clock's mean over
+  // the first millisecond of load (the fast limiter) and over 50-100 ms (the slow loop). 0: none.
+  double probe_first_ms_mhz = 0, probe_50_100_ms_mhz = 0;
   workload::Rates rates{0, 0};
 };
 // Throws std::runtime_error naming the file and what it lacks.
