@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "powershape/trace/csv_writer.hpp"
@@ -94,6 +95,25 @@ double record_probe(experiment::Backend& b, const RecordPlan& rp, const std::str
               name, [&](json& f) {
                 measured(f, b.measure(i + 1, std::max(rp.window_s, 4 * s.period_ms * 1e-3)));
               });
+  }
+  // The clock as the GPU sees it across a load step (where the device has the probe).
+  b.idle(1);
+  const int64_t probe_t0 = b.now_ns();
+  const auto clock = b.probe_clock_step(0, 0.3, 1.2);
+  if (!clock.empty()) {
+    regions.push_back({"clock probe", -1, probe_t0, b.now_ns()});
+    // 100 us means of the probe's 10 us bins (as data/h200's probe file): a tenth of the rows,
+    // and the fast limiter's ~100 us alternation still shows.
+    std::ofstream f(dir + "/clock_probe.csv");
+    f << "t_ms,sm_clock_mhz\n";
+    for (std::size_t i = 0; i < clock.size(); i += 10) {
+      double sum = 0;
+      std::size_t n = 0;
+      for (; n < 10 && i + n < clock.size(); ++n) sum += clock[i + n].second;
+      f << clock[i].first << ',' << static_cast<int64_t>(sum / static_cast<double>(n) + 0.5)
+        << '\n';
+    }
+    if (!f.flush()) throw std::runtime_error("--record: cannot write " + dir + "/clock_probe.csv");
   }
   // Each kernel on its own, at every chunk count.
   std::vector<workload::KernelTime> kernels;

@@ -19,7 +19,9 @@ struct RecordPlan {
 // folder: trace.csv (the whole session's telemetry, each condition a region), conditions.json
 // (each condition's figures: burst throughput from device timing, clock, power, energy) and
 // kernels.csv (each kernel of the LM head at two shapes and of matmul-softmax-matmul at 1-64
-// chunks, timed on its own). Refuses a folder that holds anything. Returns the seconds it took.
+// chunks, timed on its own), and on a GPU clock_probe.csv (the on-GPU clock probe across a load
+// step from idle: t_ms, sm_clock_mhz). Refuses a folder that holds anything. Returns the seconds it
+// took.
 double record_probe(experiment::Backend& b, const RecordPlan& plan, const std::string& dir);
 
 }  // namespace powershape::cli

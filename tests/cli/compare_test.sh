@@ -8,7 +8,7 @@ src=fake:$data/h200/gemm_sustained_trace.csv
 . "$(dirname "$0")/check.sh"
 py=$(command -v python3)
 
-"$ps" compare --source "$src" --rounds 10 -o "$tmp/a.json" -- sleep 0.4 ::: sleep 0.404 >"$tmp/a.out" 2>"$tmp/a.err"; rc=$?
+"$ps" compare --source "$src" --rounds 10 -o "$tmp/a.json" -- sleep 1 ::: sleep 1.01 >"$tmp/a.out" 2>"$tmp/a.err"; rc=$?
 check "compare exits 0" test $rc -eq 0
 check "every round runs each command once" "$py" -c "
 import json, collections, sys
@@ -23,7 +23,7 @@ firsts = {m['config'] for m in j['measurements'] if [x for x in j['measurements'
 sys.exit(len(firsts) != 2)"
 check "a warm-up ran first" "$py" -c "
 import json, sys; j = json.load(open('$tmp/a.json')); sys.exit(not j['warmup'])"
-check "the 1% slower command is found slower" grep -q "^sleep 0.404 .*slower" "$tmp/a.out"
+check "the 1% slower command is found slower" grep -q "^sleep 1.01 .*slower" "$tmp/a.out"
 check "a progress line was shown" grep -q "round 10 of 10" "$tmp/a.err"
 
 # A null effect: the same command twice, five seeds; at the 95% level, a verdict of faster or

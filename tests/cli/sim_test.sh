@@ -70,6 +70,10 @@ check "a folder that holds a recording is not written over" bash -c "test $rc -e
 check "sim calibrate fits a recording" test $rc -eq 0
 check "and reports each configuration's kernels before and after" test "$(grep -c 'kernels ms' "$tmp/cal2.out")" -eq 21
 check "the fitted profile has the kernel model" grep -q '"epilogue_k"' "$tmp/fit.json"
+check "the simulator has no clock probe to record" test ! -e "$tmp/rec/clock_probe.csv"
+cp "$data/h200/sm_clock_probe_step.csv" "$tmp/rec/clock_probe.csv"
+"$ps" sim calibrate --data "$tmp/rec" --max-evals 5 >"$tmp/cal3.out" 2>&1
+check "a recording's clock probe is fitted too" grep -q "^real clock 50-100 ms MHz (probe)" "$tmp/cal3.out"
 
 # JSON a reader can load without casting: a number or null in every numeric field (one whose key
 # ends in a unit), strings only for names, verdicts and reasons

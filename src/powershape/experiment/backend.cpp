@@ -34,6 +34,10 @@ std::vector<workload::KernelTime> Backend::time_kernels(std::size_t, int) {
   throw std::runtime_error(describe() + " runs no kernels of its own to time");
 }
 
+std::vector<std::pair<double, double>> Backend::probe_clock_step(std::size_t, double, double) {
+  return {};
+}
+
 void add_telemetry(Measurement& m, const trace::Trace& t, int64_t begin_ns, int64_t end_ns) {
   auto s = analysis::summarize(t, 0, "window", begin_ns, end_ns);
   m.energy_j = s.energy.energy_mj * 1e-3;

@@ -58,6 +58,11 @@ class Backend {
   // reported SM clock's mean over them. Throws std::runtime_error where there are no kernels (a
   // user's command).
   virtual std::vector<workload::KernelTime> time_kernels(std::size_t i, int iterations);
+  // The SM clock as the GPU itself sees it (the on-GPU clock probe, 10 us bins: t ms, MHz) over
+  // `idle_s` of idle and then `load_s` of configuration i back to back; empty where there is no
+  // probe (the simulator, a user's command).
+  virtual std::vector<std::pair<double, double>> probe_clock_step(std::size_t i, double idle_s,
+                                                                  double load_s);
   virtual void idle(double seconds) = 0;
   virtual std::optional<double> temperature_c() = 0;
   // The backend's clock (the one its trace's timestamps are on) and what it has recorded so far.

@@ -29,6 +29,8 @@ class GpuBackend final : public Backend {
   std::string config_name(std::size_t i) const override { return configs_.at(i).name; }
   Measurement measure(std::size_t i, double seconds) override;
   std::vector<workload::KernelTime> time_kernels(std::size_t i, int iterations) override;
+  std::vector<std::pair<double, double>> probe_clock_step(std::size_t i, double idle_s,
+                                                          double load_s) override;
   void idle(double seconds) override;
   std::optional<double> temperature_c() override;
   int64_t now_ns() const override;

@@ -107,6 +107,7 @@ CalibrationData read_record(const std::string& dir) {
   std::sort(d.square.begin(), d.square.end());
   const double n = static_cast<double>(workload::SquareSizing::kBurstSize);
   d.square_flops = 2 * n * n * n;
+  d.probe_product_size = 8192;  // probe --record steps into its sustained products
   d.thermal = trace::read_csv(dir + "/trace.csv");
   // The step is the sustained condition's start, from idle.
   d.step_response_ms = -1;
@@ -226,14 +227,14 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
   out.push_back({"sustained SM clock MHz (NVML)", d.sustained_clock_mhz, s.sm_clock_mhz.mean});
   if (d.probe_first_ms_mhz > 0 && d.probe_50_100_ms_mhz > 0) {
     // The real clock (what the probe reads), not NVML's, after a step from idle into products.
-    const auto gemm4096 = workload::products_plan({4096});
+    const auto gemm = workload::products_plan({d.probe_product_size});
     const auto real_mean = [&](double seconds) {
       SimOptions q;
       q.lead_in_s = 1;
       q.tail_s = 0;
       q.seconds = seconds;
       q.step_s = 1e-5;
-      return simulate(p, gemm4096, q).run.mean_clock_mhz;
+      return simulate(p, gemm, q).run.mean_clock_mhz;
     };
     const double m50 = real_mean(0.05), m100 = real_mean(0.1);
     out.push_back({"real clock 0-1 ms MHz (probe)", d.probe_first_ms_mhz, real_mean(0.001)});

@@ -39,6 +39,7 @@ struct CalibrationData {
   // sm_clock_probe_step.csv: t_ms, sm_clock_mhz), where there is one: the real clock's mean over
   // the first millisecond of load (the fast limiter) and over 50-100 ms (the slow loop). 0: none.
   double probe_first_ms_mhz = 0, probe_50_100_ms_mhz = 0;
+  int64_t probe_product_size = 4096;  // the products loaded during the probe (n^3)
   workload::Rates rates{0, 0};
 };
 // Throws std::runtime_error naming the file and what it lacks.
