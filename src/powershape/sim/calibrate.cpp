@@ -354,11 +354,8 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
   auto best = nelder_mead(cost, x0, std::vector<double>(x0.size(), 0.1), max_evals, 1e-7, &evals);
   set_pv(best);
   c.evaluations = e1 + evals;
-  c.after = evaluate(p, d);
-  if (!d.kernels.empty()) {
-    c.kernels_after = fit_kernels(p, d.kernels).after;
-    c.after = evaluate(p, d);
-  }
+  if (!d.kernels.empty()) c.kernels_after = fit_kernels(p, d.kernels).after;
+  c.after = evaluate(p, d);  // once, with the kernel model as fitted last
   return c;
 }
 

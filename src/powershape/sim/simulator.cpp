@@ -102,19 +102,19 @@ struct SimDevice::State {
         step_ns(static_cast<int64_t>(std::llround(o.step_s * 1e9))),
         inv_step(1 / o.step_s) {}
 
-  // One step with `plan` (null: idle) at its cursor; returns the energy the step drew.
+  // One step with a plan's phase costs (null: idle) at its cursor; returns the energy it drew.
   template <class OnPhaseEnd>
-  double step(const std::vector<PhaseCost>* plan, std::size_t& phase, double& left,
+  double step(const std::vector<PhaseCost>* costs, std::size_t& phase, double& left,
               OnPhaseEnd&& on_end, double* mhz_out) {
     const int64_t t_next = t + step_ns;
-    const Activity act = plan != nullptr ? (*plan)[phase].act : Activity{p.idle_activity, 0};
+    const Activity act = costs != nullptr ? (*costs)[phase].act : Activity{p.idle_activity, 0};
     const double temp = thermal.die_c();
     const double mhz = std::min(governor.target_mhz(), fast_limit_clock(act, temp));
     const double base_w = power.base_w(temp);
     double energy_j = base_w * opt.step_s, remaining = opt.step_s;
-    bool working = plan != nullptr;
+    bool working = costs != nullptr;
     while (working && remaining > 0) {
-      const PhaseCost& ph = (*plan)[phase];
+      const PhaseCost& ph = (*costs)[phase];
       const Activity& a = ph.act;
       const double rate = ph.work / seconds_at(p, ph, mhz);
       const double watts = power.power_above_base_w(mhz, a.sm, a.mem);
