@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   powershape::cli::add_compare(app);
   powershape::cli::add_exporter(app);
   powershape::cli::add_report(app);
+  powershape::cli::add_advise(app);
   // CLI11 answers a word that is no subcommand with "A subcommand is required": name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;

@@ -2,6 +2,9 @@
 // dlopen path of NvmlSource is what the tests exercise. Configured at nvmlInit from:
 //   POWERSHAPE_FAKE_NVML_TRACE   trace CSV to replay (required)
 //   POWERSHAPE_FAKE_NVML_SPEED   replay speed (default 1)
+//   POWERSHAPE_FAKE_NVML_SETTINGS  a file holding what the setters set ("GPU limit_mw min_mhz
+//                                max_mhz" lines; locked clocks 0 0 when none), read by the getters,
+//                                so that a test sees what one process left for the next
 //   POWERSHAPE_FAKE_NVML_FAULTS  comma list of (DCGM's nvml-injection injects the same classes):
 //     no_driver                  nvmlInit fails
 //     unsupported=SIGNAL, error=SIGNAL   that signal reads NOT_SUPPORTED / UNKNOWN_ERROR
@@ -19,11 +22,12 @@
 //                                future (by an hour) and at 0
 //   FUNC: count, handle, name, uuid, driver_version, power_limit, enforced_limit, constraints,
 //   max_clock, threshold, power_usage, energy, clock, temperature, reasons, utilization, fields,
-//   samples.
+//   samples, set_power_limit, set_clocks, reset_clocks.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -129,6 +133,35 @@ Reading at(int gpu, Signal s, int64_t t_ns) {
     if ((**it)[s].status != Status::kNotRead) return (**it)[s];
   }
   return Reading::failed(Status::kNotSupported);
+}
+
+// What the setters set, kept in POWERSHAPE_FAKE_NVML_SETTINGS (none: nothing can be set).
+struct Settings {
+  unsigned limit_mw = 0, min_mhz = 0, max_mhz = 0;
+};
+std::map<int, Settings> read_settings() {
+  std::map<int, Settings> out;
+  const char* path = std::getenv("POWERSHAPE_FAKE_NVML_SETTINGS");
+  if (path == nullptr) return out;
+  std::ifstream in(path);
+  int gpu = 0;
+  Settings s;
+  while (in >> gpu >> s.limit_mw >> s.min_mhz >> s.max_mhz) out[gpu] = s;
+  return out;
+}
+Settings settings_of(int gpu) {
+  auto all = read_settings();
+  auto it = all.find(gpu);
+  return it == all.end() ? Settings{} : it->second;
+}
+void store_settings(int gpu, const Settings& s) {
+  const char* path = std::getenv("POWERSHAPE_FAKE_NVML_SETTINGS");
+  if (path == nullptr) return;
+  auto all = read_settings();
+  all[gpu] = s;
+  std::ofstream out(path, std::ios::trunc);
+  for (const auto& [g, x] : all)
+    out << g << ' ' << x.limit_mw << ' ' << x.min_mhz << ' ' << x.max_mhz << '\n';
 }
 
 int64_t now_trace_ns() { return g->t0_ns + static_cast<int64_t>(elapsed_ms() * 1e6 * g->speed); }
@@ -315,11 +348,40 @@ nvml::Return nvmlDeviceGetUUID(nvml::Device d, char* buf, unsigned len) {
 
 nvml::Return nvmlDeviceGetPowerManagementLimit(nvml::Device d, unsigned* v) {
   if (nvml::Return r = inject("power_limit", index_of(d))) return r;
-  return info(d, v, 700000);
+  const Settings s = settings_of(index_of(d));
+  return s.limit_mw > 0 && valid(d) ? (*v = s.limit_mw, nvml::kSuccess) : info(d, v, 700000);
 }
 nvml::Return nvmlDeviceGetEnforcedPowerLimit(nvml::Device d, unsigned* v) {
   if (nvml::Return r = inject("enforced_limit", index_of(d))) return r;
-  return info(d, v, 700000);
+  const Settings s = settings_of(index_of(d));
+  return s.limit_mw > 0 && valid(d) ? (*v = s.limit_mw, nvml::kSuccess) : info(d, v, 700000);
+}
+nvml::Return nvmlDeviceSetPowerManagementLimit(nvml::Device d, unsigned mw) {
+  if (!valid(d)) return 2;
+  if (nvml::Return r = inject("set_power_limit", index_of(d))) return r;
+  if (mw < 200000 || mw > 700000) return 2;  // NVML_ERROR_INVALID_ARGUMENT
+  Settings s = settings_of(index_of(d));
+  s.limit_mw = mw;
+  store_settings(index_of(d), s);
+  return nvml::kSuccess;
+}
+nvml::Return nvmlDeviceSetGpuLockedClocks(nvml::Device d, unsigned lo, unsigned hi) {
+  if (!valid(d)) return 2;
+  if (nvml::Return r = inject("set_clocks", index_of(d))) return r;
+  if (lo > hi || hi > 1980) return 2;
+  Settings s = settings_of(index_of(d));
+  s.min_mhz = lo;
+  s.max_mhz = hi;
+  store_settings(index_of(d), s);
+  return nvml::kSuccess;
+}
+nvml::Return nvmlDeviceResetGpuLockedClocks(nvml::Device d) {
+  if (!valid(d)) return 2;
+  if (nvml::Return r = inject("reset_clocks", index_of(d))) return r;
+  Settings s = settings_of(index_of(d));
+  s.min_mhz = s.max_mhz = 0;
+  store_settings(index_of(d), s);
+  return nvml::kSuccess;
 }
 nvml::Return nvmlDeviceGetPowerManagementLimitConstraints(nvml::Device d, unsigned* lo,
                                                           unsigned* hi) {

@@ -26,7 +26,8 @@ TEST(Sensor, ReportsWhatNvmlWouldAtItsUpdatePeriod) {
   // 10 steps at 100 W, 10 at 300 W, 10 at 500 W.
   for (int i = 0; i < 30; ++i) {
     const double w = 100.0 + 200.0 * (i / 10);
-    if (s.step(int64_t{i + 1} * 1'000'000, w)) {
+    // Kernels run through the first 15 steps, half of their time at full bandwidth.
+    if (s.step(int64_t{i + 1} * 1'000'000, w, i < 15 ? 1 : 0, i < 15 ? 0.5 : 0)) {
       ++updates;
       s.report(int64_t{i + 1} * 1'000'000, 1987, 55.4, 4);
     }
@@ -45,14 +46,21 @@ TEST(Sensor, ReportsWhatNvmlWouldAtItsUpdatePeriod) {
   EXPECT_EQ(last[Signal::kGpuTemp].value, 55);
   EXPECT_EQ(last[Signal::kReasons].value, 4);
   EXPECT_EQ(last[Signal::kMemClock].status, telemetry::Status::kNotSupported);
+  // Utilisation over each update period, as NVML's rates: busy 10/10, 5/10, 0/10 of the steps.
+  EXPECT_EQ(polls[0][Signal::kUtilGpu].value, 100);
+  EXPECT_EQ(polls[0][Signal::kUtilMem].value, 50);
+  EXPECT_EQ(polls[1][Signal::kUtilGpu].value, 50);
+  EXPECT_EQ(polls[1][Signal::kUtilMem].value, 25);
+  EXPECT_EQ(last[Signal::kUtilGpu].value, 0);
+  EXPECT_EQ(last[Signal::kUtilMem].value, 0);
 }
 
 TEST(Sensor, NoiseIsSeededAndSmall) {
   const Profile p = simple();
   Sensor a(p, 1e-3, 7, 0.01), b(p, 1e-3, 7, 0.01);
   for (int i = 1; i <= 1000; ++i) {
-    if (a.step(i * 1'000'000LL, 400)) a.report(i * 1'000'000LL, 1980, 50, 0);
-    if (b.step(i * 1'000'000LL, 400)) b.report(i * 1'000'000LL, 1980, 50, 0);
+    if (a.step(i * 1'000'000LL, 400, 1, 0)) a.report(i * 1'000'000LL, 1980, 50, 0);
+    if (b.step(i * 1'000'000LL, 400, 1, 0)) b.report(i * 1'000'000LL, 1980, 50, 0);
   }
   ASSERT_EQ(a.rows().size(), b.rows().size());
   for (std::size_t i = 0; i < a.rows().size(); ++i) {

@@ -11,7 +11,8 @@ Governor::Governor(const Profile& p, double step_s, double power_limit_w, double
     : p_(p),
       step_s_(step_s),
       limit_w_(power_limit_w > 0 ? power_limit_w : p.power_limit_w),
-      user_cap_mhz_(clock_cap_mhz > 0 ? clock_cap_mhz : p.max_mhz),
+      user_cap_mhz_(std::min(clock_cap_mhz > 0 ? clock_cap_mhz : p.max_mhz,
+                             p.mode_max_mhz > 0 ? p.mode_max_mhz : p.max_mhz)),
       window_(std::max<std::size_t>(
                   1, static_cast<std::size_t>(std::lround(p.window_ms * 1e-3 / step_s))),
               0.0),

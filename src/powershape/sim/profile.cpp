@@ -1,6 +1,7 @@
 #include "powershape/sim/profile.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -229,6 +230,28 @@ Profile load_profile(const std::string& name_or_path) {
   return util::read_as(path.string(), [](const json& j) { return profile_from_json(j); });
 }
 
+std::string profile_for_gpu(const std::string& gpu_name) {
+  auto squash = [](std::string s) {  // lower case, letters and digits only
+    std::string out;
+    for (char c : s)
+      if (std::isalnum(static_cast<unsigned char>(c)))
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  std::string name = squash(gpu_name);
+  // The simulator names its device "simulated NAME (status)".
+  for (const char* prefix : {"simulated", "nvidia", "geforce"})
+    if (name.rfind(prefix, 0) == 0) name = name.substr(std::string(prefix).size());
+  std::error_code ec;
+  std::string best;
+  for (const auto& e : std::filesystem::directory_iterator(profiles_dir(), ec)) {
+    if (e.path().extension() != ".json") continue;
+    const std::string stem = e.path().stem().string();
+    if (!name.empty() && name.rfind(squash(stem), 0) == 0 && stem.size() > best.size()) best = stem;
+  }
+  return best;
+}
+
 void apply_power_mode(Profile& p, const std::string& mode) {
   std::string names;
   for (const auto& m : p.power_modes) {
@@ -236,7 +259,7 @@ void apply_power_mode(Profile& p, const std::string& mode) {
       const double ratio = m.power_limit_w / p.power_limit_w;
       p.fast_limit_w = std::max(p.fast_limit_w * ratio, m.power_limit_w);
       p.power_limit_w = m.power_limit_w;
-      p.max_mhz = m.max_mhz;
+      p.mode_max_mhz = m.max_mhz;
       return;
     }
     names += (names.empty() ? "" : ", ") + m.name;

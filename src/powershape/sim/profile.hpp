@@ -70,6 +70,9 @@ struct Profile {
     double max_mhz;
   };
   std::vector<Mode> power_modes;
+  // The clock ceiling of the power mode applied (apply_power_mode); 0: none. A ceiling, not a new
+  // maximum: the chip's V/f curve and power at each clock stay what they are.
+  double mode_max_mhz = 0;
 
   double volts(double mhz) const;
   // The unthrottled rates: dense products at the maximum clock, and the memory bandwidth (bytes
@@ -84,6 +87,9 @@ nlohmann::json to_json(const Profile& p);
 // NAME (looked up in $POWERSHAPE_PROFILES, else util::share_dir()'s profiles/) or a path.
 Profile load_profile(const std::string& name_or_path);
 std::string profiles_dir();
+// The profile named like a GPU NVML reports ("NVIDIA H200" -> "h200", "NVIDIA GeForce RTX 4090"
+// -> "rtx4090"), or "" when none is.
+std::string profile_for_gpu(const std::string& gpu_name);
 // Applies a named power mode; throws naming the modes there are.
 void apply_power_mode(Profile& p, const std::string& mode);
 

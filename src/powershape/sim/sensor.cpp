@@ -23,8 +23,10 @@ Sensor::Sensor(const Profile& p, double step_s, uint64_t seed, double noise, dou
                 16);
 }
 
-bool Sensor::step(int64_t t_ns, double power_w) {
+bool Sensor::step(int64_t t_ns, double power_w, double busy, double mem_busy) {
   energy_j_ += power_w * step_s_;
+  busy_sum_ += busy;
+  mem_busy_sum_ += mem_busy;
   update_sum_ += power_w;
   driver_sum_ += power_w;
   if (++driver_count_ == steps_per_driver_) {
@@ -47,8 +49,11 @@ void Sensor::report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t r
   double usage_w = 0;
   for (std::size_t i = 0; i < usage_filled_; ++i) usage_w += usage_ring_[i];
   usage_w /= static_cast<double>(usage_filled_);
+  const double util_gpu = busy_sum_ / update_count_, util_mem = mem_busy_sum_ / update_count_;
   update_sum_ = 0;
   update_count_ = 0;
+  busy_sum_ = 0;
+  mem_busy_sum_ = 0;
 
   telemetry::Sample s;
   s.t_ns = t_ns;
@@ -61,11 +66,13 @@ void Sensor::report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t r
   s[Signal::kSmClock] = Reading::of(std::llround(std::floor(reported_mhz / step + 1e-9) * step));
   s[Signal::kGpuTemp] = Reading::of(std::llround(temp_c));
   s[Signal::kReasons] = Reading::of(static_cast<int64_t>(reasons));
-  for (Signal u : {Signal::kMemoryPower, Signal::kMemClock, Signal::kMemTemp,
-                   Signal::kThrottleSwPower, Signal::kThrottleSwThermal, Signal::kThrottleHwThermal,
-                   Signal::kThrottleHwPowerBrake, Signal::kUtilGpu, Signal::kUtilMem}) {
+  for (Signal u :
+       {Signal::kMemoryPower, Signal::kMemClock, Signal::kMemTemp, Signal::kThrottleSwPower,
+        Signal::kThrottleSwThermal, Signal::kThrottleHwThermal, Signal::kThrottleHwPowerBrake}) {
     s[u] = Reading::failed(telemetry::Status::kNotSupported);
   }
+  s[Signal::kUtilGpu] = Reading::of(std::llround(std::clamp(util_gpu, 0.0, 1.0) * 100));
+  s[Signal::kUtilMem] = Reading::of(std::llround(std::clamp(util_mem, 0.0, 1.0) * 100));
   rows_.push_back(s);
 }
 

@@ -17,9 +17,10 @@ class Sensor {
  public:
   // expected_s: how long the run will be, if known, to size the row buffer once.
   Sensor(const Profile& p, double step_s, uint64_t seed, double noise, double expected_s = 0);
-  // One simulation step ending at t_ns; true when the readings are due for an update, which the
-  // caller then gives through report().
-  bool step(int64_t t_ns, double power_w);
+  // One simulation step ending at t_ns, a fraction `busy` of it running kernels and `mem_busy`
+  // of it moving memory at full bandwidth (NVML's utilisation rates); true when the readings are
+  // due for an update, which the caller then gives through report().
+  bool step(int64_t t_ns, double power_w, double busy, double mem_busy);
   void report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t reasons);
   std::vector<telemetry::Sample>& rows() { return rows_; }
 
@@ -27,7 +28,7 @@ class Sensor {
   const Profile& p_;
   int steps_per_update_, steps_per_driver_;
   int update_count_ = 0, driver_count_ = 0;
-  double update_sum_ = 0, driver_sum_ = 0, energy_j_ = 0;
+  double update_sum_ = 0, driver_sum_ = 0, energy_j_ = 0, busy_sum_ = 0, mem_busy_sum_ = 0;
   std::vector<double> usage_ring_;  // per-update means over usage_window_ms
   std::size_t usage_head_ = 0, usage_filled_ = 0;
   std::mt19937_64 rng_;

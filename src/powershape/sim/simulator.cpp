@@ -112,20 +112,22 @@ struct SimDevice::State {
     const double mhz = std::min(governor.target_mhz(), fast_limit_clock(act, temp));
     const double base_w = power.base_w(temp);
     double energy_j = base_w * opt.step_s, remaining = opt.step_s;
+    double busy_s = 0, mem_busy_s = 0;  // what NVML's utilisation rates count
     bool working = costs != nullptr;
     while (working && remaining > 0) {
       const PhaseCost& ph = (*costs)[phase];
       const Activity& a = ph.act;
       const double rate = ph.work / seconds_at(p, ph, mhz);
       const double watts = power.power_above_base_w(mhz, a.sm, a.mem);
-      if (left > rate * remaining) {  // the phase outlasts the step
-        energy_j += watts * remaining;
+      const double used = std::min(remaining, left / rate);
+      energy_j += watts * used;
+      if (!ph.idle) busy_s += used;
+      mem_busy_s += std::min(1.0, a.mem) * used;
+      if (used == remaining) {  // the phase outlasts the step
         left -= rate * remaining;
         remaining = 0;
         break;
       }
-      const double used = left / rate;
-      energy_j += watts * used;
       remaining -= used;
       const int64_t at = t_next - static_cast<int64_t>(remaining * 1e9);
       working = on_end(at);  // moves the cursor and refills `left`; false when the run is over
@@ -135,7 +137,7 @@ struct SimDevice::State {
     thermal.step(watts, opt.step_s);
     const double die = thermal.die_c();
     governor.observe(watts, die, mhz);
-    if (sensor.step(t_next, watts))
+    if (sensor.step(t_next, watts, busy_s * inv_step, mem_busy_s * inv_step))
       // NVML's clock shows the slow loop's cap, not the fast limiter under it: on an H200 it reads
       // 1980 MHz through 10 ms bursts that the on-GPU probe sees at ~1700.
       sensor.report(t_next, governor.target_mhz(), die,

@@ -68,6 +68,9 @@ Library::Library(const std::string& path) {
   resolve(handle_, api_.DeviceGetUtilizationRates, "nvmlDeviceGetUtilizationRates");
   resolve(handle_, api_.DeviceGetFieldValues, "nvmlDeviceGetFieldValues");
   resolve(handle_, api_.DeviceGetSamples, "nvmlDeviceGetSamples");
+  resolve(handle_, api_.DeviceSetPowerManagementLimit, "nvmlDeviceSetPowerManagementLimit");
+  resolve(handle_, api_.DeviceSetGpuLockedClocks, "nvmlDeviceSetGpuLockedClocks");
+  resolve(handle_, api_.DeviceResetGpuLockedClocks, "nvmlDeviceResetGpuLockedClocks");
   if (api_.Init == nullptr || api_.DeviceGetCount == nullptr ||
       api_.DeviceGetHandleByIndex == nullptr) {
     dlclose(handle_);

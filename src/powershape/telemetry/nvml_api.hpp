@@ -106,6 +106,11 @@ struct Api {
   Return (*DeviceGetSamples)(Device, unsigned, unsigned long long, ValueType*, unsigned*,
                              SampleValue*) = nullptr;
 
+  // Setters (need root or CAP_SYS_ADMIN): only `advise --apply` calls them.
+  Return (*DeviceSetPowerManagementLimit)(Device, unsigned) = nullptr;
+  Return (*DeviceSetGpuLockedClocks)(Device, unsigned, unsigned) = nullptr;
+  Return (*DeviceResetGpuLockedClocks)(Device) = nullptr;
+
   std::string error_string(Return r) const;
 };
 

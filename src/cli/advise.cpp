@@ -1,0 +1,289 @@
+// powershape advise: the SM clock cap, power limit or power mode that minimises energy (or EDP,
+// or Zeus' cost) within a slowdown bound, predicted on a simulated device or from a trace.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "advise_apply.hpp"
+#include "backend_spec.hpp"
+#include "powershape/advise/mfu_power.hpp"
+#include "powershape/advise/sim_advisor.hpp"
+#include "powershape/advise/trace_advisor.hpp"
+#include "powershape/sim/profile.hpp"
+#include "powershape/trace/csv_reader.hpp"
+#include "powershape/util/json_io.hpp"
+#include "subcommands.hpp"
+#include "validators.hpp"
+#include "workload_options.hpp"
+
+namespace powershape::cli {
+namespace {
+
+struct AdviseArgs {
+  std::string trace, device = "sim:h200", profile, power_mode, knobs, objective = "energy", out,
+                     mfu;
+  workload::WorkloadArgs workload;
+  int gpu = 0, points = 8;
+  double max_slowdown_pct = -1, window_s = 1, peak_tflops = 0;
+  advise::SimAdviseOptions sim;
+  ApplyArgs apply;
+};
+
+// Each outcome's time (ms x ms_scale, headed `unit`), energy, ratios and power.
+void print_outcomes(const std::vector<advise::Outcome>& o, std::size_t chosen, const char* unit,
+                    double ms_scale) {
+  std::printf("%-32s %11s %11s %26s %26s %8s\n", "setting", unit, "J", "time ratio [95%]",
+              "energy ratio [95%]", "power W");
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    const auto& x = o[i];
+    char t[64], e[64];
+    std::snprintf(t, sizeof t, "%.4f [%.4f, %.4f]", x.time_ratio.mid, x.time_ratio.lo,
+                  x.time_ratio.hi);
+    std::snprintf(e, sizeof e, "%.4f [%.4f, %.4f]", x.energy_ratio.mid, x.energy_ratio.lo,
+                  x.energy_ratio.hi);
+    std::printf("%-32s %11.3f %11.3f %26s %26s %8.1f%s\n", x.setting.describe().c_str(),
+                x.ms * ms_scale, x.joules, t, e, x.mean_power_w,
+                i == chosen ? "  <- recommended" : "");
+  }
+}
+
+nlohmann::json to_json(const advise::Outcome& x) {
+  auto iv = [](const experiment::Interval& i) { return nlohmann::json{i.lo, i.mid, i.hi}; };
+  return {{"setting", x.setting.describe()},
+          {"clock_cap_mhz", x.setting.clock_cap_mhz},
+          {"power_limit_w", x.setting.power_limit_w},
+          {"power_mode", x.setting.power_mode},
+          {"ms", x.ms},
+          {"joules", x.joules},
+          {"time_ratio", iv(x.time_ratio)},
+          {"energy_ratio", iv(x.energy_ratio)},
+          {"mean_power_w", x.mean_power_w}};
+}
+
+void print_choice(const std::vector<advise::Outcome>& o, std::size_t chosen,
+                  const experiment::Objective& obj, double max_slowdown) {
+  const auto& c = o[chosen];
+  if (chosen == 0) {
+    std::printf("\nrecommended: leave the GPU as found: no setting improves %s%s\n",
+                obj.describe().c_str(), max_slowdown >= 0 ? " within the slowdown bound" : "");
+    return;
+  }
+  std::printf(
+      "\nrecommended: %s: energy %+.1f%% [%+.1f, %+.1f], time %+.1f%% [%+.1f, %+.1f] against "
+      "the GPU as found (objective %s)\n",
+      c.setting.describe().c_str(), (c.energy_ratio.mid - 1) * 100, (c.energy_ratio.lo - 1) * 100,
+      (c.energy_ratio.hi - 1) * 100, (c.time_ratio.mid - 1) * 100, (c.time_ratio.lo - 1) * 100,
+      (c.time_ratio.hi - 1) * 100, obj.describe().c_str());
+}
+
+int run_mfu(const AdviseArgs& a) {
+  const sim::Profile p = sim::load_profile(a.profile.empty() ? "h200" : a.profile);
+  const double peak = a.peak_tflops > 0 ? a.peak_tflops * 1e12 : p.peak_flops_per_s();
+  const auto points = advise::read_mfu_points(a.mfu, peak);
+  const auto m = advise::fit_mfu(points);
+  std::printf(
+      "MFU power model from %s (MFU against %.0f TFLOP/s, %s):\n"
+      "  P = %.1f W + %.1f W x MFU, fitted on %d uncapped compute conditions, RMS %.1f W\n\n",
+      a.mfu.c_str(), peak * 1e-12,
+      a.peak_tflops > 0 ? "--peak-tflops" : (p.name + "'s products at its maximum clock").c_str(),
+      m.idle_w, m.w_per_mfu, m.fitted_on, m.rms_w);
+  std::printf("%-40s %7s %9s %9s %8s  %s\n", "condition", "MFU", "power W", "model W", "error", "");
+  for (const auto& x : points) {
+    const double pred = m.predict_w(x.mfu);
+    const char* why = x.memory                ? "memory gaps: power no FLOP counts"
+                      : x.power_capped >= 0.2 ? "at the power cap: power stops at the limit"
+                                              : "fitted";
+    std::printf("%-40s %7.3f %9.1f %9.1f %+7.1f%%  %s\n", x.name.substr(0, 40).c_str(), x.mfu,
+                x.power_w, pred, (pred - x.power_w) / x.power_w * 100, why);
+  }
+  return 0;
+}
+
+int run_advise(AdviseArgs& a) {
+  a.apply.gpu = a.gpu;
+  if (a.apply.restore) return restore_left(a.apply);
+  if (!a.apply.command.empty() && !a.apply.apply)
+    throw std::runtime_error("a command after -- runs only with --apply");
+  if (!a.mfu.empty()) return run_mfu(a);
+  const experiment::Objective obj =
+      experiment::parse_objective(a.objective, 0);  // p_max set below, per device
+  const double max_slowdown = a.max_slowdown_pct >= 0 ? a.max_slowdown_pct / 100 : -1;
+  std::vector<advise::Knob> knobs;
+  std::vector<advise::Outcome> outcomes;
+  std::size_t chosen = 0;
+  nlohmann::json out;
+  experiment::Objective objective = obj;
+  if (!a.trace.empty()) {
+    const trace::Trace t = trace::read_csv(a.trace);
+    int gpus = static_cast<int>(t.devices.size());
+    for (const auto& row : t.samples) gpus = std::max(gpus, row.gpu + 1);
+    if (a.gpu >= gpus)
+      throw std::runtime_error("--gpu: " + a.trace + " has " + std::to_string(gpus) + " GPU(s)");
+    // A trace without device lines (an older recording) describes its GPU through --profile.
+    const telemetry::DeviceInfo dev = static_cast<std::size_t>(a.gpu) < t.devices.size()
+                                          ? t.devices[static_cast<std::size_t>(a.gpu)]
+                                          : telemetry::DeviceInfo{};
+    std::string name = a.profile.empty() ? sim::profile_for_gpu(dev.name) : a.profile;
+    advise::VoltageCurve v;
+    advise::SettingRange range;
+    advise::TraceModelOptions mo;
+    if (!name.empty()) {
+      const sim::Profile p = sim::load_profile(name);
+      v = advise::voltage_curve(p);
+      range = advise::setting_range(p);
+      mo = advise::trace_options(p);
+    } else {
+      const double fmax = dev.max_sm_clock_mhz.ok() ? dev.max_sm_clock_mhz.value : 0;
+      if (!(fmax > 0))
+        throw std::runtime_error(a.trace +
+                                 ": the GPU's maximum clock is not recorded and no "
+                                 "profile matches '" +
+                                 dev.name + "' (give --profile)");
+      v = {fmax, {{fmax * 0.25, 0.7}, {fmax, 1.0}}};  // a generic V/f shape
+      range.min_mhz = fmax * 0.25;
+      range.max_mhz = fmax;
+    }
+    mo.phases.window_s = a.window_s;
+    range.modes.clear();  // a trace's GPU is an NVML one: no power modes
+    if (dev.max_sm_clock_mhz.ok()) range.max_mhz = static_cast<double>(dev.max_sm_clock_mhz.value);
+    if (dev.min_power_limit_mw.ok() && dev.max_power_limit_mw.ok() &&
+        dev.enforced_power_limit_mw.ok()) {
+      range.min_limit_w = dev.min_power_limit_mw.value * 1e-3;
+      range.max_limit_w = dev.max_power_limit_mw.value * 1e-3;
+      range.default_limit_w = dev.enforced_power_limit_mw.value * 1e-3;
+    }
+    objective.p_max_w = range.default_limit_w;
+    knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
+    const auto m = advise::fit_trace_model(t, a.gpu, v, mo);
+    std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", a.trace.c_str(), a.gpu,
+                dev.name.empty() ? "not named in the trace" : dev.name.c_str(),
+                name.empty() ? "generic" : name.c_str());
+    std::printf("\n%-14s %7s %10s %7s %12s %7s %15s %22s %8s\n", "class", "windows", "seconds",
+                "time", "energy J", "energy", "clocks MHz", "P(f) static + slope W", "RMS W");
+    const auto shares = analysis::phase_shares(m.windows);
+    double total_s = 0, total_j = 0;
+    for (const auto& s : shares) {
+      total_s += s.seconds;
+      total_j += s.energy_j;
+    }
+    for (const auto& s : shares) {
+      std::printf("%-14s %7d %10.1f %6.1f%% %12.0f %6.1f%%", analysis::to_string(s.cls).c_str(),
+                  s.windows, s.seconds, s.seconds / total_s * 100, s.energy_j,
+                  s.energy_j / total_j * 100);
+      for (const auto& c : m.classes) {
+        if (c.cls != s.cls || c.windows == 0) continue;
+        std::printf(" %7.0f-%-7.0f %8.1f + %-8.1f%s %8.1f", c.clock_lo_mhz, c.clock_hi_mhz,
+                    c.static_w, c.slope_w, c.fitted ? "  " : " *", c.rms_w);
+      }
+      std::printf("\n");
+    }
+    std::printf("(* too narrow a clock range to fit: idle power + each window's own activity)\n");
+    if (m.step_clock_share >= 0)
+      std::printf("learned from %d '%s' regions: %.0f%% of a step's time scales with the clock\n",
+                  m.steps, m.step_region.c_str(), m.step_clock_share * 100);
+    else
+      std::printf(
+          "clock-bound share of time assumed by class (compute-bound 85-100%%, "
+          "memory-bound 0-50%%, bursty 30-80%%; mark steps as regions to learn it)\n");
+    outcomes = advise::predict_from_trace(m, advise::exhaustive_settings(range, knobs).size() > 400
+                                                 ? advise::candidate_settings(range, knobs, 40)
+                                                 : advise::exhaustive_settings(range, knobs));
+    chosen = advise::choose(outcomes, objective, max_slowdown, true);
+    std::printf("\npredicted for the recorded work, objective %s", objective.describe().c_str());
+    if (max_slowdown >= 0)
+      std::printf(", at most %g%% slower at the interval's upper end", a.max_slowdown_pct);
+    std::printf(":\n");
+    print_outcomes(outcomes, chosen, "s", 1e-3);
+    print_choice(outcomes, chosen, objective, max_slowdown);
+    std::printf(
+        "not validated: the GPU was not run at these settings (predicted from the clocks it "
+        "visited by itself); `powershape advise --apply` sets the choice, and a monitor around "
+        "your job then measures it\n");
+    out["source"] = a.trace;
+  } else {
+    std::string why;
+    if (a.device.rfind("sim", 0) != 0)
+      throw std::runtime_error(
+          "--device: advise --workload predicts on a simulated device (sim:PROFILE); for a GPU, "
+          "record your job with `powershape monitor -o T.csv -- CMD` and give --trace T.csv");
+    const std::string pname = a.device.size() > 4 ? a.device.substr(4) : "h200";
+    sim::Profile p = sim::load_profile(pname);
+    if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
+    auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
+    if (plans.size() != 1) throw std::runtime_error("--chunks: advise takes one chunk count");
+    objective.p_max_w = p.power_limit_w;
+    // A Jetson's power budget is set through its modes (nvpmodel), its clock through devfreq.
+    knobs = advise::parse_knobs(
+        a.knobs.empty() ? (p.power_modes.empty() ? "clock,power" : "clock,mode") : a.knobs);
+    const auto r =
+        advise::search_settings(p, plans.front(), knobs, objective, max_slowdown, a.points, a.sim);
+    outcomes = r.outcomes;
+    chosen = r.chosen;
+    const std::size_t every = advise::exhaustive_settings(advise::setting_range(p), knobs).size();
+    std::printf("powershape advise: %s on simulated %s (%s profile), objective %s\n",
+                plans.front().name.c_str(), p.name.c_str(), p.status.c_str(),
+                objective.describe().c_str());
+    std::printf("%zu settings simulated (%d runs; every settable value would be %zu settings)\n\n",
+                outcomes.size(), r.simulations, every);
+    print_outcomes(outcomes, chosen, "ms/iter", 1);
+    print_choice(outcomes, chosen, objective, max_slowdown);
+    out["device"] = "sim:" + pname;
+    out["workload"] = plans.front().name;
+  }
+  out["objective"] = objective.describe();
+  out["max_slowdown"] = max_slowdown;
+  out["outcomes"] = nlohmann::json::array();
+  for (const auto& x : outcomes) out["outcomes"].push_back(to_json(x));
+  out["recommended"] = to_json(outcomes[chosen]);
+  if (!a.out.empty()) util::write_json_file(a.out, out);
+  if (a.apply.apply) return apply_setting(a.apply, outcomes[chosen].setting);
+  return 0;
+}
+
+}  // namespace
+
+void add_advise(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "advise",
+      "Recommend the SM clock cap, power limit or power mode that minimises energy within a "
+      "slowdown bound");
+  static AdviseArgs a;
+  a.workload.workload = "lmhead";
+  cmd->add_option("--trace", a.trace,
+                  "Predict from a recorded trace (monitor -o T.csv): no setting is changed");
+  cmd->add_option("--gpu", a.gpu, "The trace's GPU (default 0)")->check(CLI::Range(0, 1023));
+  cmd->add_option("--window", a.window_s, "Seconds per classified window of a trace (default 1)")
+      ->check(finite_in(0.01, 3600));
+  cmd->add_option("--profile", a.profile,
+                  "The profile whose V/f curve a trace's GPU follows (default: matched by name)");
+  add_workload_options(*cmd, a.workload, WorkloadUse::kSim);
+  cmd->add_option("--device", a.device, "sim:PROFILE (default sim:h200) with --workload");
+  cmd->add_option("--power-mode", a.power_mode, "The profile's power mode the device is in");
+  cmd->add_option("--knobs", a.knobs,
+                  "What may change: clock, power, mode (default clock,power; and mode where the "
+                  "device has modes)");
+  cmd->add_option("--objective", a.objective, "energy (default), time, edp or cost:ETA (Zeus)");
+  cmd->add_option("--max-slowdown", a.max_slowdown_pct,
+                  "Percent slower than as found a recommendation may be (default: any)")
+      ->check(finite_in(0, 100));
+  cmd->add_option("--points", a.points, "Coarse values a knob (default 8)")
+      ->check(CLI::Range(2, 200));
+  cmd->add_option("--seconds", a.sim.seconds, "Simulated seconds a setting and seed (default 3)")
+      ->check(finite_in(0.1, 600));
+  cmd->add_option("--seeds", a.sim.seeds, "Seeds a setting (default 3)")->check(CLI::Range(2, 20));
+  cmd->add_option("--mfu", a.mfu,
+                  "Fit the MFU power model to a probe --record folder (or data/h200) and report "
+                  "where it holds");
+  cmd->add_option("--peak-tflops", a.peak_tflops,
+                  "With --mfu: the peak MFU is against (default: the profile's products at its "
+                  "maximum clock; an H200's data sheet says 989 dense bf16)")
+      ->check(finite_in(0.001, 100000));
+  cmd->add_option("-o,--output", a.out, "Write every outcome and the recommendation as JSON");
+  add_apply_options(cmd, a.apply);
+  cmd->callback([] { exit_code() = run_advise(a); });
+}
+
+}  // namespace powershape::cli

@@ -1,0 +1,62 @@
+#pragma once
+// A GPU setting the advisor can recommend (an SM clock cap, a power limit, a Jetson power mode),
+// the candidates a device offers, and the choice among predicted outcomes.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "powershape/experiment/stats.hpp"
+#include "powershape/experiment/tune.hpp"
+
+namespace powershape::advise {
+
+struct Setting {
+  double clock_cap_mhz = 0;  // 0: none
+  double power_limit_w = 0;  // 0: the device's default
+  std::string power_mode;    // empty: the device's default
+  bool is_default() const { return clock_cap_mhz == 0 && power_limit_w == 0 && power_mode.empty(); }
+  std::string describe()
+      const;  // "as found", "clock cap 1410 MHz", "power limit 450 W", "mode 30W"
+  bool operator==(const Setting&) const = default;
+};
+
+// What a device lets one set.
+struct SettingRange {
+  double min_mhz = 0, max_mhz = 0, clock_step_mhz = 15;
+  double min_limit_w = 0, max_limit_w = 0;  // 0: power limits cannot be set
+  double default_limit_w = 0;
+  std::vector<std::string> modes;  // power modes, the default one last (Jetson: MAXN)
+  // Power limits settable: whole watts from the lowest, every 1% of the range, below the default.
+  double limit_step_w() const;
+  double snap_limit_w(double w) const;      // the nearest such limit
+  double snap_clock_mhz(double mhz) const;  // the nearest multiple of the clock step
+};
+
+enum class Knob { kClock, kPowerLimit, kMode };
+// "clock", "power" or "mode" lists -> knobs; throws naming --knobs.
+std::vector<Knob> parse_knobs(const std::string& s);
+
+// The baseline (as found) first, then `points` evenly spaced clock caps from half the maximum
+// clock up to one step below it, and power limits from the lowest settable up to one step below
+// the default, each snapped to what can be set, and every mode but the default.
+std::vector<Setting> candidate_settings(const SettingRange& r, const std::vector<Knob>& knobs,
+                                        int points);
+// Every settable value: each clock step from half the maximum, each power limit step.
+std::vector<Setting> exhaustive_settings(const SettingRange& r, const std::vector<Knob>& knobs);
+
+// A setting's predicted outcome, per unit of work (an iteration, or the trace's work), and its
+// ratios to the baseline's with 95% intervals.
+struct Outcome {
+  Setting setting;
+  double ms = 0, joules = 0;
+  experiment::Interval time_ratio, energy_ratio;
+  double mean_clock_mhz = 0, mean_power_w = 0;
+};
+
+// The outcome with the lowest objective score whose predicted slowdown (time ratio - 1, at its
+// interval's upper end when `cautious`) is at most max_slowdown (< 0: no bound); the baseline
+// (index 0) when none beats it.
+std::size_t choose(const std::vector<Outcome>& o, const experiment::Objective& objective,
+                   double max_slowdown, bool cautious);
+
+}  // namespace powershape::advise
