@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# End-to-end tests of `powershape advise`: a recommendation on a simulated device within the
+# slowdown bound, one from a recorded H200 trace, the MFU model on the H200's recording, and
+# --apply / --restore against the fake libnvidia-ml.so.1 only (set, run, put back; after a
+# signal; after a crash).
+#   advise_test.sh POWERSHAPE DATA_DIR FAKE_NVML_DIR
+set -u
+ps=$1 data=$2 fake=$3
+. "$(dirname "$0")/check.sh"
+py=$(command -v python3)
+
+"$ps" advise --workload lmhead --shape 4096,896,151936 --max-slowdown 5 -o "$tmp/sim.json" >"$tmp/sim.out" 2>&1; rc=$?
+check "advise on the simulated h200 exits 0" test $rc -eq 0
+check "it recommends a setting within 5% of the time as found" "$py" -c "
+import json, sys; r = json.load(open('$tmp/sim.json'))['recommended']
+sys.exit(not (r['setting'] != 'as found' and r['time_ratio'][1] <= 1.05 and r['energy_ratio'][1] < 1))"
+check "it says how many settings it simulated" grep -q "settings simulated" "$tmp/sim.out"
+
+"$ps" advise --device sim:jetson-agx-orin --workload lmhead --shape 2048,896,151936 -o "$tmp/orin.json" >"$tmp/orin.out" 2>&1; rc=$?
+check "advise on the Jetson model exits 0" test $rc -eq 0
+check "the Jetson's power modes are candidates" grep -q "^mode 30W" "$tmp/orin.out"
+
+"$ps" advise --trace "$data/h200/record/trace.csv" --max-slowdown 5 -o "$tmp/trace.json" >"$tmp/trace.out" 2>&1; rc=$?
+check "advise from the H200 recording exits 0" test $rc -eq 0
+check "it classes the recording's windows" grep -q "^bursty " "$tmp/trace.out"
+check "it says what it could not validate" grep -q "not validated" "$tmp/trace.out"
+check "the recommendation's interval respects the bound" "$py" -c "
+import json, sys; r = json.load(open('$tmp/trace.json'))['recommended']
+sys.exit(not (r['time_ratio'][2] <= 1.05 + 1e-9))"
+
+"$ps" advise --mfu "$data/h200/record" >"$tmp/mfu.out" 2>&1; rc=$?
+check "the MFU model fits the H200 recording" test $rc -eq 0
+check "it names where the model breaks" grep -q "at the power cap" "$tmp/mfu.out"
+
+# --apply against the fake NVML: what the fake holds is in $settings.
+export LD_LIBRARY_PATH=$fake POWERSHAPE_FAKE_NVML_TRACE=$data/h200/gemm_sustained_trace.csv
+export POWERSHAPE_FAKE_NVML_SETTINGS=$tmp/settings POWERSHAPE_STATE_DIR=$tmp/state
+trace=$data/h200/record/trace.csv
+"$ps" advise --trace "$trace" --knobs power --apply -- sh -c "cat $tmp/settings > $tmp/during" >"$tmp/apply.out" 2>&1; rc=$?
+check "--apply runs the command and exits with its code" test $rc -eq 0
+check "the power limit was set while it ran" grep -qv "^0 700000 " "$tmp/during"
+check "and put back after" grep -q "^0 700000 0 0" "$tmp/settings"
+check "no restore record is left" test -z "$(ls -A "$tmp/state" 2>/dev/null)"
+
+"$ps" advise --trace "$trace" --knobs clock --apply >"$tmp/hold.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "holding it" "$tmp/hold.out" 2>/dev/null && break; sleep 0.1; done
+check "held until a signal" grep -q "^0 700000 0 [1-9]" "$tmp/settings"
+kill -TERM $pid; wait $pid; rc=$?
+check "SIGTERM puts it back and exits 143" test $rc -eq 143
+check "the clocks are unlocked again" grep -q "^0 700000 0 0" "$tmp/settings"
+
+"$ps" advise --trace "$trace" --knobs power --apply -- sh -c 'kill -9 $PPID' >/dev/null 2>&1
+check "a crash leaves the setting and its record" test -n "$(ls -A "$tmp/state" 2>/dev/null)"
+"$ps" advise --restore >"$tmp/restore.out" 2>&1; rc=$?
+check "--restore exits 0" test $rc -eq 0
+check "--restore puts the crashed run's setting back" grep -q "^0 700000 0 0" "$tmp/settings"
+check "--restore says what it restored" grep -q "did not finish" "$tmp/restore.out"
+
+POWERSHAPE_FAKE_NVML_FAULTS=code=set_power_limit:no_permission "$ps" advise --trace "$trace" --knobs power --apply -- true >"$tmp/perm.out" 2>&1; rc=$?
+check "without permission: exit 1" test $rc -eq 1
+check "without permission: one line naming what it needs" test "$(grep -c "needs root or CAP_SYS_ADMIN" "$tmp/perm.out")" -eq 1
+finish
