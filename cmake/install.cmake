@@ -21,6 +21,7 @@ endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/powershape/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/powershape
         FILES_MATCHING PATTERN "*.hpp")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/profiles DESTINATION ${CMAKE_INSTALL_DATADIR}/powershape)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/models DESTINATION ${CMAKE_INSTALL_DATADIR}/powershape)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/data DESTINATION ${CMAKE_INSTALL_DATADIR}/powershape)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/powershapeConfig.cmake.in

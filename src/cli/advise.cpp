@@ -10,9 +10,11 @@
 #include "advise_apply.hpp"
 #include "backend_spec.hpp"
 #include "powershape/advise/mfu_power.hpp"
+#include "powershape/advise/selector.hpp"
 #include "powershape/advise/sim_advisor.hpp"
 #include "powershape/advise/trace_advisor.hpp"
 #include "powershape/sim/profile.hpp"
+#include "powershape/sim/simulator.hpp"
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/util/json_io.hpp"
 #include "subcommands.hpp"
@@ -77,6 +79,32 @@ void print_choice(const std::vector<advise::Outcome>& o, std::size_t chosen,
       c.setting.describe().c_str(), (c.energy_ratio.mid - 1) * 100, (c.energy_ratio.lo - 1) * 100,
       (c.energy_ratio.hi - 1) * 100, (c.time_ratio.mid - 1) * 100, (c.time_ratio.lo - 1) * 100,
       (c.time_ratio.hi - 1) * 100, obj.describe().c_str());
+}
+
+std::string describe_pick(const advise::Outcome& o) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "the learned selector's energy pick (from features of the run as found, no "
+                "sweep): %s: energy %+.1f%%, time %+.1f%%\n",
+                o.setting.describe().c_str(), (o.energy_ratio.mid - 1) * 100,
+                (o.time_ratio.mid - 1) * 100);
+  return buf;
+}
+
+// The selector's clock cap for a trace, with the trace model's outcome at the nearest cap.
+std::string selector_pick(const trace::Trace& t, int gpu, const advise::SettingRange& range,
+                          const std::vector<advise::Outcome>& outcomes) {
+  const double mhz = range.snap_clock_mhz(
+      advise::load_selector().predict(advise::features_of(
+          t, gpu, range.default_limit_w > 0 ? range.default_limit_w : 1, range.max_mhz)) *
+      range.max_mhz);
+  const advise::Outcome* near = nullptr;
+  for (const auto& o : outcomes)
+    if (o.setting.clock_cap_mhz > 0 &&
+        (near == nullptr ||
+         std::abs(o.setting.clock_cap_mhz - mhz) < std::abs(near->setting.clock_cap_mhz - mhz)))
+      near = &o;
+  return near == nullptr ? "" : describe_pick(*near);
 }
 
 int run_mfu(const AdviseArgs& a) {
@@ -192,12 +220,14 @@ int run_advise(AdviseArgs& a) {
                                                  ? advise::candidate_settings(range, knobs, 40)
                                                  : advise::exhaustive_settings(range, knobs));
     chosen = advise::choose(outcomes, objective, max_slowdown, true);
+    const std::string pick = selector_pick(t, a.gpu, range, outcomes);
     std::printf("\npredicted for the recorded work, objective %s", objective.describe().c_str());
     if (max_slowdown >= 0)
       std::printf(", at most %g%% slower at the interval's upper end", a.max_slowdown_pct);
     std::printf(":\n");
     print_outcomes(outcomes, chosen, "s", 1e-3);
     print_choice(outcomes, chosen, objective, max_slowdown);
+    std::printf("%s", pick.c_str());
     std::printf(
         "not validated: the GPU was not run at these settings (predicted from the clocks it "
         "visited by itself); `powershape advise --apply` sets the choice, and a monitor around "
@@ -220,6 +250,23 @@ int run_advise(AdviseArgs& a) {
         a.knobs.empty() ? (p.power_modes.empty() ? "clock,power" : "clock,mode") : a.knobs);
     const auto r =
         advise::search_settings(p, plans.front(), knobs, objective, max_slowdown, a.points, a.sim);
+    std::string pick;
+    {  // the selector's pick from a short run as found, simulated like the rest
+      sim::SimOptions so;
+      so.seconds = 2;
+      so.lead_in_s = 0;
+      so.tail_s = 0;
+      so.step_s = a.sim.step_s;
+      const auto run = sim::simulate(p, plans.front(), so);
+      const auto range = advise::setting_range(p);
+      const advise::Setting s{
+          range.snap_clock_mhz(advise::load_selector().predict(
+                                   advise::features_of(run.trace, 0, p.power_limit_w, p.max_mhz)) *
+                               p.max_mhz),
+          0, ""};
+      const auto two = advise::simulate_settings(p, plans.front(), {advise::Setting{}, s}, a.sim);
+      pick = describe_pick(two[1]);
+    }
     outcomes = r.outcomes;
     chosen = r.chosen;
     const std::size_t every = advise::exhaustive_settings(advise::setting_range(p), knobs).size();
@@ -230,6 +277,7 @@ int run_advise(AdviseArgs& a) {
                 outcomes.size(), r.simulations, every);
     print_outcomes(outcomes, chosen, "ms/iter", 1);
     print_choice(outcomes, chosen, objective, max_slowdown);
+    std::printf("%s", pick.c_str());
     out["device"] = "sim:" + pname;
     out["workload"] = plans.front().name;
   }

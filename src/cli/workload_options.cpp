@@ -19,7 +19,8 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
                    "Chunk counts to compare, the first is the baseline (default 1,2,4,8,16,32)");
   } else {
     cmd.add_option("--workload", a.workload,
-                   "lmhead, msm, square, PLAN.json or a kernel TIMELINE.csv (default lmhead)");
+                   "lmhead, msm, square, finetune:MODEL[:lora], PLAN.json or a kernel "
+                   "TIMELINE.csv (default lmhead)");
     cmd.add_option("--chunks", a.chunks, "Row chunks (default 1)");
     cmd.add_option("--period-ms", a.period_ms, "square: period in ms (default 50)")
         ->check(finite_in(0.1, 3.6e6));
@@ -31,7 +32,8 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
   }
   cmd.add_option(
       "--shape", a.shape,
-      "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 65536,512,65536)");
+      "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 65536,512,65536); "
+      "finetune: TOKENS,SEQ,LORA_RANK (default 2048,512,16)");
   cmd.add_flag("--forward-only", a.forward_only, "lmhead: the forward pass alone");
   cmd.add_option("--ce-bytes", a.ce_bytes_per_logit,
                  "lmhead: bytes the cross-entropy pass moves per logit (4: fused bf16 in place, "

@@ -65,7 +65,7 @@ std::vector<Setting> grid(const SettingRange& r, const std::vector<Knob>& knobs,
   if (has(knobs, Knob::kClock)) {
     const double step = r.clock_step_mhz;
     span(
-        std::max(r.min_mhz, std::ceil(r.max_mhz / 2 / step) * step),
+        std::max(r.min_mhz, std::ceil(r.max_mhz * kLowestCapShare / step) * step),
         std::floor((r.max_mhz - step) / step) * step, step,
         [&](double f) { return r.snap_clock_mhz(f); },
         [](double f) {

@@ -36,12 +36,16 @@ enum class Knob { kClock, kPowerLimit, kMode };
 // "clock", "power" or "mode" lists -> knobs; throws naming --knobs.
 std::vector<Knob> parse_knobs(const std::string& s);
 
-// The baseline (as found) first, then `points` evenly spaced clock caps from half the maximum
-// clock up to one step below it, and power limits from the lowest settable up to one step below
-// the default, each snapped to what can be set, and every mode but the default.
+// The lowest clock cap considered, a share of the maximum: energy optima of the workloads and
+// devices simulated lie at 0.5-0.65 of it.
+inline constexpr double kLowestCapShare = 0.3;
+
+// The baseline (as found) first, then `points` evenly spaced clock caps from kLowestCapShare of the
+// maximum clock up to one step below it, and power limits from the lowest settable up to one step
+// below the default, each snapped to what can be set, and every mode but the default.
 std::vector<Setting> candidate_settings(const SettingRange& r, const std::vector<Knob>& knobs,
                                         int points);
-// Every settable value: each clock step from half the maximum, each power limit step.
+// Every settable value: each clock step from kLowestCapShare of the maximum, each power limit step.
 std::vector<Setting> exhaustive_settings(const SettingRange& r, const std::vector<Knob>& knobs);
 
 // A setting's predicted outcome, per unit of work (an iteration, or the trace's work), and its

@@ -158,7 +158,8 @@ SearchResult search_settings(const sim::Profile& p, const workload::Plan& plan,
   auto on = [&](Knob k) { return std::find(knobs.begin(), knobs.end(), k) != knobs.end(); };
   if (on(Knob::kClock)) {
     const double step = range.clock_step_mhz;
-    const double lo = std::max(range.min_mhz, std::ceil(range.max_mhz / 2 / step) * step);
+    const double lo =
+        std::max(range.min_mhz, std::ceil(range.max_mhz * kLowestCapShare / step) * step);
     const double hi = std::floor((range.max_mhz - step) / step) * step;
     axes.push_back({&Setting::clock_cap_mhz, step, (hi - lo) / (points - 1), lo, hi,
                     [&](double f) { return range.snap_clock_mhz(f); }});

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "powershape/util/int_list.hpp"
+#include "powershape/workload/finetune.hpp"
 #include "powershape/workload/plan_json.hpp"
 #include "powershape/workload/timeline.hpp"
 
@@ -68,9 +69,12 @@ Workload describe(const WorkloadArgs& a, int chunks) {
       throw std::runtime_error("--gap: expected idle or memory");
     return {Square{a.period_ms, a.duty, a.gap == "idle" ? Gap::kIdle : Gap::kMemory}, chunks};
   }
-  if (ends_with(a.workload, ".json") || ends_with(a.workload, ".csv")) return {Custom{}, chunks};
+  if (ends_with(a.workload, ".json") || ends_with(a.workload, ".csv") ||
+      a.workload.rfind("finetune:", 0) == 0)
+    return {Custom{}, chunks};
   throw std::runtime_error(
-      "--workload: expected lmhead, msm, square, a PLAN.json or a kernel TIMELINE.csv, found '" +
+      "--workload: expected lmhead, msm, square, finetune:MODEL[:lora], a PLAN.json or a kernel "
+      "TIMELINE.csv, found '" +
       a.workload + "'");
 }
 
@@ -79,6 +83,8 @@ Plan build_plan(const WorkloadArgs& a, int chunks, const Rates& device) {
   try {
     if (!std::holds_alternative<Custom>(w.kind)) return make_plan(w, device);
     if (ends_with(a.workload, ".json")) return read_plan(a.workload);
+    if (a.workload.rfind("finetune:", 0) == 0)
+      return finetune_plan(parse_finetune(a.workload, a.shape));
     // A recorded kernel timeline: each kernel did in its recorded time what the recording GPU
     // does at its unthrottled rates.
     const Rates& r = a.recorded_on.empty() ? device : a.recorded_on_rates;

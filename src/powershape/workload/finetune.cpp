@@ -1,0 +1,136 @@
+#include "powershape/workload/finetune.hpp"
+
+#include <stdexcept>
+
+#include "powershape/workload/args.hpp"
+#include "powershape/workload/builders.hpp"
+
+namespace powershape::workload {
+
+const std::vector<TransformerShape>& known_transformers() {
+  static const std::vector<TransformerShape> k = {{"qwen2-0.5b", 896, 24, 4864, 151936, true},
+                                                  {"qwen2-1.5b", 1536, 28, 8960, 151936, true},
+                                                  {"tinyllama-1.1b", 2048, 22, 5632, 32000, true},
+                                                  {"llama-3.2-1b", 2048, 16, 8192, 128256, true},
+                                                  {"phi-2", 2560, 32, 10240, 51200, false},
+                                                  {"gemma-2b", 2048, 18, 16384, 256000, true}};
+  return k;
+}
+
+Finetune parse_finetune(const std::string& workload, const std::string& shape) {
+  const std::string prefix = "finetune:";
+  if (workload.rfind(prefix, 0) != 0)
+    throw std::runtime_error("--workload: expected finetune:MODEL[:lora]");
+  std::string name = workload.substr(prefix.size());
+  bool lora = false;
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ":lora") == 0) {
+    lora = true;
+    name.resize(name.size() - 5);
+  }
+  Finetune f;
+  std::string names;
+  for (const auto& m : known_transformers()) {
+    if (m.name == name) f.model = m;
+    names += (names.empty() ? "" : ", ") + m.name;
+  }
+  if (f.model.name.empty())
+    throw std::runtime_error("--workload: no model '" + name + "' to fine-tune (" + names + ")");
+  const auto s = parse_shape(shape.empty() ? "2048,512,16" : shape);
+  f.tokens = s[0];
+  f.seq = s[1];
+  f.lora_rank = lora ? s[2] : 0;
+  if (f.seq > f.tokens)
+    throw std::runtime_error("--shape: the sequence (" + std::to_string(f.seq) +
+                             ") is longer than the step's tokens (" + std::to_string(f.tokens) +
+                             ")");
+  return f;
+}
+
+namespace {
+
+Phase matmul(const std::string& name, double m, double n, double k, bool accumulate = false) {
+  Phase p;
+  p.name = name;
+  p.kind = PhaseKind::kCompute;
+  p.flops = 2 * m * n * k;
+  p.bytes = product_bytes(m, n, k, accumulate ? 4 : 2, accumulate);
+  p.result_bytes = p.bytes - product_bytes(m, n, k, 0, false);
+  p.efficiency = product_efficiency(m, n, k);
+  p.m = static_cast<int64_t>(m);
+  p.n = static_cast<int64_t>(n);
+  p.k = static_cast<int64_t>(k);
+  return p;
+}
+
+Phase stream(const std::string& name, double bytes) {
+  Phase p;
+  p.name = name;
+  p.kind = PhaseKind::kMemory;
+  p.bytes = bytes;
+  return p;
+}
+
+}  // namespace
+
+Plan finetune_plan(const Finetune& f) {
+  const TransformerShape& m = f.model;
+  if (!(m.hidden > 0 && m.layers > 0 && m.ffn > 0 && m.vocab > 0 && f.tokens > 0 && f.seq > 0 &&
+        f.lora_rank >= 0 && f.host_gap_ms >= 0))
+    throw std::invalid_argument("finetune: sizes must be positive");
+  if (f.seq > f.tokens) throw std::invalid_argument("finetune: the sequence exceeds the step");
+  const double t = static_cast<double>(f.tokens), d = static_cast<double>(m.hidden),
+               ffn = static_cast<double>(m.ffn), s = static_cast<double>(f.seq),
+               r = static_cast<double>(f.lora_rank);
+  const bool full = f.lora_rank == 0;
+  const double mlp_mats = m.gated_mlp ? 3 : 2;
+  Plan plan;
+  plan.name = "finetune " + m.name + (full ? " full" : " lora r" + std::to_string(f.lora_rank)) +
+              " " + std::to_string(f.tokens) + "x" + std::to_string(f.seq);
+  plan.workload = {Custom{}};
+  // Element-wise traffic a layer moves forward (norms, rotary, residuals, the activation): ~12
+  // passes over a bf16 activation of width d and 4 of width ffn; backward twice that.
+  const double elementwise = t * (12 * d + 4 * ffn) * 2;
+  for (int64_t l = 0; l < m.layers; ++l) {
+    plan.phases.push_back(matmul("qkv_o", t, 4 * d, d));
+    // Causal attention over sequences of s: QK^T and PV, half of each computed.
+    Phase attn = matmul("attention", t, s, d);
+    attn.flops *= 2 * 0.5;
+    plan.phases.push_back(attn);
+    plan.phases.push_back(matmul("mlp", t, mlp_mats * ffn, d));
+    plan.phases.push_back(stream("elementwise", elementwise));
+  }
+  // The LM head and its loss, forward and backward (the backward's dX always; dW in full).
+  plan.phases.push_back(matmul("lm_head", t, static_cast<double>(m.vocab), d));
+  plan.phases.push_back(stream("cross_entropy", 4 * t * static_cast<double>(m.vocab)));
+  plan.phases.push_back(matmul("lm_head_dx", t, d, static_cast<double>(m.vocab)));
+  if (full) plan.phases.push_back(matmul("lm_head_dw", static_cast<double>(m.vocab), d, t, true));
+  for (int64_t l = 0; l < m.layers; ++l) {
+    plan.phases.push_back(stream("elementwise_bwd", 2 * elementwise));
+    plan.phases.push_back(matmul("mlp_dx", t, d, mlp_mats * ffn));
+    if (full) plan.phases.push_back(matmul("mlp_dw", mlp_mats * ffn, d, t, true));
+    Phase attn = matmul("attention_bwd", t, s, d);
+    attn.flops *= 4 * 0.5;  // dQ, dK, dV, dP
+    plan.phases.push_back(attn);
+    plan.phases.push_back(matmul("qkv_o_dx", t, d, 4 * d));
+    if (full) plan.phases.push_back(matmul("qkv_o_dw", 4 * d, d, t, true));
+    // LoRA's adapters on the four projections and the MLP: rank-r products, tiny.
+    if (!full) plan.phases.push_back(matmul("lora", t, r, (4 + mlp_mats) * d));
+  }
+  // AdamW: bf16 weights, fp32 master, gradients, two moments read and written (~24 bytes a
+  // weight); LoRA's adapters only.
+  const double weights = static_cast<double>(m.layers) * (4 * d * d + mlp_mats * ffn * d) +
+                         static_cast<double>(m.vocab) * d;
+  const double trained =
+      full ? weights : static_cast<double>(m.layers) * r * ((4 + mlp_mats) * d + 4 * d + ffn);
+  plan.phases.push_back(stream("optimizer", 24 * trained));
+  if (f.host_gap_ms > 0) {
+    Phase gap;
+    gap.name = "host";
+    gap.kind = PhaseKind::kIdle;
+    gap.seconds = f.host_gap_ms * 1e-3;
+    plan.phases.push_back(gap);
+  }
+  return plan;
+}
+
+}  // namespace powershape::workload
