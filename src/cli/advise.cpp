@@ -212,6 +212,12 @@ int run_advise(AdviseArgs& a) {
     if (m.step_clock_share >= 0)
       std::printf("learned from %d '%s' regions: %.0f%% of a step's time scales with the clock\n",
                   m.steps, m.step_region.c_str(), m.step_clock_share * 100);
+    else if (m.steps > 0)
+      std::printf(
+          "clock-bound share of time assumed by class (compute-bound 85-100%%, "
+          "memory-bound 0-50%%, bursty 30-80%%): the %d '%s' regions ran at one clock or "
+          "at the power cap, which says nothing of time against clock\n",
+          m.steps, m.step_region.c_str());
     else
       std::printf(
           "clock-bound share of time assumed by class (compute-bound 85-100%%, "

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""A user's own training job, as `powershape advise --trace` meets it: a Qwen2-0.5B-config model
+(Hugging Face transformers, random init, bf16) trained with AdamW on random tokens for --seconds,
+each step after the first 5 marked as a region named "step" when run under `powershape monitor`
+(POWERSHAPE_CONTROL set), so that the advisor sees steps. Prints its ms per step.
+
+  powershape monitor -o T.csv -- python3 bench/finetune_loop.py [--batch 16] [--seq 1024] [--seconds 60]
+  powershape advise --trace T.csv
+"""
+import argparse
+import os
+import sys
+import time
+
+import torch
+from transformers import Qwen2Config, Qwen2ForCausalLM
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from powershape import Monitor  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--seq", type=int, default=1024)
+    ap.add_argument("--seconds", type=float, default=60)
+    a = ap.parse_args()
+    # Qwen2-0.5B's published config.
+    cfg = Qwen2Config(vocab_size=151936, hidden_size=896, intermediate_size=4864,
+                      num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2,
+                      max_position_embeddings=a.seq, tie_word_embeddings=True)
+    model = Qwen2ForCausalLM(cfg).to("cuda", torch.bfloat16)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq), device="cuda")
+    marks = Monitor(interval_ms=100) if os.environ.get("POWERSHAPE_CONTROL") else None
+    step, times, end = 0, [], time.monotonic() + a.seconds
+    while time.monotonic() < end:
+        if marks and step >= 5:
+            marks.begin_window("step")
+        t0 = time.perf_counter()
+        loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - t0)
+        if marks and step >= 5:
+            marks.end_window("step")
+        step += 1
+    steady = times[5:] or times
+    print(f"{step} steps, {sum(steady) / len(steady) * 1e3:.1f} ms per step after the first 5")
+
+
+if __name__ == "__main__":
+    main()
