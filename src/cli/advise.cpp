@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "advise_apply.hpp"
+#include "advise_sweep.hpp"
 #include "backend_spec.hpp"
 #include "powershape/advise/mfu_power.hpp"
 #include "powershape/advise/selector.hpp"
@@ -28,7 +29,9 @@ struct AdviseArgs {
   std::string trace, device = "sim:h200", profile, power_mode, knobs, objective = "energy", out,
                      mfu;
   workload::WorkloadArgs workload;
-  int gpu = 0, points = 8;
+  int gpu = 0, points = 8, rounds = 2;
+  bool sweep = false;
+  std::string source = "nvml";
   double max_slowdown_pct = -1, window_s = 1, peak_tflops = 0;
   advise::SimAdviseOptions sim;
   ApplyArgs apply;
@@ -133,8 +136,21 @@ int run_mfu(const AdviseArgs& a) {
 int run_advise(AdviseArgs& a) {
   a.apply.gpu = a.gpu;
   if (a.apply.restore) return restore_left(a.apply);
+  if (a.sweep) {
+    SweepArgs w;
+    w.command = a.apply.command;
+    w.source = a.source;
+    w.gpu = a.gpu;
+    w.rounds = a.rounds;
+    w.points = a.points;
+    w.knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
+    w.objective = experiment::parse_objective(a.objective, 0);
+    w.max_slowdown = a.max_slowdown_pct >= 0 ? a.max_slowdown_pct / 100 : -1;
+    w.out = a.out;
+    return sweep_settings(w);
+  }
   if (!a.apply.command.empty() && !a.apply.apply)
-    throw std::runtime_error("a command after -- runs only with --apply");
+    throw std::runtime_error("a command after -- runs only with --apply or --sweep");
   if (!a.mfu.empty()) return run_mfu(a);
   const experiment::Objective obj =
       experiment::parse_objective(a.objective, 0);  // p_max set below, per device
@@ -337,6 +353,13 @@ void add_advise(CLI::App& app) {
       ->check(finite_in(0.001, 100000));
   cmd->add_option("-o,--output", a.out, "Write every outcome and the recommendation as JSON");
   add_apply_options(cmd, a.apply);
+  cmd->add_flag("--sweep", a.sweep,
+                "Measure the command after -- under each candidate setting, applied in turn and "
+                "put back (root; never on a shared GPU)");
+  cmd->add_option("--rounds", a.rounds, "With --sweep: rounds over the settings (default 2)")
+      ->check(CLI::Range(2, 100));
+  cmd->add_option("--source", a.source,
+                  "With --sweep: the command's telemetry, nvml (default) or fake:TRACE.csv");
   cmd->callback([] { exit_code() = run_advise(a); });
 }
 

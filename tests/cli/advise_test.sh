@@ -57,6 +57,15 @@ check "--restore exits 0" test $rc -eq 0
 check "--restore puts the crashed run's setting back" grep -q "^0 700000 0 0" "$tmp/settings"
 check "--restore says what it restored" grep -q "did not finish" "$tmp/restore.out"
 
+# --sweep: every candidate applied in turn around the command, each put back.
+"$ps" advise --sweep --source "fake:$data/h200/gemm_sustained_trace.csv" --knobs power --points 2 --rounds 2 -o "$tmp/sweep.json" -- sh -c "cat $tmp/settings >> $tmp/seen; sleep 0.1" >"$tmp/sweep.out" 2>&1; rc=$?
+check "--sweep exits 0" test $rc -eq 0
+check "--sweep ran the command under each setting" test "$(sort -u "$tmp/seen" | wc -l)" -eq 3
+check "--sweep measured each setting in each round" "$py" -c "
+import json, sys; j = json.load(open('$tmp/sweep.json'))
+sys.exit(not (len(j['outcomes']) == 3 and j['recommended']))"
+check "--sweep put every setting back" grep -q "^0 700000 0 0" "$tmp/settings"
+
 POWERSHAPE_FAKE_NVML_FAULTS=code=set_power_limit:no_permission "$ps" advise --trace "$trace" --knobs power --apply -- true >"$tmp/perm.out" 2>&1; rc=$?
 check "without permission: exit 1" test $rc -eq 1
 check "without permission: one line naming what it needs" test "$(grep -c "needs root or CAP_SYS_ADMIN" "$tmp/perm.out")" -eq 1
