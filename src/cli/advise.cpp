@@ -9,6 +9,7 @@
 
 #include "advise_apply.hpp"
 #include "advise_sweep.hpp"
+#include "advise_table.hpp"
 #include "backend_spec.hpp"
 #include "powershape/advise/mfu_power.hpp"
 #include "powershape/advise/selector.hpp"
@@ -36,37 +37,6 @@ struct AdviseArgs {
   advise::SimAdviseOptions sim;
   ApplyArgs apply;
 };
-
-// Each outcome's time (ms x ms_scale, headed `unit`), energy, ratios and power.
-void print_outcomes(const std::vector<advise::Outcome>& o, std::size_t chosen, const char* unit,
-                    double ms_scale) {
-  std::printf("%-32s %11s %11s %26s %26s %8s\n", "setting", unit, "J", "time ratio [95%]",
-              "energy ratio [95%]", "power W");
-  for (std::size_t i = 0; i < o.size(); ++i) {
-    const auto& x = o[i];
-    char t[64], e[64];
-    std::snprintf(t, sizeof t, "%.4f [%.4f, %.4f]", x.time_ratio.mid, x.time_ratio.lo,
-                  x.time_ratio.hi);
-    std::snprintf(e, sizeof e, "%.4f [%.4f, %.4f]", x.energy_ratio.mid, x.energy_ratio.lo,
-                  x.energy_ratio.hi);
-    std::printf("%-32s %11.3f %11.3f %26s %26s %8.1f%s\n", x.setting.describe().c_str(),
-                x.ms * ms_scale, x.joules, t, e, x.mean_power_w,
-                i == chosen ? "  <- recommended" : "");
-  }
-}
-
-nlohmann::json to_json(const advise::Outcome& x) {
-  auto iv = [](const experiment::Interval& i) { return nlohmann::json{i.lo, i.mid, i.hi}; };
-  return {{"setting", x.setting.describe()},
-          {"clock_cap_mhz", x.setting.clock_cap_mhz},
-          {"power_limit_w", x.setting.power_limit_w},
-          {"power_mode", x.setting.power_mode},
-          {"ms", x.ms},
-          {"joules", x.joules},
-          {"time_ratio", iv(x.time_ratio)},
-          {"energy_ratio", iv(x.energy_ratio)},
-          {"mean_power_w", x.mean_power_w}};
-}
 
 void print_choice(const std::vector<advise::Outcome>& o, std::size_t chosen,
                   const experiment::Objective& obj, double max_slowdown) {

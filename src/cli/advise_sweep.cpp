@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "advise_table.hpp"
 #include "child.hpp"
 #include "command_backend.hpp"
 #include "powershape/advise/apply.hpp"
@@ -94,26 +95,10 @@ int sweep_settings(const SweepArgs& a) {
     out.push_back(o);
   }
   const std::size_t chosen = advise::choose(out, objective, a.max_slowdown, true);
-  std::printf("%-32s %11s %11s %26s %26s\n", "setting", "ms/run", "J/run", "time ratio [95%]",
-              "energy ratio [95%]");
+  print_outcomes(out, chosen, "ms/run", 1);
   nlohmann::json j = {{"objective", objective.describe()}, {"outcomes", nlohmann::json::array()}};
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const auto& x = out[i];
-    char t[64], e[64];
-    std::snprintf(t, sizeof t, "%.4f [%.4f, %.4f]", x.time_ratio.mid, x.time_ratio.lo,
-                  x.time_ratio.hi);
-    std::snprintf(e, sizeof e, "%.4f [%.4f, %.4f]", x.energy_ratio.mid, x.energy_ratio.lo,
-                  x.energy_ratio.hi);
-    std::printf("%-32s %11.1f %11.1f %26s %26s%s\n", x.setting.describe().c_str(), x.ms, x.joules,
-                t, e, i == chosen ? "  <- recommended" : "");
-    j["outcomes"].push_back(
-        {{"setting", x.setting.describe()},
-         {"ms", x.ms},
-         {"joules", x.joules},
-         {"time_ratio", {x.time_ratio.lo, x.time_ratio.mid, x.time_ratio.hi}},
-         {"energy_ratio", {x.energy_ratio.lo, x.energy_ratio.mid, x.energy_ratio.hi}}});
-  }
-  j["recommended"] = out[chosen].setting.describe();
+  for (const auto& x : out) j["outcomes"].push_back(to_json(x));
+  j["recommended"] = to_json(out[chosen]);
   std::printf("\nmeasured recommendation: %s (every setting put back)\n",
               out[chosen].setting.describe().c_str());
   if (!a.out.empty()) util::write_json_file(a.out, j);

@@ -14,8 +14,17 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
 }
 
-Phase product(const std::string& name, double m, double n, double k, double result_bytes = 2,
-              bool accumulate = false) {
+Plan start(const Workload& w) {
+  Plan plan;
+  plan.name = name_of(w);
+  plan.workload = w;
+  return plan;
+}
+
+}  // namespace
+
+Phase product(const std::string& name, double m, double n, double k, double result_bytes,
+              bool accumulate) {
   Phase p;
   p.name = name;
   p.kind = PhaseKind::kCompute;
@@ -36,15 +45,6 @@ Phase stream(const std::string& name, double bytes) {
   p.bytes = bytes;
   return p;
 }
-
-Plan start(const Workload& w) {
-  Plan plan;
-  plan.name = name_of(w);
-  plan.workload = w;
-  return plan;
-}
-
-}  // namespace
 
 double product_efficiency(double m, double n, double k) {
   constexpr double kSms = 132;

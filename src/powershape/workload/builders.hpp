@@ -15,6 +15,13 @@ double product_efficiency(double m, double n, double k);
 // when it accumulates into it), the result `result_bytes` an element (2 bf16, 4 fp32).
 double product_bytes(double m, double n, double k, double result_bytes, bool accumulate);
 
+// A product's phase: its FLOPs, bytes (result `result_bytes` an element, read too when it
+// accumulates), efficiency and shape.
+Phase product(const std::string& name, double m, double n, double k, double result_bytes = 2,
+              bool accumulate = false);
+// A memory-bound kernel's phase moving `bytes`.
+Phase stream(const std::string& name, double bytes);
+
 // A device's unthrottled rates: dense bf16 products (FLOP/s) and streaming copies (bytes read +
 // written per second). Square waves are sized with them.
 struct Rates {

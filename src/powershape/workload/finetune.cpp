@@ -46,32 +46,6 @@ Finetune parse_finetune(const std::string& workload, const std::string& shape) {
   return f;
 }
 
-namespace {
-
-Phase matmul(const std::string& name, double m, double n, double k, bool accumulate = false) {
-  Phase p;
-  p.name = name;
-  p.kind = PhaseKind::kCompute;
-  p.flops = 2 * m * n * k;
-  p.bytes = product_bytes(m, n, k, accumulate ? 4 : 2, accumulate);
-  p.result_bytes = p.bytes - product_bytes(m, n, k, 0, false);
-  p.efficiency = product_efficiency(m, n, k);
-  p.m = static_cast<int64_t>(m);
-  p.n = static_cast<int64_t>(n);
-  p.k = static_cast<int64_t>(k);
-  return p;
-}
-
-Phase stream(const std::string& name, double bytes) {
-  Phase p;
-  p.name = name;
-  p.kind = PhaseKind::kMemory;
-  p.bytes = bytes;
-  return p;
-}
-
-}  // namespace
-
 Plan finetune_plan(const Finetune& f) {
   const TransformerShape& m = f.model;
   if (!(m.hidden > 0 && m.layers > 0 && m.ffn > 0 && m.vocab > 0 && f.tokens > 0 && f.seq > 0 &&
@@ -91,30 +65,31 @@ Plan finetune_plan(const Finetune& f) {
   // passes over a bf16 activation of width d and 4 of width ffn; backward twice that.
   const double elementwise = t * (12 * d + 4 * ffn) * 2;
   for (int64_t l = 0; l < m.layers; ++l) {
-    plan.phases.push_back(matmul("qkv_o", t, 4 * d, d));
+    plan.phases.push_back(product("qkv_o", t, 4 * d, d));
     // Causal attention over sequences of s: QK^T and PV, half of each computed.
-    Phase attn = matmul("attention", t, s, d);
+    Phase attn = product("attention", t, s, d);
     attn.flops *= 2 * 0.5;
     plan.phases.push_back(attn);
-    plan.phases.push_back(matmul("mlp", t, mlp_mats * ffn, d));
+    plan.phases.push_back(product("mlp", t, mlp_mats * ffn, d));
     plan.phases.push_back(stream("elementwise", elementwise));
   }
   // The LM head and its loss, forward and backward (the backward's dX always; dW in full).
-  plan.phases.push_back(matmul("lm_head", t, static_cast<double>(m.vocab), d));
+  plan.phases.push_back(product("lm_head", t, static_cast<double>(m.vocab), d));
   plan.phases.push_back(stream("cross_entropy", 4 * t * static_cast<double>(m.vocab)));
-  plan.phases.push_back(matmul("lm_head_dx", t, d, static_cast<double>(m.vocab)));
-  if (full) plan.phases.push_back(matmul("lm_head_dw", static_cast<double>(m.vocab), d, t, true));
+  plan.phases.push_back(product("lm_head_dx", t, d, static_cast<double>(m.vocab)));
+  if (full)
+    plan.phases.push_back(product("lm_head_dw", static_cast<double>(m.vocab), d, t, 4, true));
   for (int64_t l = 0; l < m.layers; ++l) {
     plan.phases.push_back(stream("elementwise_bwd", 2 * elementwise));
-    plan.phases.push_back(matmul("mlp_dx", t, d, mlp_mats * ffn));
-    if (full) plan.phases.push_back(matmul("mlp_dw", mlp_mats * ffn, d, t, true));
-    Phase attn = matmul("attention_bwd", t, s, d);
+    plan.phases.push_back(product("mlp_dx", t, d, mlp_mats * ffn));
+    if (full) plan.phases.push_back(product("mlp_dw", mlp_mats * ffn, d, t, 4, true));
+    Phase attn = product("attention_bwd", t, s, d);
     attn.flops *= 4 * 0.5;  // dQ, dK, dV, dP
     plan.phases.push_back(attn);
-    plan.phases.push_back(matmul("qkv_o_dx", t, d, 4 * d));
-    if (full) plan.phases.push_back(matmul("qkv_o_dw", 4 * d, d, t, true));
+    plan.phases.push_back(product("qkv_o_dx", t, d, 4 * d));
+    if (full) plan.phases.push_back(product("qkv_o_dw", 4 * d, d, t, 4, true));
     // LoRA's adapters on the four projections and the MLP: rank-r products, tiny.
-    if (!full) plan.phases.push_back(matmul("lora", t, r, (4 + mlp_mats) * d));
+    if (!full) plan.phases.push_back(product("lora", t, r, (4 + mlp_mats) * d));
   }
   // AdamW: bf16 weights, fp32 master, gradients, two moments read and written (~24 bytes a
   // weight); LoRA's adapters only.

@@ -1,0 +1,16 @@
+#pragma once
+// The table and JSON of advise's outcomes, predicted or measured (advise, advise --sweep).
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "powershape/advise/setting.hpp"
+
+namespace powershape::cli {
+
+// Each outcome's time (ms x ms_scale, headed `unit`), energy, ratios and power; the chosen marked.
+void print_outcomes(const std::vector<advise::Outcome>& o, std::size_t chosen, const char* unit,
+                    double ms_scale);
+nlohmann::json to_json(const advise::Outcome& x);
+
+}  // namespace powershape::cli
