@@ -33,7 +33,7 @@ struct AdviseArgs {
   int gpu = 0, points = 8, rounds = 2;
   bool sweep = false;
   std::string source = "nvml";
-  double max_slowdown_pct = -1, window_s = 1, peak_tflops = 0;
+  double max_slowdown_pct = -1, window_s = 1, peak_tflops = 0, gpu_seconds = 30;
   advise::SimAdviseOptions sim;
   ApplyArgs apply;
 };
@@ -130,12 +130,30 @@ int run_advise(AdviseArgs& a) {
   std::size_t chosen = 0;
   nlohmann::json out;
   experiment::Objective objective = obj;
-  if (!a.trace.empty()) {
-    const trace::Trace t = trace::read_csv(a.trace);
+  std::string label = a.trace;
+  trace::Trace recorded;
+  if (a.trace.empty() && a.device == "gpu") {
+    // The workload on the GPU as found, recorded; then the same prediction as from a trace.
+    std::string why;
+    auto backend = open_backend("gpu", 1, &why);
+    backend->set_configs(workload_plans(a.workload, backend->peak_rates()));
+    if (backend->config_count() != 1)
+      throw std::runtime_error("--chunks: advise takes one chunk count");
+    std::printf("powershape advise: running %s on %s as found for %.0f s\n",
+                backend->config_name(0).c_str(), backend->describe().c_str(), a.gpu_seconds);
+    std::fflush(stdout);
+    backend->idle(1);
+    backend->measure(0, a.gpu_seconds);
+    backend->idle(1);
+    recorded = backend->recorded();
+    label = backend->describe() + " (" + backend->config_name(0) + ")";
+  }
+  if (!label.empty()) {
+    const trace::Trace t = a.trace.empty() ? recorded : trace::read_csv(a.trace);
     int gpus = static_cast<int>(t.devices.size());
     for (const auto& row : t.samples) gpus = std::max(gpus, row.gpu + 1);
     if (a.gpu >= gpus)
-      throw std::runtime_error("--gpu: " + a.trace + " has " + std::to_string(gpus) + " GPU(s)");
+      throw std::runtime_error("--gpu: " + label + " has " + std::to_string(gpus) + " GPU(s)");
     // A trace without device lines (an older recording) describes its GPU through --profile.
     const telemetry::DeviceInfo dev = static_cast<std::size_t>(a.gpu) < t.devices.size()
                                           ? t.devices[static_cast<std::size_t>(a.gpu)]
@@ -172,7 +190,7 @@ int run_advise(AdviseArgs& a) {
     objective.p_max_w = range.default_limit_w;
     knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
     const auto m = advise::fit_trace_model(t, a.gpu, v, mo);
-    std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", a.trace.c_str(), a.gpu,
+    std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", label.c_str(), a.gpu,
                 dev.name.empty() ? "not named in the trace" : dev.name.c_str(),
                 name.empty() ? "generic" : name.c_str());
     std::printf("\n%-14s %7s %10s %7s %12s %7s %15s %22s %8s\n", "class", "windows", "seconds",
@@ -224,13 +242,10 @@ int run_advise(AdviseArgs& a) {
         "not validated: the GPU was not run at these settings (predicted from the clocks it "
         "visited by itself); `powershape advise --apply` sets the choice, and a monitor around "
         "your job then measures it\n");
-    out["source"] = a.trace;
+    out["source"] = label;
   } else {
-    std::string why;
     if (a.device.rfind("sim", 0) != 0)
-      throw std::runtime_error(
-          "--device: advise --workload predicts on a simulated device (sim:PROFILE); for a GPU, "
-          "record your job with `powershape monitor -o T.csv -- CMD` and give --trace T.csv");
+      throw std::runtime_error("--device: expected gpu or sim:PROFILE, found '" + a.device + "'");
     const std::string pname = a.device.size() > 4 ? a.device.substr(4) : "h200";
     sim::Profile p = sim::load_profile(pname);
     if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
@@ -300,7 +315,13 @@ void add_advise(CLI::App& app) {
   cmd->add_option("--profile", a.profile,
                   "The profile whose V/f curve a trace's GPU follows (default: matched by name)");
   add_workload_options(*cmd, a.workload, WorkloadUse::kSim);
-  cmd->add_option("--device", a.device, "sim:PROFILE (default sim:h200) with --workload");
+  cmd->add_option(
+      "--device", a.device,
+      "With --workload: sim:PROFILE (default sim:h200) simulates each setting; gpu runs "
+      "the workload as found and predicts from its trace");
+  cmd->add_option("--gpu-seconds", a.gpu_seconds,
+                  "With --device gpu: seconds the workload runs as found (default 30)")
+      ->check(finite_in(2, 3600));
   cmd->add_option("--power-mode", a.power_mode, "The profile's power mode the device is in");
   cmd->add_option("--knobs", a.knobs,
                   "What may change: clock, power, mode (default clock,power; and mode where the "

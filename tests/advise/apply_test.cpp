@@ -117,8 +117,32 @@ TEST_F(ApplyTest, JetsonDevfreqCapsTheClockAndRestoresIt) {
     EXPECT_EQ(read(), "918000000");  // the highest available at or under 1000 MHz
   }
   EXPECT_EQ(read(), "1300500000");
-  EXPECT_THROW(Applied(*target, {0, 30, ""}, records_), std::runtime_error);  // nvpmodel's
+  EXPECT_THROW(Applied(*target, {0, 30, ""}, records_), std::runtime_error);  // a mode's
   EXPECT_EQ(records(), 0u);
+  // Power modes through a fake nvpmodel that keeps the mode in a file.
+  const fs::path bin = dir_ / "nvpmodel";
+  std::ofstream(bin) << "#!/bin/sh\nstate=\"$(dirname \"$0\")/mode\"\n"
+                        "case \"$1\" in -q) echo \"NV Power Mode: ?\"; cat \"$state\";;\n"
+                        "-m) echo \"$2\" > \"$state\";; *) exit 1;; esac\n";
+  fs::permissions(bin, fs::perms::owner_all);
+  std::ofstream(dir_ / "mode") << "0\n";
+  setenv("POWERSHAPE_NVPMODEL", bin.c_str(), 1);
+  auto mode = [&] {
+    std::ifstream in(dir_ / "mode");
+    int m = -1;
+    in >> m;
+    return m;
+  };
+  {
+    Applied held(*target, {1000, 0, "30W"}, records_);
+    EXPECT_EQ(mode(), 2);
+    EXPECT_EQ(read(), "918000000");
+  }
+  EXPECT_EQ(mode(), 0);  // MAXN again
+  EXPECT_EQ(read(), "1300500000");
+  EXPECT_THROW(Applied(*target, {0, 0, "99W"}, records_), std::runtime_error);
+  EXPECT_EQ(mode(), 0);
+  unsetenv("POWERSHAPE_NVPMODEL");
   EXPECT_EQ(find_jetson_devfreq((dir_ / "nothing").string()), "");
   EXPECT_THROW(devfreq_target((dir_ / "nothing").string()), std::runtime_error);
 }

@@ -6,10 +6,13 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include "powershape/telemetry/nvml_api.hpp"
@@ -101,22 +104,77 @@ void write_line(const fs::path& p, const std::string& v) {
   }
 }
 
-class DevfreqTarget : public SettingsTarget {
+// A command's standard output, or nullopt when it cannot run or fails.
+std::optional<std::string> output_of(const std::string& cmd) {
+  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+  if (p == nullptr) return std::nullopt;
+  std::string out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+  return pclose(p) == 0 ? std::optional<std::string>(out) : std::nullopt;
+}
+
+// nvpmodel: $POWERSHAPE_NVPMODEL, else the one on PATH.
+std::string nvpmodel() {
+  const char* env = std::getenv("POWERSHAPE_NVPMODEL");
+  return env != nullptr ? env : "nvpmodel";
+}
+
+// The AGX Orin's nvpmodel mode ids (L4T's /etc/nvpmodel.conf for the 64 GB module).
+int mode_id(const std::string& name) {
+  static const std::pair<const char*, int> kModes[] = {
+      {"MAXN", 0}, {"15W", 1}, {"30W", 2}, {"50W", 3}};
+  for (const auto& [n, id] : kModes)
+    if (name == n) return id;
+  throw std::runtime_error("--apply: no nvpmodel mode '" + name + "' (MAXN, 15W, 30W, 50W)");
+}
+
+// The mode `nvpmodel -q` reports (its last line is the id), or -1 when it cannot say.
+int current_mode() {
+  const auto out = output_of(nvpmodel() + " -q");
+  if (!out) return -1;
+  std::istringstream lines(*out);
+  std::string line;
+  int id = -1;
+  while (std::getline(lines, line)) {
+    char* end = nullptr;
+    const long v = std::strtol(line.c_str(), &end, 10);
+    if (end != line.c_str() && *end == '\0' && v >= 0 && v < 100) id = static_cast<int>(v);
+  }
+  return id;
+}
+
+void set_mode(int id) {
+  if (!output_of(nvpmodel() + " -m " + std::to_string(id)))
+    throw std::runtime_error("--apply: `" + nvpmodel() + " -m " + std::to_string(id) +
+                             "` failed (it needs root; a mode that needs a reboot is refused)");
+}
+
+// A Jetson: its GPU devfreq for the clock cap, nvpmodel for the power mode.
+class JetsonTarget : public SettingsTarget {
  public:
-  explicit DevfreqTarget(std::string dir) : dir_(std::move(dir)) {
+  explicit JetsonTarget(std::string dir) : dir_(std::move(dir)) {
     if (!fs::exists(fs::path(dir_) / "max_freq"))
       throw std::runtime_error("--apply: " + dir_ + " is not a devfreq folder (no max_freq)");
   }
-  std::string describe() const override { return "Jetson GPU devfreq " + dir_; }
+  std::string describe() const override { return "Jetson GPU (" + dir_ + ")"; }
   json snapshot() override {
-    return {{"target", {{"kind", "devfreq"}, {"dir", dir_}}},
-            {"max_freq", read_line(fs::path(dir_) / "max_freq")}};
+    json j = {{"target", {{"kind", "devfreq"}, {"dir", dir_}}},
+              {"max_freq", read_line(fs::path(dir_) / "max_freq")}};
+    if (const int mode = current_mode(); mode >= 0) j["nvpmodel_mode"] = mode;
+    return j;
   }
   void set(const Setting& s) override {
-    if (s.power_limit_w > 0 || !s.power_mode.empty())
+    if (s.power_limit_w > 0)
       throw std::runtime_error(
-          "--apply: a Jetson's power limits and modes are set with nvpmodel (sudo nvpmodel -m "
-          "N); powershape sets only its GPU clock cap");
+          "--apply: a Jetson's power budget is its nvpmodel mode; give a mode, not a limit");
+    if (!s.power_mode.empty()) {
+      const int id = mode_id(s.power_mode);
+      if (current_mode() < 0)
+        throw std::runtime_error("--apply: cannot read the current mode with `" + nvpmodel() +
+                                 " -q`, so it could not be restored; nothing was set");
+      set_mode(id);
+    }
     if (s.clock_cap_mhz <= 0) return;
     // The highest available frequency at or under the cap (devfreq rounds otherwise).
     long long best = 0, lowest = 0;
@@ -130,6 +188,10 @@ class DevfreqTarget : public SettingsTarget {
     write_line(fs::path(dir_) / "max_freq", std::to_string(best));
   }
   void restore(const json& snap) override {
+    if (snap.contains("nvpmodel_mode")) {
+      const int was = snap.at("nvpmodel_mode").get<int>();
+      if (current_mode() != was) set_mode(was);
+    }
     write_line(fs::path(dir_) / "max_freq", snap.at("max_freq").get<std::string>());
   }
 
@@ -155,7 +217,7 @@ std::unique_ptr<SettingsTarget> nvml_target(int gpu, const std::string& nvml_pat
 }
 
 std::unique_ptr<SettingsTarget> devfreq_target(const std::string& dir) {
-  return std::make_unique<DevfreqTarget>(dir);
+  return std::make_unique<JetsonTarget>(dir);
 }
 
 std::string find_jetson_devfreq(const std::string& sysfs_root) {

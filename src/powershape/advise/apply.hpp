@@ -29,9 +29,11 @@ class SettingsTarget {
 // so restoring resets them: a GPU whose clocks someone else had locked comes back unlocked.
 std::unique_ptr<SettingsTarget> nvml_target(int gpu,
                                             const std::string& nvml_path = "libnvidia-ml.so.1");
-// A Jetson GPU's devfreq folder (cur_freq, max_freq, available_frequencies, in Hz); a clock cap
-// writes max_freq (the nearest available frequency at or below it). Power limits and modes are
-// nvpmodel's, not devfreq's: set() refuses them.
+// A Jetson: a clock cap writes its GPU devfreq folder's max_freq (cur_freq, max_freq,
+// available_frequencies, in Hz; the highest available frequency at or under the cap); a power
+// mode runs `nvpmodel -m ID` ($POWERSHAPE_NVPMODEL, else nvpmodel on PATH; the AGX Orin's ids:
+// MAXN 0, 15W 1, 30W 2, 50W 3), the mode before read with `nvpmodel -q` and set back. A power
+// limit is refused: a Jetson's budget is its mode.
 std::unique_ptr<SettingsTarget> devfreq_target(const std::string& dir);
 // The devfreq folder of this machine's Jetson GPU under `sysfs_root` ("" when none).
 std::string find_jetson_devfreq(const std::string& sysfs_root = "/sys");
