@@ -67,6 +67,27 @@ TEST(Calibrate, FitsAPerturbedProfileBackTowardsTheData) {
   EXPECT_LT(worst(c.after), 0.05);
 }
 
+// repro -o's results beside a recording are targets too: each configuration's sustained ms and
+// NVML clock, the chunk effect itself.
+TEST(Calibrate, ReadsAndSimulatesReproResults) {
+  const auto d = read_calibration_data(POWERSHAPE_DATA "/h200/record_with_probe");
+  ASSERT_EQ(d.repro.size(), 16u);  // 6 + 6 LM head configurations, 4 of msm
+  EXPECT_EQ(d.repro.front().name, "lmhead 131072x896x151936 chunks=1");
+  EXPECT_NEAR(d.repro.front().sm_clock_mhz, 1440, 1);
+  const auto* l = std::get_if<workload::LmHead>(&d.repro.front().workload.kind);
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->tokens, 131072);
+  EXPECT_TRUE(l->backward);
+  std::map<std::string, Target> t;
+  for (const auto& x : evaluate(load_profile("h200"), d)) t.emplace(x.name, x);
+  ASSERT_TRUE(t.count("msm 65536x512x65536 chunks=4 ms"));
+  ASSERT_TRUE(t.count("lmhead 16384x4096x128256 chunks=64 NVML MHz"));
+  // The shipped profile: 1-chunk steps within 3%; the 64-chunk 16384x4096 step 12% short.
+  EXPECT_LT(std::abs(t.at("lmhead 131072x896x151936 chunks=1 ms").error()), 0.03);
+  EXPECT_LT(std::abs(t.at("msm 65536x512x65536 chunks=1 ms").error()), 0.03);
+  EXPECT_LT(t.at("lmhead 16384x4096x128256 chunks=64 ms").error(), -0.08);
+}
+
 TEST(Calibrate, AMissingFileIsNamed) {
   try {
     read_calibration_data("/nonexistent");

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -68,6 +70,56 @@ CalibrationData read_h200_layout(const std::string& dir);
 
 // A `probe --record` folder: its 50%-duty idle-gap square waves, its sustained load (from idle:
 // the step response, then the sustained figures) and the whole session's trace for the heat.
+// "lmhead 131072x896x151936 chunks=8" (repro's LM head, forward and backward) or
+// "msm 65536x512x65536 chunks=4"; nullopt for any other name.
+std::optional<workload::Workload> workload_named(const std::string& name) {
+  std::istringstream in(name);
+  std::string kind, dims, chunks;
+  in >> kind >> dims >> chunks;
+  int64_t a = 0, b = 0, c = 0;
+  char x1 = 0, x2 = 0;
+  std::istringstream ds(dims);
+  if (!(ds >> a >> x1 >> b >> x2 >> c) || x1 != 'x' || x2 != 'x' || a <= 0 || b <= 0 || c <= 0 ||
+      a > 1'000'000'000 || b > 1'000'000'000 || c > 1'000'000'000 ||
+      chunks.rfind("chunks=", 0) != 0)
+    return std::nullopt;
+  const int n = std::atoi(chunks.c_str() + 7);
+  if (n < 1 || n > 65536) return std::nullopt;
+  if (kind == "lmhead" && n <= a) return workload::Workload{workload::LmHead{a, b, c}, n};
+  if (kind == "msm" && n <= a) return workload::Workload{workload::Msm{a, b, c}, n};
+  return std::nullopt;
+}
+
+// Every repro_*.json in the folder, in name order: each configuration repro measured.
+std::vector<CalibrationData::Sustained> read_repro(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("repro_", 0) == 0 && e.path().extension() == ".json") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<CalibrationData::Sustained> out;
+  for (const auto& f : files) {
+    util::read_as(f, [&](const nlohmann::json& j) {
+      if (!j.is_object() || !j.contains("configs") || !j.at("configs").is_array())
+        throw std::runtime_error("expected repro -o's JSON, with a 'configs' list");
+      for (const auto& c : j.at("configs")) {
+        const auto w = workload_named(c.at("name").get<std::string>());
+        if (!w) continue;  // a configuration the fit has no plan for
+        const double ms = c.at("ms_per_iteration").get<double>(),
+                     mhz = c.at("sm_clock_mhz").get<double>();
+        if (!(ms > 0 && ms < 1e7 && mhz > 0 && mhz < 1e5))
+          throw std::runtime_error("configuration '" + c.at("name").get<std::string>() +
+                                   "': ms or clock out of range");
+        out.push_back({c.at("name").get<std::string>(), *w, ms, mhz});
+      }
+      return 0;
+    });
+  }
+  return out;
+}
+
 CalibrationData read_record(const std::string& dir) {
   CalibrationData d;
   const std::string path = dir + "/conditions.json";
@@ -127,12 +179,14 @@ CalibrationData read_calibration_data(const std::string& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
     throw std::runtime_error("--data: " + dir + " is not a folder");
-  std::vector<workload::KernelTime> kernels;  // read first: the cheaper file to check
+  std::vector<workload::KernelTime> kernels;  // read first: the cheaper files to check
   if (std::filesystem::exists(dir + "/kernels.csv", ec))
     kernels = workload::read_kernel_times(dir + "/kernels.csv");
+  auto repro = read_repro(dir);
   CalibrationData d = std::filesystem::exists(dir + "/conditions.json", ec) ? read_record(dir)
                                                                             : read_h200_layout(dir);
   d.kernels = std::move(kernels);
+  d.repro = std::move(repro);
   for (const char* name : {"/clock_probe.csv", "/sm_clock_probe_step.csv"}) {
     if (!std::filesystem::exists(dir + name, ec)) continue;
     const auto probe = analysis::series(trace::read_csv(dir + name), 0, Signal::kSmClock);
@@ -240,6 +294,34 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
     out.push_back({"real clock 0-1 ms MHz (probe)", d.probe_first_ms_mhz, real_mean(0.001)});
     out.push_back({"real clock 50-100 ms MHz (probe)", d.probe_50_100_ms_mhz,
                    (0.1 * m100 - 0.05 * m50) / 0.05});
+  }
+  for (const auto& r : d.repro) {
+    // Sustained, as repro measures it: after a warm-up, the NVML clock's mean over the window.
+    const auto plan = workload::make_plan(r.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
+    SimOptions q;
+    q.lead_in_s = 0;
+    q.tail_s = 0;
+    q.seconds = 4;
+    const auto sim = simulate(p, plan, q);
+    int64_t from = sim.run.begin_ns + (sim.run.end_ns - sim.run.begin_ns) / 4;
+    int first = -1, last = -1;
+    int64_t first_ns = 0, last_ns = 0;
+    for (const auto& ph : sim.run.phases) {  // whole iterations after the first second
+      if (ph.phase != 0 || ph.begin_ns < from) continue;
+      if (first < 0) {
+        first = ph.iteration;
+        first_ns = ph.begin_ns;
+      }
+      last = ph.iteration;
+      last_ns = ph.begin_ns;
+    }
+    const double ms = last > first ? static_cast<double>(last_ns - first_ns) * 1e-6 / (last - first)
+                                   : static_cast<double>(sim.run.end_ns - sim.run.begin_ns) * 1e-6 /
+                                         std::max(1, sim.run.iterations);
+    if (last > first) from = first_ns;
+    const auto s = analysis::summarize(sim.trace, 0, "load", from, sim.run.end_ns);
+    out.push_back({r.name + " ms", r.ms, ms});
+    out.push_back({r.name + " NVML MHz", r.sm_clock_mhz, s.sm_clock_mhz.mean});
   }
   for (const auto& sp : d.square_power) {
     const auto plan = workload::square_plan(

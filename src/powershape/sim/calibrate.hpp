@@ -40,6 +40,14 @@ struct CalibrationData {
   // the first millisecond of load (the fast limiter) and over 50-100 ms (the slow loop). 0: none.
   double probe_first_ms_mhz = 0, probe_50_100_ms_mhz = 0;
   int64_t probe_product_size = 4096;  // the products loaded during the probe (n^3)
+  // What `repro -o` measured on the GPU, sustained (repro_*.json in the folder): each LM head or
+  // matmul-softmax-matmul configuration's ms per iteration and NVML clock; the chunk effect.
+  struct Sustained {
+    std::string name;  // "lmhead 131072x896x151936 chunks=8"
+    workload::Workload workload;
+    double ms, sm_clock_mhz;
+  };
+  std::vector<Sustained> repro;
   workload::Rates rates{0, 0};
 };
 // Throws std::runtime_error naming the file and what it lacks.
