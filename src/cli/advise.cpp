@@ -114,7 +114,8 @@ int run_advise(AdviseArgs& a) {
     w.rounds = a.rounds;
     w.points = a.points;
     w.knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
-    w.objective = experiment::parse_objective(a.objective, 0);
+    w.objective = experiment::parse_objective(a.objective, 1);
+    w.objective.p_max_w = 0;  // the GPU's limit, once NVML has said it
     w.max_slowdown = a.max_slowdown_pct >= 0 ? a.max_slowdown_pct / 100 : -1;
     w.out = a.out;
     return sweep_settings(w);
@@ -122,8 +123,8 @@ int run_advise(AdviseArgs& a) {
   if (!a.apply.command.empty() && !a.apply.apply)
     throw std::runtime_error("a command after -- runs only with --apply or --sweep");
   if (!a.mfu.empty()) return run_mfu(a);
-  const experiment::Objective obj =
-      experiment::parse_objective(a.objective, 0);  // p_max set below, per device
+  // Zeus' cost weighs time by the device's power limit, set below per device.
+  const experiment::Objective obj = experiment::parse_objective(a.objective, 1);
   const double max_slowdown = a.max_slowdown_pct >= 0 ? a.max_slowdown_pct / 100 : -1;
   std::vector<advise::Knob> knobs;
   std::vector<advise::Outcome> outcomes;

@@ -69,6 +69,7 @@ TEST(Setting, ChoosesTheBestWithinTheSlowdownBound) {
   EXPECT_EQ(choose(v, energy, 0.05, true), 3u);  // its interval reaches 6%
   EXPECT_EQ(choose(v, experiment::parse_objective("time", 700), -1, false), 3u);
   EXPECT_EQ(choose({v[0], o(12, 11, 1.2, 1.2)}, energy, -1, false), 0u);  // nothing beats it
+  EXPECT_EQ(choose({v[0], o(10, 9.99, 1, 1)}, energy, -1, false), 0u);    // 0.1%: not worth it
 }
 
 }  // namespace powershape::advise

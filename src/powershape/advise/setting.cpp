@@ -116,11 +116,13 @@ std::vector<Setting> exhaustive_settings(const SettingRange& r, const std::vecto
 std::size_t choose(const std::vector<Outcome>& o, const experiment::Objective& objective,
                    double max_slowdown, bool cautious) {
   std::size_t best = 0;
-  double best_score = o.empty() ? 0 : objective.score(o[0].ms, o[0].joules);
+  const double base = o.empty() ? 0 : objective.score(o[0].ms, o[0].joules);
+  double best_score = base;
   for (std::size_t i = 1; i < o.size(); ++i) {
     const double slow = (cautious ? o[i].time_ratio.hi : o[i].time_ratio.mid) - 1;
     if (max_slowdown >= 0 && slow > max_slowdown) continue;
     const double s = objective.score(o[i].ms, o[i].joules);
+    if (s > base * (1 - kMinGain)) continue;  // not worth changing a setting for
     if (s < best_score) {
       best = i;
       best_score = s;

@@ -57,7 +57,11 @@ struct Outcome {
   double mean_clock_mhz = 0, mean_power_w = 0;
 };
 
-// The outcome with the lowest objective score whose predicted slowdown (time ratio - 1, at its
+// Less than this (a share of the baseline's objective) is not worth changing a setting for.
+inline constexpr double kMinGain = 0.002;
+
+// The outcome with the lowest objective score, at least kMinGain under the baseline's, whose
+// predicted slowdown (time ratio - 1, at its
 // interval's upper end when `cautious`) is at most max_slowdown (< 0: no bound); the baseline
 // (index 0) when none beats it.
 std::size_t choose(const std::vector<Outcome>& o, const experiment::Objective& objective,
