@@ -103,6 +103,184 @@ int run_mfu(const AdviseArgs& a) {
   return 0;
 }
 
+// What advise predicted: every outcome (the baseline first), the choice, what the JSON says of
+// the source.
+struct Advice {
+  std::vector<advise::Outcome> outcomes;
+  std::size_t chosen = 0;
+  nlohmann::json out;
+};
+
+// The workload on the GPU as found, recorded (then predicted from as a trace is).
+trace::Trace run_on_gpu(AdviseArgs& a, std::string& label) {
+  std::string why;
+  auto backend = open_backend("gpu", 1, &why);
+  backend->set_configs(workload_plans(a.workload, backend->peak_rates()));
+  if (backend->config_count() != 1)
+    throw std::runtime_error("--chunks: advise takes one chunk count");
+  std::printf("powershape advise: running %s on %s as found for %.0f s\n",
+              backend->config_name(0).c_str(), backend->describe().c_str(), a.gpu_seconds);
+  std::fflush(stdout);
+  backend->idle(1);
+  backend->measure(0, a.gpu_seconds);
+  backend->idle(1);
+  label = backend->describe() + " (" + backend->config_name(0) + ")";
+  return backend->recorded();
+}
+
+// From a trace: its classes, the model fitted to them, each setting predicted.
+Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string& label,
+                  experiment::Objective& objective, double max_slowdown) {
+  Advice r;
+  auto& outcomes = r.outcomes;
+  auto& chosen = r.chosen;
+  std::vector<advise::Knob> knobs;
+  int gpus = static_cast<int>(t.devices.size());
+  for (const auto& row : t.samples) gpus = std::max(gpus, row.gpu + 1);
+  if (a.gpu >= gpus)
+    throw std::runtime_error("--gpu: " + label + " has " + std::to_string(gpus) + " GPU(s)");
+  // A trace without device lines (an older recording) describes its GPU through --profile.
+  const telemetry::DeviceInfo dev = static_cast<std::size_t>(a.gpu) < t.devices.size()
+                                        ? t.devices[static_cast<std::size_t>(a.gpu)]
+                                        : telemetry::DeviceInfo{};
+  std::string name = a.profile.empty() ? sim::profile_for_gpu(dev.name) : a.profile;
+  advise::VoltageCurve v;
+  advise::SettingRange range;
+  advise::TraceModelOptions mo;
+  if (!name.empty()) {
+    const sim::Profile p = sim::load_profile(name);
+    v = advise::voltage_curve(p);
+    range = advise::setting_range(p);
+    mo = advise::trace_options(p);
+  } else {
+    const double fmax = dev.max_sm_clock_mhz.ok() ? dev.max_sm_clock_mhz.value : 0;
+    if (!(fmax > 0))
+      throw std::runtime_error(label +
+                               ": the GPU's maximum clock is not recorded and no "
+                               "profile matches '" +
+                               dev.name + "' (give --profile)");
+    v = {fmax, {{fmax * 0.25, 0.7}, {fmax, 1.0}}};  // a generic V/f shape
+    range.min_mhz = fmax * 0.25;
+    range.max_mhz = fmax;
+  }
+  mo.phases.window_s = a.window_s;
+  range.modes.clear();  // a trace's GPU is an NVML one: no power modes
+  if (dev.max_sm_clock_mhz.ok()) range.max_mhz = static_cast<double>(dev.max_sm_clock_mhz.value);
+  if (dev.min_power_limit_mw.ok() && dev.max_power_limit_mw.ok() &&
+      dev.enforced_power_limit_mw.ok()) {
+    range.min_limit_w = dev.min_power_limit_mw.value * 1e-3;
+    range.max_limit_w = dev.max_power_limit_mw.value * 1e-3;
+    range.default_limit_w = dev.enforced_power_limit_mw.value * 1e-3;
+  }
+  objective.p_max_w = range.default_limit_w;
+  knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
+  const auto m = advise::fit_trace_model(t, a.gpu, v, mo);
+  std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", label.c_str(), a.gpu,
+              dev.name.empty() ? "not named in the trace" : dev.name.c_str(),
+              name.empty() ? "generic" : name.c_str());
+  std::printf("\n%-14s %7s %10s %7s %12s %7s %15s %22s %8s\n", "class", "windows", "seconds",
+              "time", "energy J", "energy", "clocks MHz", "P(f) static + slope W", "RMS W");
+  const auto shares = analysis::phase_shares(m.windows);
+  double total_s = 0, total_j = 0;
+  for (const auto& s : shares) {
+    total_s += s.seconds;
+    total_j += s.energy_j;
+  }
+  for (const auto& s : shares) {
+    std::printf("%-14s %7d %10.1f %6.1f%% %12.0f %6.1f%%", analysis::to_string(s.cls).c_str(),
+                s.windows, s.seconds, s.seconds / total_s * 100, s.energy_j,
+                s.energy_j / total_j * 100);
+    for (const auto& c : m.classes) {
+      if (c.cls != s.cls || c.windows == 0) continue;
+      std::printf(" %7.0f-%-7.0f %8.1f + %-8.1f%s %8.1f", c.clock_lo_mhz, c.clock_hi_mhz,
+                  c.static_w, c.slope_w, c.fitted ? "  " : " *", c.rms_w);
+    }
+    std::printf("\n");
+  }
+  std::printf("(* too narrow a clock range to fit: idle power + each window's own activity)\n");
+  if (m.step_clock_share >= 0)
+    std::printf("learned from %d '%s' regions: %.0f%% of a step's time scales with the clock\n",
+                m.steps, m.step_region.c_str(), m.step_clock_share * 100);
+  else if (m.steps > 0)
+    std::printf(
+        "clock-bound share of time assumed by class (compute-bound 85-100%%, "
+        "memory-bound 0-50%%, bursty 30-80%%): the %d '%s' regions ran at one clock or "
+        "at the power cap, which says nothing of time against clock\n",
+        m.steps, m.step_region.c_str());
+  else
+    std::printf(
+        "clock-bound share of time assumed by class (compute-bound 85-100%%, "
+        "memory-bound 0-50%%, bursty 30-80%%; mark steps as regions to learn it)\n");
+  outcomes = advise::predict_from_trace(m, advise::exhaustive_settings(range, knobs).size() > 400
+                                               ? advise::candidate_settings(range, knobs, 40)
+                                               : advise::exhaustive_settings(range, knobs));
+  chosen = advise::choose(outcomes, objective, max_slowdown, true);
+  const std::string pick = selector_pick(t, a.gpu, range, outcomes);
+  std::printf("\npredicted for the recorded work, objective %s", objective.describe().c_str());
+  if (max_slowdown >= 0)
+    std::printf(", at most %g%% slower at the interval's upper end", a.max_slowdown_pct);
+  std::printf(":\n");
+  print_outcomes(outcomes, chosen, "s", 1e-3);
+  print_choice(outcomes, chosen, objective, max_slowdown);
+  std::printf("%s", pick.c_str());
+  std::printf(
+      "not validated: the GPU was not run at these settings (predicted from the clocks it "
+      "visited by itself); `powershape advise --apply` sets the choice, and a monitor around "
+      "your job then measures it\n");
+  r.out["source"] = label;
+  return r;
+}
+
+// On a simulated device: each setting simulated, found by the search.
+Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_slowdown) {
+  Advice r;
+  std::vector<advise::Knob> knobs;
+  if (a.device.rfind("sim", 0) != 0)
+    throw std::runtime_error("--device: expected gpu or sim:PROFILE, found '" + a.device + "'");
+  const std::string pname = a.device.size() > 4 ? a.device.substr(4) : "h200";
+  sim::Profile p = sim::load_profile(pname);
+  if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
+  auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
+  if (plans.size() != 1) throw std::runtime_error("--chunks: advise takes one chunk count");
+  objective.p_max_w = p.power_limit_w;
+  // A Jetson's power budget is set through its modes (nvpmodel), its clock through devfreq.
+  knobs = advise::parse_knobs(
+      a.knobs.empty() ? (p.power_modes.empty() ? "clock,power" : "clock,mode") : a.knobs);
+  const auto found =
+      advise::search_settings(p, plans.front(), knobs, objective, max_slowdown, a.points, a.sim);
+  std::string pick;
+  {  // the selector's pick from a short run as found, simulated like the rest
+    sim::SimOptions so;
+    so.seconds = 2;
+    so.lead_in_s = 0;
+    so.tail_s = 0;
+    so.step_s = a.sim.step_s;
+    const auto run = sim::simulate(p, plans.front(), so);
+    const auto range = advise::setting_range(p);
+    const advise::Setting s{
+        range.snap_clock_mhz(advise::load_selector().predict(
+                                 advise::features_of(run.trace, 0, p.power_limit_w, p.max_mhz)) *
+                             p.max_mhz),
+        0, ""};
+    const auto two = advise::simulate_settings(p, plans.front(), {advise::Setting{}, s}, a.sim);
+    pick = describe_pick(two[1]);
+  }
+  r.outcomes = found.outcomes;
+  r.chosen = found.chosen;
+  const std::size_t every = advise::exhaustive_settings(advise::setting_range(p), knobs).size();
+  std::printf("powershape advise: %s on simulated %s (%s profile), objective %s\n",
+              plans.front().name.c_str(), p.name.c_str(), p.status.c_str(),
+              objective.describe().c_str());
+  std::printf("%zu settings simulated (%d runs; every settable value would be %zu settings)\n\n",
+              r.outcomes.size(), found.simulations, every);
+  print_outcomes(r.outcomes, r.chosen, "ms/iter", 1);
+  print_choice(r.outcomes, r.chosen, objective, max_slowdown);
+  std::printf("%s", pick.c_str());
+  r.out["device"] = "sim:" + pname;
+  r.out["workload"] = plans.front().name;
+  return r;
+}
+
 int run_advise(AdviseArgs& a) {
   a.apply.gpu = a.gpu;
   if (a.apply.restore) return restore_left(a.apply);
@@ -123,179 +301,26 @@ int run_advise(AdviseArgs& a) {
   if (!a.apply.command.empty() && !a.apply.apply)
     throw std::runtime_error("a command after -- runs only with --apply or --sweep");
   if (!a.mfu.empty()) return run_mfu(a);
-  // Zeus' cost weighs time by the device's power limit, set below per device.
-  const experiment::Objective obj = experiment::parse_objective(a.objective, 1);
+  // Zeus' cost weighs time by the device's power limit, set per device.
+  experiment::Objective objective = experiment::parse_objective(a.objective, 1);
   const double max_slowdown = a.max_slowdown_pct >= 0 ? a.max_slowdown_pct / 100 : -1;
-  std::vector<advise::Knob> knobs;
-  std::vector<advise::Outcome> outcomes;
-  std::size_t chosen = 0;
-  nlohmann::json out;
-  experiment::Objective objective = obj;
-  std::string label = a.trace;
-  trace::Trace recorded;
-  if (a.trace.empty() && a.device == "gpu") {
-    // The workload on the GPU as found, recorded; then the same prediction as from a trace.
-    std::string why;
-    auto backend = open_backend("gpu", 1, &why);
-    backend->set_configs(workload_plans(a.workload, backend->peak_rates()));
-    if (backend->config_count() != 1)
-      throw std::runtime_error("--chunks: advise takes one chunk count");
-    std::printf("powershape advise: running %s on %s as found for %.0f s\n",
-                backend->config_name(0).c_str(), backend->describe().c_str(), a.gpu_seconds);
-    std::fflush(stdout);
-    backend->idle(1);
-    backend->measure(0, a.gpu_seconds);
-    backend->idle(1);
-    recorded = backend->recorded();
-    label = backend->describe() + " (" + backend->config_name(0) + ")";
-  }
-  if (!label.empty()) {
-    const trace::Trace t = a.trace.empty() ? recorded : trace::read_csv(a.trace);
-    int gpus = static_cast<int>(t.devices.size());
-    for (const auto& row : t.samples) gpus = std::max(gpus, row.gpu + 1);
-    if (a.gpu >= gpus)
-      throw std::runtime_error("--gpu: " + label + " has " + std::to_string(gpus) + " GPU(s)");
-    // A trace without device lines (an older recording) describes its GPU through --profile.
-    const telemetry::DeviceInfo dev = static_cast<std::size_t>(a.gpu) < t.devices.size()
-                                          ? t.devices[static_cast<std::size_t>(a.gpu)]
-                                          : telemetry::DeviceInfo{};
-    std::string name = a.profile.empty() ? sim::profile_for_gpu(dev.name) : a.profile;
-    advise::VoltageCurve v;
-    advise::SettingRange range;
-    advise::TraceModelOptions mo;
-    if (!name.empty()) {
-      const sim::Profile p = sim::load_profile(name);
-      v = advise::voltage_curve(p);
-      range = advise::setting_range(p);
-      mo = advise::trace_options(p);
-    } else {
-      const double fmax = dev.max_sm_clock_mhz.ok() ? dev.max_sm_clock_mhz.value : 0;
-      if (!(fmax > 0))
-        throw std::runtime_error(a.trace +
-                                 ": the GPU's maximum clock is not recorded and no "
-                                 "profile matches '" +
-                                 dev.name + "' (give --profile)");
-      v = {fmax, {{fmax * 0.25, 0.7}, {fmax, 1.0}}};  // a generic V/f shape
-      range.min_mhz = fmax * 0.25;
-      range.max_mhz = fmax;
-    }
-    mo.phases.window_s = a.window_s;
-    range.modes.clear();  // a trace's GPU is an NVML one: no power modes
-    if (dev.max_sm_clock_mhz.ok()) range.max_mhz = static_cast<double>(dev.max_sm_clock_mhz.value);
-    if (dev.min_power_limit_mw.ok() && dev.max_power_limit_mw.ok() &&
-        dev.enforced_power_limit_mw.ok()) {
-      range.min_limit_w = dev.min_power_limit_mw.value * 1e-3;
-      range.max_limit_w = dev.max_power_limit_mw.value * 1e-3;
-      range.default_limit_w = dev.enforced_power_limit_mw.value * 1e-3;
-    }
-    objective.p_max_w = range.default_limit_w;
-    knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
-    const auto m = advise::fit_trace_model(t, a.gpu, v, mo);
-    std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", label.c_str(), a.gpu,
-                dev.name.empty() ? "not named in the trace" : dev.name.c_str(),
-                name.empty() ? "generic" : name.c_str());
-    std::printf("\n%-14s %7s %10s %7s %12s %7s %15s %22s %8s\n", "class", "windows", "seconds",
-                "time", "energy J", "energy", "clocks MHz", "P(f) static + slope W", "RMS W");
-    const auto shares = analysis::phase_shares(m.windows);
-    double total_s = 0, total_j = 0;
-    for (const auto& s : shares) {
-      total_s += s.seconds;
-      total_j += s.energy_j;
-    }
-    for (const auto& s : shares) {
-      std::printf("%-14s %7d %10.1f %6.1f%% %12.0f %6.1f%%", analysis::to_string(s.cls).c_str(),
-                  s.windows, s.seconds, s.seconds / total_s * 100, s.energy_j,
-                  s.energy_j / total_j * 100);
-      for (const auto& c : m.classes) {
-        if (c.cls != s.cls || c.windows == 0) continue;
-        std::printf(" %7.0f-%-7.0f %8.1f + %-8.1f%s %8.1f", c.clock_lo_mhz, c.clock_hi_mhz,
-                    c.static_w, c.slope_w, c.fitted ? "  " : " *", c.rms_w);
-      }
-      std::printf("\n");
-    }
-    std::printf("(* too narrow a clock range to fit: idle power + each window's own activity)\n");
-    if (m.step_clock_share >= 0)
-      std::printf("learned from %d '%s' regions: %.0f%% of a step's time scales with the clock\n",
-                  m.steps, m.step_region.c_str(), m.step_clock_share * 100);
-    else if (m.steps > 0)
-      std::printf(
-          "clock-bound share of time assumed by class (compute-bound 85-100%%, "
-          "memory-bound 0-50%%, bursty 30-80%%): the %d '%s' regions ran at one clock or "
-          "at the power cap, which says nothing of time against clock\n",
-          m.steps, m.step_region.c_str());
-    else
-      std::printf(
-          "clock-bound share of time assumed by class (compute-bound 85-100%%, "
-          "memory-bound 0-50%%, bursty 30-80%%; mark steps as regions to learn it)\n");
-    outcomes = advise::predict_from_trace(m, advise::exhaustive_settings(range, knobs).size() > 400
-                                                 ? advise::candidate_settings(range, knobs, 40)
-                                                 : advise::exhaustive_settings(range, knobs));
-    chosen = advise::choose(outcomes, objective, max_slowdown, true);
-    const std::string pick = selector_pick(t, a.gpu, range, outcomes);
-    std::printf("\npredicted for the recorded work, objective %s", objective.describe().c_str());
-    if (max_slowdown >= 0)
-      std::printf(", at most %g%% slower at the interval's upper end", a.max_slowdown_pct);
-    std::printf(":\n");
-    print_outcomes(outcomes, chosen, "s", 1e-3);
-    print_choice(outcomes, chosen, objective, max_slowdown);
-    std::printf("%s", pick.c_str());
-    std::printf(
-        "not validated: the GPU was not run at these settings (predicted from the clocks it "
-        "visited by itself); `powershape advise --apply` sets the choice, and a monitor around "
-        "your job then measures it\n");
-    out["source"] = label;
+  Advice r;
+  if (!a.trace.empty()) {
+    r = from_trace(a, trace::read_csv(a.trace), a.trace, objective, max_slowdown);
+  } else if (a.device == "gpu") {
+    std::string label;
+    const trace::Trace t = run_on_gpu(a, label);
+    r = from_trace(a, t, label, objective, max_slowdown);
   } else {
-    if (a.device.rfind("sim", 0) != 0)
-      throw std::runtime_error("--device: expected gpu or sim:PROFILE, found '" + a.device + "'");
-    const std::string pname = a.device.size() > 4 ? a.device.substr(4) : "h200";
-    sim::Profile p = sim::load_profile(pname);
-    if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
-    auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
-    if (plans.size() != 1) throw std::runtime_error("--chunks: advise takes one chunk count");
-    objective.p_max_w = p.power_limit_w;
-    // A Jetson's power budget is set through its modes (nvpmodel), its clock through devfreq.
-    knobs = advise::parse_knobs(
-        a.knobs.empty() ? (p.power_modes.empty() ? "clock,power" : "clock,mode") : a.knobs);
-    const auto r =
-        advise::search_settings(p, plans.front(), knobs, objective, max_slowdown, a.points, a.sim);
-    std::string pick;
-    {  // the selector's pick from a short run as found, simulated like the rest
-      sim::SimOptions so;
-      so.seconds = 2;
-      so.lead_in_s = 0;
-      so.tail_s = 0;
-      so.step_s = a.sim.step_s;
-      const auto run = sim::simulate(p, plans.front(), so);
-      const auto range = advise::setting_range(p);
-      const advise::Setting s{
-          range.snap_clock_mhz(advise::load_selector().predict(
-                                   advise::features_of(run.trace, 0, p.power_limit_w, p.max_mhz)) *
-                               p.max_mhz),
-          0, ""};
-      const auto two = advise::simulate_settings(p, plans.front(), {advise::Setting{}, s}, a.sim);
-      pick = describe_pick(two[1]);
-    }
-    outcomes = r.outcomes;
-    chosen = r.chosen;
-    const std::size_t every = advise::exhaustive_settings(advise::setting_range(p), knobs).size();
-    std::printf("powershape advise: %s on simulated %s (%s profile), objective %s\n",
-                plans.front().name.c_str(), p.name.c_str(), p.status.c_str(),
-                objective.describe().c_str());
-    std::printf("%zu settings simulated (%d runs; every settable value would be %zu settings)\n\n",
-                outcomes.size(), r.simulations, every);
-    print_outcomes(outcomes, chosen, "ms/iter", 1);
-    print_choice(outcomes, chosen, objective, max_slowdown);
-    std::printf("%s", pick.c_str());
-    out["device"] = "sim:" + pname;
-    out["workload"] = plans.front().name;
+    r = on_simulator(a, objective, max_slowdown);
   }
-  out["objective"] = objective.describe();
-  out["max_slowdown"] = max_slowdown;
-  out["outcomes"] = nlohmann::json::array();
-  for (const auto& x : outcomes) out["outcomes"].push_back(to_json(x));
-  out["recommended"] = to_json(outcomes[chosen]);
-  if (!a.out.empty()) util::write_json_file(a.out, out);
-  if (a.apply.apply) return apply_setting(a.apply, outcomes[chosen].setting);
+  r.out["objective"] = objective.describe();
+  r.out["max_slowdown"] = max_slowdown;
+  r.out["outcomes"] = nlohmann::json::array();
+  for (const auto& x : r.outcomes) r.out["outcomes"].push_back(to_json(x));
+  r.out["recommended"] = to_json(r.outcomes[r.chosen]);
+  if (!a.out.empty()) util::write_json_file(a.out, r.out);
+  if (a.apply.apply) return apply_setting(a.apply, r.outcomes[r.chosen].setting);
   return 0;
 }
 
