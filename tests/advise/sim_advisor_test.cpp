@@ -88,6 +88,12 @@ TEST(SimAdvisor, RefusesUnboundedOrUnpairedRuns) {
   o.seconds = 1e6;
   EXPECT_THROW(simulate_settings(p, plan, {Setting{}}, o), std::invalid_argument);
   EXPECT_THROW(simulate_settings(p, plan, {{1000, 0, ""}}, quick()), std::invalid_argument);
+  // An iteration of hours would make a sweep of settings unbounded.
+  const auto huge = plan_on(p, {workload::Products{1'000'000}});
+  EXPECT_THROW(simulate_settings(p, huge, {Setting{}}, quick()), std::invalid_argument);
+  EXPECT_THROW(search_settings(p, huge, {Knob::kClock}, experiment::parse_objective("energy", 700),
+                               -1, 8, quick()),
+               std::invalid_argument);
 }
 
 }  // namespace powershape::advise

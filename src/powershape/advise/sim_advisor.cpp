@@ -112,10 +112,19 @@ Outcome outcome_of(const Setting& s, const std::vector<Sample>& runs,
   return c;
 }
 
-void check(const SimAdviseOptions& o) {
+void check(const sim::Profile& p, const workload::Plan& plan, const SimAdviseOptions& o) {
   if (!(o.seconds >= 0.1 && o.seconds <= 600))
     throw std::invalid_argument("--seconds: expected 0.1 to 600 s a setting");
   if (o.seeds < 2 || o.seeds > 20) throw std::invalid_argument("--seeds: expected 2 to 20");
+  // Each setting and seed runs whole iterations three times (finding its temperature, warming
+  // up, measuring): an iteration must stay short for a sweep of settings to stay bounded.
+  double nominal_s = 0;
+  for (const auto& ph : plan.phases) nominal_s += sim::phase_seconds(p, ph, p.max_mhz);
+  if (!(nominal_s <= kMaxIterationS))
+    throw std::invalid_argument(
+        "'" + plan.name + "' takes " + std::to_string(nominal_s) + " s an iteration at " + p.name +
+        "'s peak rates; advise simulates many: at most " +
+        std::to_string(static_cast<int>(kMaxIterationS)) + " s (a smaller --shape)");
 }
 
 }  // namespace
@@ -123,7 +132,7 @@ void check(const SimAdviseOptions& o) {
 std::vector<Outcome> simulate_settings(const sim::Profile& p, const workload::Plan& plan,
                                        const std::vector<Setting>& settings,
                                        const SimAdviseOptions& o) {
-  check(o);
+  check(p, plan, o);
   if (settings.empty() || !settings.front().is_default())
     throw std::invalid_argument("the settings must start with the baseline");
   const std::vector<Sample> base = runs_of(p, plan, settings.front(), o);
@@ -138,7 +147,7 @@ SearchResult search_settings(const sim::Profile& p, const workload::Plan& plan,
                              const std::vector<Knob>& knobs, const experiment::Objective& objective,
                              double max_slowdown, int points, const SimAdviseOptions& o) {
   const SettingRange range = setting_range(p);
-  check(o);
+  check(p, plan, o);
   SearchResult r;
   const std::vector<Sample> base = runs_of(p, plan, Setting{}, o);
   auto add = [&](const Setting& s) {

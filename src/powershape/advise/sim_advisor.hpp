@@ -23,8 +23,12 @@ struct SimAdviseOptions {
   uint64_t seed = 1;
 };
 
+// The longest iteration (at the device's peak rates) advise simulates settings of.
+inline constexpr double kMaxIterationS = 60;
+
 // Outcomes of each setting; settings[0] is the baseline the ratios are against. Throws
-// std::invalid_argument on options out of range (seconds 0.1..600, seeds 2..20).
+// std::invalid_argument on options out of range (seconds 0.1..600, seeds 2..20) or an iteration
+// longer than kMaxIterationS.
 std::vector<Outcome> simulate_settings(const sim::Profile& p, const workload::Plan& plan,
                                        const std::vector<Setting>& settings,
                                        const SimAdviseOptions& o);

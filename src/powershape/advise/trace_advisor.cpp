@@ -296,6 +296,11 @@ std::vector<Outcome> predict_from_trace(const TraceModel& m, const std::vector<S
   // (NVML's utilisation, sampled over 1/6 s, calls a window memory-bound that runs products
   // between its streams, as matmul-softmax-matmul does: 0.4 of its time follows the clock on
   // the L40S model); bursty 0.3-0.8.
+  // A long trace (a day of 1 s windows) against every setting: fewer resamples, at least 50, so
+  // that the replays stay under ~5e8 windows.
+  resamples = static_cast<int>(
+      std::clamp(5e8 / (static_cast<double>(all.size()) * static_cast<double>(settings.size())),
+                 50.0, static_cast<double>(std::max(resamples, 50))));
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<std::size_t> draw(0, all.size() - 1);
   std::uniform_real_distribution<double> unit(0, 1);

@@ -81,7 +81,8 @@ TraceModel fit_trace_model(const trace::Trace& t, int gpu, const VoltageCurve& v
                            const TraceModelOptions& o = {});
 
 // The trace's time and energy under each setting (settings[0] the baseline, as found), with 95%
-// bootstrap intervals over windows and over the assumed clock shares where they were not learned.
+// bootstrap intervals over windows and over the assumed clock shares where they were not learned
+// (fewer resamples, at least 50, for a long trace against many settings).
 std::vector<Outcome> predict_from_trace(const TraceModel& m, const std::vector<Setting>& settings,
                                         uint64_t seed = 1, int resamples = 300);
 
