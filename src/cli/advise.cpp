@@ -30,7 +30,7 @@ struct AdviseArgs {
   std::string trace, device = "sim:h200", profile, power_mode, knobs, objective = "energy", out,
                      mfu;
   workload::WorkloadArgs workload;
-  int gpu = 0, points = 8, rounds = 2;
+  int gpu = 0, points = 0, rounds = 2;  // points 0: 8 a knob simulated, 4 measured (--sweep)
   bool sweep = false;
   std::string source = "nvml";
   double max_slowdown_pct = -1, window_s = 1, peak_tflops = 0, gpu_seconds = 30;
@@ -246,8 +246,8 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
   // A Jetson's power budget is set through its modes (nvpmodel), its clock through devfreq.
   knobs = advise::parse_knobs(
       a.knobs.empty() ? (p.power_modes.empty() ? "clock,power" : "clock,mode") : a.knobs);
-  const auto found =
-      advise::search_settings(p, plans.front(), knobs, objective, max_slowdown, a.points, a.sim);
+  const auto found = advise::search_settings(p, plans.front(), knobs, objective, max_slowdown,
+                                             a.points > 0 ? a.points : 8, a.sim);
   std::string pick;
   {  // the selector's pick from a short run as found, simulated like the rest
     sim::SimOptions so;
@@ -290,7 +290,7 @@ int run_advise(AdviseArgs& a) {
     w.source = a.source;
     w.gpu = a.gpu;
     w.rounds = a.rounds;
-    w.points = a.points;
+    w.points = a.points > 0 ? a.points : 4;
     w.knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
     w.objective = experiment::parse_objective(a.objective, 1);
     w.objective.p_max_w = 0;  // the GPU's limit, once NVML has said it
@@ -356,7 +356,7 @@ void add_advise(CLI::App& app) {
   cmd->add_option("--max-slowdown", a.max_slowdown_pct,
                   "Percent slower than as found a recommendation may be (default: any)")
       ->check(finite_in(0, 100));
-  cmd->add_option("--points", a.points, "Coarse values a knob (default 8)")
+  cmd->add_option("--points", a.points, "Coarse values a knob (default 8; 4 with --sweep)")
       ->check(CLI::Range(2, 200));
   cmd->add_option("--seconds", a.sim.seconds, "Simulated seconds a setting and seed (default 3)")
       ->check(finite_in(0.1, 600));
