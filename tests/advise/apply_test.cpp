@@ -53,11 +53,21 @@ TEST_F(ApplyTest, SetsThroughNvmlAndPutsItBack) {
   auto target = nvml_target(0);
   {
     Applied held(*target, {1410, 450, ""}, records_);
-    EXPECT_EQ(nvml_state(), "0 450000 0 1410");
-    EXPECT_EQ(records(), 1u);  // written before anything changed
+    EXPECT_EQ(nvml_state(), "0 450000 345 1410");  // a cap: the floor the lowest supported clock
+    EXPECT_EQ(records(), 1u);                      // written before anything changed
   }
   EXPECT_EQ(nvml_state(), "0 700000 0 0");  // the limit as it was, the clocks unlocked
   EXPECT_EQ(records(), 0u);
+}
+
+TEST_F(ApplyTest, WithoutTheSupportedClocksTheFloorIsZero) {
+  setenv("POWERSHAPE_FAKE_NVML_FAULTS", "code=supported_clocks:not_supported", 1);
+  auto target = nvml_target(0);
+  {
+    Applied held(*target, {1410, 0, ""}, records_);
+    EXPECT_EQ(nvml_state(), "0 0 0 1410");
+  }
+  EXPECT_EQ(nvml_state(), "0 700000 0 0");
 }
 
 TEST_F(ApplyTest, WithoutPermissionSaysSoAndLeavesNothingSet) {

@@ -45,7 +45,7 @@ check "no restore record is left" test -z "$(ls -A "$tmp/state" 2>/dev/null)"
 "$ps" advise --trace "$trace" --knobs clock --apply >"$tmp/hold.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q "holding it" "$tmp/hold.out" 2>/dev/null && break; sleep 0.1; done
-check "held until a signal" grep -q "^0 700000 0 [1-9]" "$tmp/settings"
+check "held until a signal" grep -q "^0 700000 345 [1-9]" "$tmp/settings"
 kill -TERM $pid; wait $pid; rc=$?
 check "SIGTERM puts it back and exits 143" test $rc -eq 143
 check "the clocks are unlocked again" grep -q "^0 700000 0 0" "$tmp/settings"

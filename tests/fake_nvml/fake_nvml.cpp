@@ -22,7 +22,7 @@
 //                                future (by an hour) and at 0
 //   FUNC: count, handle, name, uuid, driver_version, power_limit, enforced_limit, constraints,
 //   max_clock, threshold, power_usage, energy, clock, temperature, reasons, utilization, fields,
-//   samples, set_power_limit, set_clocks, reset_clocks.
+//   samples, supported_clocks, set_power_limit, set_clocks, reset_clocks.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -355,6 +355,25 @@ nvml::Return nvmlDeviceGetEnforcedPowerLimit(nvml::Device d, unsigned* v) {
   if (nvml::Return r = inject("enforced_limit", index_of(d))) return r;
   const Settings s = settings_of(index_of(d));
   return s.limit_mw > 0 && valid(d) ? (*v = s.limit_mw, nvml::kSuccess) : info(d, v, 700000);
+}
+// An H200's: memory 3201 MHz, graphics 1980 down to 345 MHz in 15 MHz steps.
+nvml::Return nvmlDeviceGetSupportedMemoryClocks(nvml::Device d, unsigned* n, unsigned* mhz) {
+  if (!valid(d)) return 2;
+  if (nvml::Return r = inject("supported_clocks", index_of(d))) return r;
+  if (*n < 1) return nvml::kErrorInsufficientSize;
+  *n = 1;
+  mhz[0] = 3201;
+  return nvml::kSuccess;
+}
+nvml::Return nvmlDeviceGetSupportedGraphicsClocks(nvml::Device d, unsigned mem, unsigned* n,
+                                                  unsigned* mhz) {
+  if (!valid(d) || mem != 3201) return 2;
+  if (nvml::Return r = inject("supported_clocks", index_of(d))) return r;
+  const unsigned count = (1980 - 345) / 15 + 1;
+  if (*n < count) return nvml::kErrorInsufficientSize;
+  *n = count;
+  for (unsigned i = 0; i < count; ++i) mhz[i] = 1980 - 15 * i;
+  return nvml::kSuccess;
 }
 nvml::Return nvmlDeviceSetPowerManagementLimit(nvml::Device d, unsigned mw) {
   if (!valid(d)) return 2;

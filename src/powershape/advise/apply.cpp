@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -59,9 +60,24 @@ class NvmlTarget : public SettingsTarget {
     if (s.clock_cap_mhz > 0)
       check(api.DeviceSetGpuLockedClocks == nullptr
                 ? nvml::kErrorFunctionNotFound
-                : api.DeviceSetGpuLockedClocks(dev_, 0,
+                : api.DeviceSetGpuLockedClocks(dev_, lowest_clock_mhz(),
                                                static_cast<unsigned>(std::lround(s.clock_cap_mhz))),
             "locked SM clocks");
+  }
+  // A cap, not a lock: the floor is the lowest graphics clock the GPU supports (at its highest
+  // memory clock); 0 where NVML cannot list them.
+  unsigned lowest_clock_mhz() const {
+    const auto& api = lib_.api();
+    if (api.DeviceGetSupportedMemoryClocks == nullptr ||
+        api.DeviceGetSupportedGraphicsClocks == nullptr)
+      return 0;
+    unsigned mem[64], n = 64;
+    if (api.DeviceGetSupportedMemoryClocks(dev_, &n, mem) != nvml::kSuccess || n == 0) return 0;
+    unsigned gfx[512], m = 512;
+    const unsigned top = *std::max_element(mem, mem + std::min(n, 64u));
+    if (api.DeviceGetSupportedGraphicsClocks(dev_, top, &m, gfx) != nvml::kSuccess || m == 0)
+      return 0;
+    return *std::min_element(gfx, gfx + std::min(m, 512u));
   }
   void restore(const json& snap) override {
     const auto& api = lib_.api();

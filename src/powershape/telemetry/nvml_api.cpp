@@ -68,6 +68,8 @@ Library::Library(const std::string& path) {
   resolve(handle_, api_.DeviceGetUtilizationRates, "nvmlDeviceGetUtilizationRates");
   resolve(handle_, api_.DeviceGetFieldValues, "nvmlDeviceGetFieldValues");
   resolve(handle_, api_.DeviceGetSamples, "nvmlDeviceGetSamples");
+  resolve(handle_, api_.DeviceGetSupportedMemoryClocks, "nvmlDeviceGetSupportedMemoryClocks");
+  resolve(handle_, api_.DeviceGetSupportedGraphicsClocks, "nvmlDeviceGetSupportedGraphicsClocks");
   resolve(handle_, api_.DeviceSetPowerManagementLimit, "nvmlDeviceSetPowerManagementLimit");
   resolve(handle_, api_.DeviceSetGpuLockedClocks, "nvmlDeviceSetGpuLockedClocks");
   resolve(handle_, api_.DeviceResetGpuLockedClocks, "nvmlDeviceResetGpuLockedClocks");

@@ -106,6 +106,8 @@ struct Api {
   Return (*DeviceGetSamples)(Device, unsigned, unsigned long long, ValueType*, unsigned*,
                              SampleValue*) = nullptr;
 
+  Return (*DeviceGetSupportedMemoryClocks)(Device, unsigned*, unsigned*) = nullptr;
+  Return (*DeviceGetSupportedGraphicsClocks)(Device, unsigned, unsigned*, unsigned*) = nullptr;
   // Setters (need root or CAP_SYS_ADMIN): only `advise --apply` calls them.
   Return (*DeviceSetPowerManagementLimit)(Device, unsigned) = nullptr;
   Return (*DeviceSetGpuLockedClocks)(Device, unsigned, unsigned) = nullptr;
