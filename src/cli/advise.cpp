@@ -165,13 +165,7 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
   }
   mo.phases.window_s = a.window_s;
   range.modes.clear();  // a trace's GPU is an NVML one: no power modes
-  if (dev.max_sm_clock_mhz.ok()) range.max_mhz = static_cast<double>(dev.max_sm_clock_mhz.value);
-  if (dev.min_power_limit_mw.ok() && dev.max_power_limit_mw.ok() &&
-      dev.enforced_power_limit_mw.ok()) {
-    range.min_limit_w = dev.min_power_limit_mw.value * 1e-3;
-    range.max_limit_w = dev.max_power_limit_mw.value * 1e-3;
-    range.default_limit_w = dev.enforced_power_limit_mw.value * 1e-3;
-  }
+  range = advise::with_device_limits(range, dev);
   objective.p_max_w = range.default_limit_w;
   knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
   const auto m = advise::fit_trace_model(t, a.gpu, v, mo);
@@ -211,9 +205,9 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
     std::printf(
         "clock-bound share of time assumed by class (compute-bound 85-100%%, "
         "memory-bound 0-50%%, bursty 30-80%%; mark steps as regions to learn it)\n");
-  outcomes = advise::predict_from_trace(m, advise::exhaustive_settings(range, knobs).size() > 400
-                                               ? advise::candidate_settings(range, knobs, 40)
-                                               : advise::exhaustive_settings(range, knobs));
+  auto settings = advise::exhaustive_settings(range, knobs);
+  if (settings.size() > 400) settings = advise::candidate_settings(range, knobs, 40);
+  outcomes = advise::predict_from_trace(m, settings);
   chosen = advise::choose(outcomes, objective, max_slowdown, true);
   const std::string pick = selector_pick(t, a.gpu, range, outcomes);
   std::printf("\npredicted for the recorded work, objective %s", objective.describe().c_str());

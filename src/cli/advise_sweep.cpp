@@ -22,15 +22,9 @@ namespace {
 advise::SettingRange range_of(const telemetry::DeviceInfo& d) {
   if (!d.max_sm_clock_mhz.ok())
     throw std::runtime_error("--sweep: the GPU's maximum SM clock cannot be read");
-  advise::SettingRange r;
-  r.max_mhz = static_cast<double>(d.max_sm_clock_mhz.value);
+  advise::SettingRange r = advise::with_device_limits({}, d);
   r.min_mhz = r.max_mhz * advise::kLowestCapShare;
   r.clock_step_mhz = 15;
-  if (d.min_power_limit_mw.ok() && d.max_power_limit_mw.ok() && d.enforced_power_limit_mw.ok()) {
-    r.min_limit_w = d.min_power_limit_mw.value * 1e-3;
-    r.max_limit_w = d.max_power_limit_mw.value * 1e-3;
-    r.default_limit_w = d.enforced_power_limit_mw.value * 1e-3;
-  }
   return r;
 }
 

@@ -65,8 +65,7 @@ std::vector<Setting> grid(const SettingRange& r, const std::vector<Knob>& knobs,
   if (has(knobs, Knob::kClock)) {
     const double step = r.clock_step_mhz;
     span(
-        std::max(r.min_mhz, std::ceil(r.max_mhz * kLowestCapShare / step) * step),
-        std::floor((r.max_mhz - step) / step) * step, step,
+        r.lowest_cap_mhz(), r.highest_cap_mhz(), step,
         [&](double f) { return r.snap_clock_mhz(f); },
         [](double f) {
           return Setting{f, 0, ""};
@@ -75,8 +74,7 @@ std::vector<Setting> grid(const SettingRange& r, const std::vector<Knob>& knobs,
   if (has(knobs, Knob::kPowerLimit) && r.max_limit_w > r.min_limit_w && r.default_limit_w > 0) {
     const double step = r.limit_step_w();
     span(
-        r.snap_limit_w(r.min_limit_w), r.snap_limit_w(r.default_limit_w - step), step,
-        [&](double w) { return r.snap_limit_w(w); },
+        r.lowest_limit_w(), r.highest_limit_w(), step, [&](double w) { return r.snap_limit_w(w); },
         [](double w) {
           return Setting{0, w, ""};
         });
@@ -96,6 +94,24 @@ double SettingRange::limit_step_w() const {
 double SettingRange::snap_limit_w(double w) const {
   const double lo = std::round(min_limit_w), step = limit_step_w();
   return lo + std::round((w - lo) / step) * step;
+}
+
+double SettingRange::lowest_cap_mhz() const {
+  return std::max(min_mhz, std::ceil(max_mhz * kLowestCapShare / clock_step_mhz) * clock_step_mhz);
+}
+
+double SettingRange::highest_cap_mhz() const {
+  return std::floor((max_mhz - clock_step_mhz) / clock_step_mhz) * clock_step_mhz;
+}
+
+SettingRange with_device_limits(SettingRange r, const telemetry::DeviceInfo& d) {
+  if (d.max_sm_clock_mhz.ok()) r.max_mhz = static_cast<double>(d.max_sm_clock_mhz.value);
+  if (d.min_power_limit_mw.ok() && d.max_power_limit_mw.ok() && d.enforced_power_limit_mw.ok()) {
+    r.min_limit_w = static_cast<double>(d.min_power_limit_mw.value) * 1e-3;
+    r.max_limit_w = static_cast<double>(d.max_power_limit_mw.value) * 1e-3;
+    r.default_limit_w = static_cast<double>(d.enforced_power_limit_mw.value) * 1e-3;
+  }
+  return r;
 }
 
 double SettingRange::snap_clock_mhz(double mhz) const {

@@ -7,6 +7,7 @@
 
 #include "powershape/experiment/stats.hpp"
 #include "powershape/experiment/tune.hpp"
+#include "powershape/telemetry/device_info.hpp"
 
 namespace powershape::advise {
 
@@ -30,7 +31,16 @@ struct SettingRange {
   double limit_step_w() const;
   double snap_limit_w(double w) const;      // the nearest such limit
   double snap_clock_mhz(double mhz) const;  // the nearest multiple of the clock step
+  // The clock caps and power limits considered, lowest and highest (candidate_settings' lattice).
+  double lowest_cap_mhz() const;
+  double highest_cap_mhz() const;
+  double lowest_limit_w() const { return snap_limit_w(min_limit_w); }
+  double highest_limit_w() const { return snap_limit_w(default_limit_w - limit_step_w()); }
 };
+
+// The range with what NVML reported of the GPU where it did: its maximum SM clock, and its power
+// limits (lowest, highest, enforced) when all three are known.
+SettingRange with_device_limits(SettingRange r, const telemetry::DeviceInfo& d);
 
 enum class Knob { kClock, kPowerLimit, kMode };
 // "clock", "power" or "mode" lists -> knobs; throws naming --knobs.

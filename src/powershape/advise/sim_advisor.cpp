@@ -166,18 +166,13 @@ SearchResult search_settings(const sim::Profile& p, const workload::Plan& plan,
   std::vector<Axis> axes;
   auto on = [&](Knob k) { return std::find(knobs.begin(), knobs.end(), k) != knobs.end(); };
   if (on(Knob::kClock)) {
-    const double step = range.clock_step_mhz;
-    const double lo =
-        std::max(range.min_mhz, std::ceil(range.max_mhz * kLowestCapShare / step) * step);
-    const double hi = std::floor((range.max_mhz - step) / step) * step;
-    axes.push_back({&Setting::clock_cap_mhz, step, (hi - lo) / (points - 1), lo, hi,
+    const double lo = range.lowest_cap_mhz(), hi = range.highest_cap_mhz();
+    axes.push_back({&Setting::clock_cap_mhz, range.clock_step_mhz, (hi - lo) / (points - 1), lo, hi,
                     [&](double f) { return range.snap_clock_mhz(f); }});
   }
   if (on(Knob::kPowerLimit) && range.max_limit_w > range.min_limit_w) {
-    const double step = range.limit_step_w();
-    const double lo = range.snap_limit_w(range.min_limit_w);
-    const double hi = range.snap_limit_w(range.default_limit_w - step);
-    axes.push_back({&Setting::power_limit_w, step, (hi - lo) / (points - 1), lo, hi,
+    const double lo = range.lowest_limit_w(), hi = range.highest_limit_w();
+    axes.push_back({&Setting::power_limit_w, range.limit_step_w(), (hi - lo) / (points - 1), lo, hi,
                     [&](double w) { return range.snap_limit_w(w); }});
   }
   for (const Axis& a : axes) {
