@@ -166,6 +166,7 @@ int run_calibrate(CalibrateArgs& a) {
         "fitted kernels: launch %.1f us, epilogue exposed up to k = %.0f, memory efficiency",
         q.kernel_launch_us, q.epilogue_k);
     for (const auto& [k, v] : q.memory_efficiency) std::printf(" %s %.3f", k.c_str(), v);
+    if (q.issue_activity > 0) std::printf(", issue-bound SM activity %.2f", q.issue_activity);
     std::printf("\n");
   }
   const auto& q = c.profile;
@@ -178,6 +179,9 @@ int run_calibrate(CalibrateArgs& a) {
       q.flops_per_cycle, q.dynamic_w, q.fast_limit_w, q.window_ms, q.gain_mhz_per_w_s,
       q.recovery_mhz_per_s, q.memory_w, q.memory_phase_activity, q.r_die_c_per_w, q.tau_die_s,
       q.r_sink_c_per_w, q.tau_sink_s, q.ambient_c);
+  if (q.medium_gain_mhz_per_w_s > 0)
+    std::printf("fitted medium loop: window_ms %.1f, gain_mhz_per_w_s %.1f\n", q.medium_window_ms,
+                q.medium_gain_mhz_per_w_s);
   if (!a.out.empty()) {
     util::write_json_file(a.out, sim::to_json(q));
     std::printf("wrote %s\n", a.out.c_str());

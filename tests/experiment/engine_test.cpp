@@ -40,6 +40,15 @@ TEST(Engine, WarmsUpUntilTheTelemetrySettles) {
   EXPECT_EQ(n.warmup.size(), 10u);
 }
 
+TEST(Engine, AClockThatWandersWithoutDriftingHasSettled) {
+  FakeBackend b({1, 1}, 0.001, 1, 6, 0.02);  // +-2% from window to window once settled
+  Design d;
+  auto r = run_design(b, d);
+  EXPECT_TRUE(r.settled);
+  EXPECT_LE(r.warmup.size(), 12u);  // the 6 windows after it settles, at most a few more
+  EXPECT_GE(r.warmup.size(), 11u);  // not before: the windows before it were drifting
+}
+
 TEST(Engine, WarmUpWindowsHoldFiveIterations) {
   FakeBackend b({1, 1}, 0.001, 1, 6);  // 10 ms iterations
   Design d;

@@ -11,8 +11,15 @@ namespace powershape::experiment {
 // seeded relative noise; its power and clock settle over the first `settle` measurements.
 class FakeBackend : public Backend {
  public:
-  FakeBackend(std::vector<double> effect, double noise, uint64_t seed, int settle = 4)
-      : effect_(std::move(effect)), noise_(0, noise), rng_(seed), settle_(settle) {}
+  // wander: once settled, clock and power still move by this share from window to window (+,
+  // -, -, + in turn), as a power controller hunting around its limit makes them.
+  FakeBackend(std::vector<double> effect, double noise, uint64_t seed, int settle = 4,
+              double wander = 0)
+      : effect_(std::move(effect)),
+        noise_(0, noise),
+        rng_(seed),
+        settle_(settle),
+        wander_(wander) {}
   std::string describe() const override { return "fake"; }
   bool simulated() const override { return true; }
   nlohmann::json device_json() const override { return {{"fake", true}}; }
@@ -29,7 +36,9 @@ class FakeBackend : public Backend {
     m.iterations = 100;
     m.ms_per_iteration = 10 * effect_[i] * (1 + noise_(rng_));
     m.energy_j = 5 * m.iterations * effect_[i] * (1 + noise_(rng_));
-    const double warm = calls_ < settle_ ? 1.0 - 0.1 * (settle_ - calls_) : 1.0;  // 1980 -> settled
+    const double swing = (calls_ % 4 == 1 || calls_ % 4 == 0) ? wander_ : -wander_;
+    const double warm =
+        calls_ < settle_ ? 1.0 - 0.1 * (settle_ - calls_) : 1.0 + swing;  // 1980 -> settled
     m.sm_clock_mhz = 1600 / warm;
     m.avg_power_w = 700 * warm;
     return m;
@@ -45,6 +54,7 @@ class FakeBackend : public Backend {
   std::normal_distribution<double> noise_;
   std::mt19937_64 rng_;
   int settle_, calls_ = 0;
+  double wander_;
 };
 
 }  // namespace powershape::experiment

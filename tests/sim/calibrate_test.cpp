@@ -9,23 +9,29 @@
 
 namespace powershape::sim {
 
-// The targets: the shipped h200 profile reproduces the square-wave burst throughput at
-// every period, and the sustained throughput and clock, within 3%.
+// The targets: the shipped h200 profile reproduces the recording it was fitted to
+// (data/h200/record_with_probe): square-wave burst throughput at every period and the sustained
+// throughput and clock within 3%, average power within 5%.
 TEST(Calibrate, TheShippedH200ProfileMeetsItsRecordingWithin3Percent) {
-  auto data = read_calibration_data(POWERSHAPE_DATA "/h200/record");
+  auto data = read_calibration_data(POWERSHAPE_DATA "/h200/record_with_probe");
   EXPECT_EQ(data.square.size(), 9u);
   ASSERT_FALSE(data.kernels.empty());
   const Profile p = load_profile("h200");
+  int squares = 0;
   for (const auto& t : evaluate(p, data)) {
-    if (t.name == "step response ms") {
-      EXPECT_LT(std::abs(t.error()), 0.15) << t.name;  // NVML shows it at 100 ms resolution
-    } else {
-      EXPECT_LT(std::abs(t.error()), 0.03) << t.name << ": " << t.simulated << " vs " << t.measured;
-    }
+    // The step response (this hour's card took 195 ms, the recording before 106: NVML shows it
+    // at 100 ms resolution), the probe and repro's figures are tested on their own.
+    if (t.name == "step response ms" || t.name.find("(probe)") != std::string::npos ||
+        t.name.find("chunks=") != std::string::npos)
+      continue;
+    const bool watts = t.name.back() == 'W';
+    squares += t.name.rfind("square", 0) == 0 && !watts;
+    EXPECT_LT(std::abs(t.error()), watts ? 0.05 : 0.03)
+        << t.name << ": " << t.simulated << " vs " << t.measured;
   }
-  EXPECT_LT(thermal_rms_c(p, data.thermal), 3);
-  // Matmul-softmax-matmul's kernels, each timed alone, within 4% at every chunk count (the
-  // worst, 64 chunks, is 3.1% short: per-chunk costs the model does not have).
+  EXPECT_EQ(squares, 9);
+  EXPECT_LT(thermal_rms_c(p, data.thermal), 3.5);
+  // Matmul-softmax-matmul's kernels, each timed alone, within 3% at every chunk count.
   std::map<std::string, std::pair<double, double>> msm;
   for (const auto& k : data.kernels) {
     if (k.config.rfind("msm", 0) != 0) continue;
@@ -33,7 +39,18 @@ TEST(Calibrate, TheShippedH200ProfileMeetsItsRecordingWithin3Percent) {
     msm[k.config].second += kernel_ms(p, k);
   }
   ASSERT_EQ(msm.size(), 7u);
-  for (const auto& [c, v] : msm) EXPECT_NEAR(v.second / v.first, 1, 0.04) << c;
+  for (const auto& [c, v] : msm) EXPECT_NEAR(v.second / v.first, 1, 0.03) << c;
+}
+
+// The same card recorded an hour earlier (data/h200/record), apart from the fit: every square
+// wave's burst throughput and the sustained figures within 3%.
+TEST(Calibrate, TheShippedH200ProfileMeetsAnEarlierRecordingWithin3Percent) {
+  auto data = read_calibration_data(POWERSHAPE_DATA "/h200/record");
+  for (const auto& t : evaluate(load_profile("h200"), data)) {
+    if (t.name.find("TFLOP/s") == std::string::npos && t.name.find("MHz") == std::string::npos)
+      continue;
+    EXPECT_LT(std::abs(t.error()), 0.03) << t.name << ": " << t.simulated << " vs " << t.measured;
+  }
 }
 
 // The on-GPU clock probe of data/h200 (recorded apart from the profile's fit): the real clock in
@@ -67,8 +84,8 @@ TEST(Calibrate, FitsAPerturbedProfileBackTowardsTheData) {
   EXPECT_LT(worst(c.after), 0.05);
 }
 
-// repro -o's results beside a recording are targets too: each configuration's sustained ms and
-// NVML clock, the chunk effect itself.
+// repro -o's results beside a recording are targets too: each configuration's sustained ms,
+// NVML clock and power, the chunk effect itself.
 TEST(Calibrate, ReadsAndSimulatesReproResults) {
   const auto d = read_calibration_data(POWERSHAPE_DATA "/h200/record_with_probe");
   ASSERT_EQ(d.repro.size(), 16u);  // 6 + 6 LM head configurations, 4 of msm
@@ -82,9 +99,20 @@ TEST(Calibrate, ReadsAndSimulatesReproResults) {
   for (const auto& x : evaluate(load_profile("h200"), d)) t.emplace(x.name, x);
   ASSERT_TRUE(t.count("msm 65536x512x65536 chunks=4 ms"));
   ASSERT_TRUE(t.count("lmhead 16384x4096x128256 chunks=64 NVML MHz"));
-  // The shipped profile: 1-chunk steps within 3%; the 64-chunk 16384x4096 step 12% short.
-  EXPECT_LT(std::abs(t.at("lmhead 131072x896x151936 chunks=1 ms").error()), 0.03);
-  EXPECT_LT(std::abs(t.at("msm 65536x512x65536 chunks=1 ms").error()), 0.03);
+  // The shipped profile, fitted to these: 1-chunk steps within 2% (the target) ...
+  for (const char* c :
+       {"lmhead 131072x896x151936", "lmhead 16384x4096x128256", "msm 65536x512x65536"})
+    EXPECT_LT(std::abs(t.at(std::string(c) + " chunks=1 ms").error()), 0.02) << c;
+  // ... the 131072x896 head's chunk effect as the card has it: 8 chunks faster than 1, 16 and
+  // 32 slower than 8, and its reported clock higher at 8 chunks than at 1 ...
+  const auto sim = [&](const std::string& n) { return t.at(n).simulated; };
+  const std::string h = "lmhead 131072x896x151936 chunks=";
+  EXPECT_LT(sim(h + "8 ms"), sim(h + "1 ms"));
+  EXPECT_GT(sim(h + "16 ms"), sim(h + "8 ms"));
+  EXPECT_GT(sim(h + "32 ms"), sim(h + "16 ms"));
+  EXPECT_GT(sim(h + "8 NVML MHz"), sim(h + "1 NVML MHz") + 15);
+  // ... and what it still lacks: the 64-chunk 16384x4096 step over 8% short (per-chunk costs
+  // of products with k = 256 the kernel model does not price).
   EXPECT_LT(t.at("lmhead 16384x4096x128256 chunks=64 ms").error(), -0.08);
 }
 

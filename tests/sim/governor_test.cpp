@@ -17,6 +17,7 @@ Profile simple() {
   p.gain_mhz_per_w_s = 10;          // 100 W over the limit: -1 MHz a step
   p.recovery_mhz_per_s = 500;       // +0.5 MHz a step at most
   p.thermal_gain_mhz_per_c_s = 20;  // 10 C over: -0.2 MHz a step
+  p.medium_gain_mhz_per_w_s = 0;    // the slow loop alone, unless a test adds the medium one
   return p;
 }
 
@@ -68,6 +69,30 @@ TEST(Governor, AveragesPowerOverItsWindow) {
   g.observe(p.power_limit_w + 1000, 40, p.max_mhz);
   for (int i = 0; i < 9; ++i) g.observe(p.power_limit_w, 40, p.max_mhz);
   EXPECT_NEAR(g.target_mhz(), p.max_mhz - 10 * 100 * 0.01, 1e-9);
+}
+
+TEST(Governor, AMediumLoopActsOnItsOwnShorterWindow) {
+  Profile p = simple();
+  p.window_ms = 100;  // the slow loop sees a 10 ms excess diluted ten times
+  p.update_ms = 10;
+  p.gain_mhz_per_w_s = 10;
+  Governor slow_only(p, 1e-3, 0, 0);
+  p.medium_window_ms = 10;
+  p.medium_gain_mhz_per_w_s = 100;
+  p.medium_limit_w = p.power_limit_w + 50;  // 50 W over its own limit
+  Governor both(p, 1e-3, 0, 0);
+  for (Governor* g : {&slow_only, &both}) {
+    for (int i = 0; i < 100; ++i) g->observe(p.power_limit_w, 40, p.max_mhz);  // at the limit
+    for (int i = 0; i < 10; ++i) g->observe(p.power_limit_w + 100, 40, p.max_mhz);
+  }
+  // Slow: 10 MHz/W/s x (100 W x 10/100) x 10 ms = 1 MHz; medium: 100 x 50 W x 10 ms = 50 MHz.
+  EXPECT_NEAR(slow_only.target_mhz(), p.max_mhz - 1, 1e-9);
+  EXPECT_NEAR(both.target_mhz(), p.max_mhz - 50, 1e-9);
+  // A user's limit scales the medium loop's: at half the limit it holds half its own.
+  Governor halved(p, 1e-3, p.power_limit_w / 2, 0);
+  for (int i = 0; i < 10; ++i) halved.observe((p.power_limit_w + 50) / 2 + 10, 40, p.max_mhz);
+  EXPECT_NEAR(halved.target_mhz(), p.max_mhz - 100 * 10 * 0.01, 1e-9);
+  EXPECT_TRUE(both.reasons() & reason::kSwPowerCap);
 }
 
 TEST(Governor, TheThermalLoopActsOnTemperature) {

@@ -21,7 +21,10 @@ std::vector<workload::KernelTime> recorded_by(const Profile& truth) {
       workload::KernelTime soft{config, 0, "softmax", 0, 0, 0, 4.0 * rows * 65536, 0, 1500};
       workload::KernelTime dw{
           config, 0, "dw", v, d, rows, workload::product_bytes(v, d, rows, 4, c > 0), 0, 1500};
-      for (auto* k : {&pass, &soft, &dw}) {
+      // dX of a narrow head: 448 tiles at 8192 rows fill 3.4 waves of 132 SMs.
+      workload::KernelTime dx{
+          config, 0, "dx", rows, 896, v, workload::product_bytes(rows, 896, v, 2, false), 0, 1500};
+      for (auto* k : {&pass, &soft, &dw, &dx}) {
         k->ms = kernel_ms(truth, *k);
         ks.push_back(*k);
       }
@@ -30,18 +33,21 @@ std::vector<workload::KernelTime> recorded_by(const Profile& truth) {
   return ks;
 }
 
-TEST(KernelFit, FindsTheLaunchCostOverlapAndBandwidthsItWasRecordedWith) {
+TEST(KernelFit, FindsTheLaunchCostOverlapWavesAndBandwidthsItWasRecordedWith) {
   Profile truth = load_profile("h200");
   truth.kernel_launch_us = 6;
   truth.epilogue_k = 256;
+  truth.wave_quantization = 0.6;
   truth.memory_efficiency = {{"softmax", 0.2}};
   Profile p = truth;
   p.kernel_launch_us = 0;
   p.epilogue_k = 0;
+  p.wave_quantization = 0;
   p.memory_efficiency.clear();
   const KernelFit f = fit_kernels(p, recorded_by(truth));
   EXPECT_NEAR(p.kernel_launch_us, 6, 0.5);
   EXPECT_NEAR(p.epilogue_k, 256, 256 * 0.1);
+  EXPECT_NEAR(p.wave_quantization, 0.6, 0.05);
   EXPECT_NEAR(p.memory_efficiency_of("softmax"), 0.2, 0.01);
   EXPECT_NEAR(p.memory_efficiency_of("cross_entropy"), 1, 1e-9);  // a copy's pace: not listed
   ASSERT_EQ(f.after.size(), 7u);

@@ -51,6 +51,10 @@ TEST(Profile, AMissingOrOutOfRangeFieldIsNamed) {
   auto h = j;
   h["power_modes"] = {7};
   EXPECT_EQ(error_of(h).rfind("power_modes: expected objects", 0), 0u);
+  auto m = j;  // the medium loop comes with both of its figures or not at all
+  m["governor"]["medium_gain_mhz_per_w_s"] = 100;
+  m["governor"].erase("medium_window_ms");
+  EXPECT_EQ(error_of(m), "governor.medium_window_ms: missing");
   EXPECT_EQ(error_of(j), "no error");
 }
 
@@ -70,6 +74,23 @@ TEST(Profile, VoltageInterpolatesTheTable) {
   EXPECT_DOUBLE_EQ(p.volts(1980), 1.0);
   EXPECT_NEAR(p.volts(1550), 0.85, 1e-9);
   EXPECT_DOUBLE_EQ(p.volts(100), p.vf_table.front().second);
+}
+
+TEST(Profile, TheMediumLoopSurvivesARoundTrip) {
+  Profile p = load_profile("l40s");
+  p.medium_window_ms = 20;
+  p.medium_gain_mhz_per_w_s = 100;
+  p.medium_limit_w = p.power_limit_w + 10;
+  const Profile q = profile_from_json(to_json(p));
+  EXPECT_EQ(q.medium_window_ms, 20);
+  EXPECT_EQ(q.medium_gain_mhz_per_w_s, 100);
+  EXPECT_EQ(q.medium_limit_w, p.power_limit_w + 10);
+  auto j = to_json(p);  // under the slow loop's limit: the slow loop would never act
+  j["governor"]["medium_limit_w"] = p.power_limit_w - 1;
+  EXPECT_EQ(testing::error_of([&] { profile_from_json(j); }).rfind("governor.medium_limit_w:", 0),
+            0u);
+  p.medium_gain_mhz_per_w_s = 0;  // none: not written
+  EXPECT_FALSE(to_json(p)["governor"].contains("medium_window_ms"));
 }
 
 }  // namespace powershape::sim

@@ -51,6 +51,13 @@ TEST(Builders, EfficiencyFallsForSmallAndShortProducts) {
   EXPECT_GT(product_efficiency(2048, 896, 151936), 0.95);  // long k is split
 }
 
+TEST(Builders, APartialLastWaveLeavesItsShareOfTheSms) {
+  EXPECT_NEAR(product_wave_share(8192, 896, 151936), 448.0 / (4 * 132), 1e-12);  // 3.4 waves
+  EXPECT_NEAR(product_wave_share(131072, 896, 151936), 7168.0 / (55 * 132), 1e-12);
+  EXPECT_DOUBLE_EQ(product_wave_share(128 * 132, 128, 4096), 1);  // one full wave
+  EXPECT_DOUBLE_EQ(product_wave_share(128, 128, 8192), 1);  // under one wave: efficiency has it
+}
+
 TEST(Builders, ASquareWaveHasItsDutyCycle) {
   Plan p = square_plan({10, 0.25, Gap::kMemory}, {1e15, 2e12});
   ASSERT_EQ(p.phases.size(), 2u);

@@ -20,8 +20,9 @@ struct Design {
   std::size_t baseline = 0;  // the configuration ratios are taken against
   uint64_t seed = 1;         // shuffles the order within each round
   // Warm-up: the baseline runs in windows of warmup_window_s (or five iterations, if longer) until
-  // the mean SM clock and power of the last `settle_windows` agree within settle_tolerance, or
-  // warmup_max_s has passed.
+  // the mean SM clock and power of the last `settle_windows` agree within settle_tolerance (or
+  // their mean with the mean of the windows before them: a controller hunting around its limit
+  // wanders, yet no longer drifts), or warmup_max_s has passed.
   double warmup_window_s = 0.5, warmup_max_s = 60, settle_tolerance = 0.01;
   int settle_windows = 3;
   double cooldown_c = 0;  // > 0: idle before each measurement until this cool (at most 60 s)

@@ -41,11 +41,12 @@ struct CalibrationData {
   double probe_first_ms_mhz = 0, probe_50_100_ms_mhz = 0;
   int64_t probe_product_size = 4096;  // the products loaded during the probe (n^3)
   // What `repro -o` measured on the GPU, sustained (repro_*.json in the folder): each LM head or
-  // matmul-softmax-matmul configuration's ms per iteration and NVML clock; the chunk effect.
+  // matmul-softmax-matmul configuration's ms per iteration, NVML clock and average power; the
+  // chunk effect.
   struct Sustained {
     std::string name;  // "lmhead 131072x896x151936 chunks=8"
     workload::Workload workload;
-    double ms, sm_clock_mhz;
+    double ms, sm_clock_mhz, avg_power_w;
   };
   std::vector<Sustained> repro;
   workload::Rates rates{0, 0};
@@ -79,10 +80,11 @@ struct Calibration {
 // Fits the thermal network to the recorded temperature, then compute.flops_per_cycle,
 // power.dynamic_w, governor.fast_limit_w, governor.window_ms, governor.gain_mhz_per_w_s and
 // governor.recovery_mhz_per_s (and, with square waves' power, power.memory_w and
-// power.memory_phase_activity) to the throughput, clock and step-response figures; with kernel
-// times, the kernel model (kernel_fit.hpp).
-// on_eval(i, most) after each simulation: i done of at most `most` (2 * max_evals; the fits stop
-// earlier once they converge).
+// power.memory_phase_activity) to the throughput, clock, power and step-response figures; with
+// repro results, then the medium loop (governor.medium_*) and kernels.issue_activity, then all
+// of them together; with kernel times, the kernel model (kernel_fit.hpp).
+// on_eval(i, most) after each simulation: i done of at most `most` ((2 or 4) * max_evals; the
+// fits stop earlier once they converge).
 Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals = 400,
                       const std::function<void(int, int)>& on_eval = {});
 

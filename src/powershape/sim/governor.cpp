@@ -7,35 +7,52 @@
 
 namespace powershape::sim {
 
+Governor::PowerLoop::PowerLoop(double window_ms, double gain_mhz_per_w_s, double share,
+                               double step_s, double max_mhz)
+    : ring(std::max<std::size_t>(1,
+                                 static_cast<std::size_t>(std::lround(window_ms * 1e-3 / step_s))),
+           0.0),
+      gain(gain_mhz_per_w_s),
+      limit_share(share),
+      cap_mhz(max_mhz) {}
+
+void Governor::PowerLoop::push(double power_w) {
+  sum += power_w - ring[head];
+  ring[head] = power_w;
+  head = (head + 1) % ring.size();
+}
+
+void Governor::PowerLoop::update(const Profile& p, double limit_w, double dt, double actual_mhz) {
+  const double avg = sum / static_cast<double>(ring.size());
+  const double move = std::min(-gain * (avg - limit_share * limit_w), p.recovery_mhz_per_s) * dt;
+  // No wind-up: while the fast limiter holds the clock under the cap and power is over the
+  // limit, the cap comes down from the clock that runs, not from where it was (a real H200's
+  // slow loop bites within ~100 ms of a load step, while its fast limiter holds ~1700 MHz).
+  const double from = move < 0 ? std::min(cap_mhz, actual_mhz) : cap_mhz;
+  cap_mhz = std::clamp(from + move, p.min_mhz, p.max_mhz);
+}
+
 Governor::Governor(const Profile& p, double step_s, double power_limit_w, double clock_cap_mhz)
     : p_(p),
       step_s_(step_s),
       limit_w_(power_limit_w > 0 ? power_limit_w : p.power_limit_w),
       user_cap_mhz_(std::min(clock_cap_mhz > 0 ? clock_cap_mhz : p.max_mhz,
                              p.mode_max_mhz > 0 ? p.mode_max_mhz : p.max_mhz)),
-      window_(std::max<std::size_t>(
-                  1, static_cast<std::size_t>(std::lround(p.window_ms * 1e-3 / step_s))),
-              0.0),
       steps_per_update_(std::max(1, static_cast<int>(std::lround(p.update_ms * 1e-3 / step_s)))),
       countdown_(steps_per_update_),
-      power_cap_mhz_(p.max_mhz),
-      thermal_cap_mhz_(p.max_mhz) {}
+      thermal_cap_mhz_(p.max_mhz) {
+  loops_.emplace_back(p.window_ms, p.gain_mhz_per_w_s, 1.0, step_s, p.max_mhz);
+  if (p.medium_gain_mhz_per_w_s > 0)
+    loops_.emplace_back(p.medium_window_ms, p.medium_gain_mhz_per_w_s,
+                        p.medium_limit_w / p.power_limit_w, step_s, p.max_mhz);
+}
 
 void Governor::observe(double power_w, double temp_c, double actual_mhz) {
-  window_sum_ += power_w - window_[head_];
-  window_[head_] = power_w;
-  head_ = (head_ + 1) % window_.size();
-  last_temp_c_ = temp_c;
+  for (auto& l : loops_) l.push(power_w);
   if (--countdown_ > 0) return;
   countdown_ = steps_per_update_;
   const double dt = steps_per_update_ * step_s_;
-  const double avg = window_sum_ / static_cast<double>(window_.size());
-  const double move = std::min(-p_.gain_mhz_per_w_s * (avg - limit_w_), p_.recovery_mhz_per_s) * dt;
-  // No wind-up: while the fast limiter holds the clock under the cap and power is over the
-  // limit, the cap comes down from the clock that runs, not from where it was (a real H200's
-  // slow loop bites within ~100 ms of a load step, while its fast limiter holds ~1700 MHz).
-  const double from = move < 0 ? std::min(power_cap_mhz_, actual_mhz) : power_cap_mhz_;
-  power_cap_mhz_ = std::clamp(from + move, p_.min_mhz, p_.max_mhz);
+  for (auto& l : loops_) l.update(p_, limit_w_, dt, actual_mhz);
   const double heat = std::min(-p_.thermal_gain_mhz_per_c_s * (temp_c - p_.max_operating_c),
                                p_.recovery_mhz_per_s) *
                       dt;
@@ -43,14 +60,17 @@ void Governor::observe(double power_w, double temp_c, double actual_mhz) {
 }
 
 double Governor::target_mhz() const {
-  return std::min({p_.max_mhz, user_cap_mhz_, power_cap_mhz_, thermal_cap_mhz_});
+  double mhz = std::min({p_.max_mhz, user_cap_mhz_, thermal_cap_mhz_});
+  for (const auto& l : loops_) mhz = std::min(mhz, l.cap_mhz);
+  return mhz;
 }
 
 uint64_t Governor::reasons() const {
   namespace r = telemetry::reason;
   uint64_t bits = 0;
   const double tol = 0.5;
-  if (power_cap_mhz_ < p_.max_mhz - tol) bits |= r::kSwPowerCap;
+  for (const auto& l : loops_)
+    if (l.cap_mhz < p_.max_mhz - tol) bits |= r::kSwPowerCap;
   if (thermal_cap_mhz_ < p_.max_mhz - tol) bits |= r::kSwThermal;
   if (user_cap_mhz_ < p_.max_mhz - tol) bits |= r::kAppClocks;
   return bits;

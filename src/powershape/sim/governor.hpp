@@ -6,9 +6,10 @@
 
 namespace powershape::sim {
 
-// The power manager's slow loops: a clock cap driven by power averaged over a window (the SW
-// power cap) and one driven by die temperature, each an integral controller updated every
-// update_ms; plus an optional user clock cap. The fast limiter lives in the simulator's step.
+// The power manager's slow loops: clock caps driven by power averaged over a window (the SW
+// power cap; a second, shorter-window loop where the profile has one) and one driven by die
+// temperature, each an integral controller updated every update_ms; plus an optional user
+// clock cap. The fast limiter lives in the simulator's step.
 class Governor {
  public:
   // power_limit_w, clock_cap_mhz: a user's setting, 0 for the profile's own.
@@ -24,14 +25,24 @@ class Governor {
   void set_power_limit_w(double w) { limit_w_ = w; }
 
  private:
+  // An integral controller on power averaged over a window: the cap moves by gain x (average -
+  // limit) x dt each update, rising no faster than the profile's recovery rate.
+  struct PowerLoop {
+    PowerLoop(double window_ms, double gain_mhz_per_w_s, double limit_share, double step_s,
+              double max_mhz);
+    void push(double power_w);
+    // limit_w: the power limit in force; the loop holds its own share of it.
+    void update(const Profile& p, double limit_w, double dt, double actual_mhz);
+    std::vector<double> ring;  // per-step power over the window
+    std::size_t head = 0;
+    double sum = 0, gain, limit_share, cap_mhz;
+  };
+
   const Profile& p_;
   double step_s_, limit_w_, user_cap_mhz_;
-  std::vector<double> window_;  // ring of per-step power over window_ms
-  std::size_t head_ = 0;
-  double window_sum_ = 0;
+  std::vector<PowerLoop> loops_;  // the slow loop, then the medium one where the profile has it
   int steps_per_update_, countdown_;
-  double power_cap_mhz_, thermal_cap_mhz_;
-  double last_temp_c_ = 0;
+  double thermal_cap_mhz_;
 };
 
 }  // namespace powershape::sim

@@ -139,6 +139,13 @@ Profile profile_from_json(const json& j) {
         "power.leakage_per_c: leakage_w x leakage_per_c x (r_die + r_sink) = " +
         std::to_string(gain) + ": leakage would run away (at most 0.5)");
   }
+  if (const json& g = section(j, "governor"); g.contains("medium_window_ms") ||
+                                              g.contains("medium_gain_mhz_per_w_s") ||
+                                              g.contains("medium_limit_w")) {
+    p.medium_window_ms = num(g, "governor", "medium_window_ms", 0.1, 10000);
+    p.medium_gain_mhz_per_w_s = num(g, "governor", "medium_gain_mhz_per_w_s", 0, 1e6);
+    p.medium_limit_w = num(g, "governor", "medium_limit_w", p.power_limit_w, p.fast_limit_w);
+  }
   if (const json& s = section(j, "sensor"); s.contains("reports_power_cap")) {
     if (!s.at("reports_power_cap").is_boolean())
       throw std::runtime_error("sensor.reports_power_cap: expected true or false");
@@ -148,6 +155,9 @@ Profile profile_from_json(const json& j) {
     const json& k = section(j, "kernels");
     p.kernel_launch_us = num(k, "kernels", "launch_us", 0, 1000);
     p.epilogue_k = num(k, "kernels", "epilogue_k", 0, 1e6);
+    if (k.contains("issue_activity")) p.issue_activity = num(k, "kernels", "issue_activity", 0, 1);
+    if (k.contains("wave_quantization"))
+      p.wave_quantization = num(k, "kernels", "wave_quantization", 0, 1);
     if (k.contains("memory_efficiency")) {
       const json& m = k.at("memory_efficiency");
       if (!m.is_object())
@@ -181,6 +191,11 @@ json to_json(const Profile& p) {
   json j = {{"name", p.name}, {"status", p.status}, {"sources", p.sources}};
   for (const Field& f : kFields) j[f.section][f.key] = p.*f.member;
   if (!p.reports_power_cap) j["sensor"]["reports_power_cap"] = false;
+  if (p.medium_gain_mhz_per_w_s > 0) {
+    j["governor"]["medium_window_ms"] = p.medium_window_ms;
+    j["governor"]["medium_gain_mhz_per_w_s"] = p.medium_gain_mhz_per_w_s;
+    j["governor"]["medium_limit_w"] = p.medium_limit_w;
+  }
   j["clocks"]["vf_table"] = json::array();
   for (auto [f, v] : p.vf_table) j["clocks"]["vf_table"].push_back({f, v});
   if (p.kernel_launch_us > 0 || p.epilogue_k > 0 || !p.memory_efficiency.empty()) {
@@ -188,6 +203,8 @@ json to_json(const Profile& p) {
                     {"epilogue_k", p.epilogue_k},
                     {"memory_efficiency", json::object()}};
     for (const auto& [k, v] : p.memory_efficiency) j["kernels"]["memory_efficiency"][k] = v;
+    if (p.issue_activity > 0) j["kernels"]["issue_activity"] = p.issue_activity;
+    if (p.wave_quantization > 0) j["kernels"]["wave_quantization"] = p.wave_quantization;
   }
   if (!p.power_modes.empty()) {
     j["power_modes"] = json::array();

@@ -43,6 +43,14 @@ struct Profile {
   double power_limit_w = 0, fast_limit_w = 0, window_ms = 0, update_ms = 0, gain_mhz_per_w_s = 0;
   double recovery_mhz_per_s = 0;
   double thermal_gain_mhz_per_c_s = 0;
+  // Optional ("governor.medium_window_ms", "medium_gain_mhz_per_w_s" and "medium_limit_w"
+  // together; gain 0: none): a second power loop on a shorter window and a higher gain, holding
+  // power averaged over that window under its own limit (at or above power_limit_w; a user's
+  // power limit scales it). A real H200 runs its LM head at the power limit on average at any
+  // chunk count, yet reports a clock ~60 MHz higher once its products are split into phases of
+  // ~14 ms and less (8 chunks against 4 at 131072x896): a loop on ~20 ms pulls the clock down
+  // during long products, which neither the sub-millisecond limiter nor the slow loop expresses.
+  double medium_window_ms = 0, medium_gain_mhz_per_w_s = 0, medium_limit_w = 0;
 
   // Sensor (what NVML reports): readings change every sensor_update_ms; power usage averages
   // usage_window_ms; the driver's power buffer holds a sample every driver_sample_ms.
@@ -59,7 +67,13 @@ struct Profile {
   // loops once k is long enough (a dW of k = 256 rows exposes it, one of k = 2048 mostly not);
   // a memory kernel named in memory_efficiency reaches that fraction of the bandwidth (a softmax
   // that computes exponentials is far from a copy).
-  double kernel_launch_us = 0, epilogue_k = 0;
+  // A memory kernel short of the bandwidth is held back by its instructions (a softmax's
+  // exponentials and reductions), so its SMs are busy where a copy's wait: its SM activity is
+  // e x power.memory_phase_activity + (1 - e) x issue_activity at memory efficiency e (optional
+  // "kernels.issue_activity"; 0: every memory kernel draws as a copy does).
+  // A product's last partial wave of tiles costs wave_quantization x what it leaves idle
+  // (optional "kernels.wave_quantization" in [0, 1]; 0: stream-K evens every wave out).
+  double kernel_launch_us = 0, epilogue_k = 0, issue_activity = 0, wave_quantization = 0;
   std::vector<std::pair<std::string, double>> memory_efficiency;
   double memory_efficiency_of(const std::string& kernel) const;
 

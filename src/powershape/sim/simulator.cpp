@@ -9,6 +9,7 @@
 #include "powershape/sim/power_model.hpp"
 #include "powershape/sim/sensor.hpp"
 #include "powershape/sim/thermal.hpp"
+#include "powershape/workload/builders.hpp"
 
 namespace powershape::sim {
 using workload::PhaseKind;
@@ -31,6 +32,7 @@ struct PhaseCost {
   double epilogue_s = 0;  // a product's result traffic left exposed, at the maximum clock
   double raw_mem_s = 0;   // bytes / bandwidth: what its memory activity is measured against
   double launch_s = 0;
+  double efficiency = 1;  // a product's, with its partial wave
   bool idle = false;
   Activity act{0, 0};  // at the maximum clock
 };
@@ -56,7 +58,14 @@ PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
       return c;
     case PhaseKind::kCompute:
       c.work = ph.flops;
-      c.cycles = ph.flops / (p.flops_per_cycle * ph.efficiency);
+      c.efficiency = ph.efficiency;
+      // A partial last wave leaves SMs idle: slower, and no busier for it.
+      if (p.wave_quantization > 0 && ph.m > 0)
+        c.efficiency *=
+            1 - p.wave_quantization * (1 - workload::product_wave_share(static_cast<double>(ph.m),
+                                                                        static_cast<double>(ph.n),
+                                                                        static_cast<double>(ph.k)));
+      c.cycles = ph.flops / (p.flops_per_cycle * c.efficiency);
       c.mem_s = (ph.bytes - ph.result_bytes) / bw;
       c.raw_mem_s = ph.bytes / bw;
       if (ph.k > 0)
@@ -75,7 +84,10 @@ PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
   // The share of the device's peak arithmetic and bandwidth the phase uses while it runs.
   const double mem = t > 0 ? c.raw_mem_s / t : 0;
   if (ph.kind == PhaseKind::kCompute) {
-    c.act = {t > 0 ? ph.efficiency * c.cycles / (p.max_mhz * 1e6) / t : 0, mem};
+    c.act = {t > 0 ? c.efficiency * c.cycles / (p.max_mhz * 1e6) / t : 0, mem};
+  } else if (ph.launched && p.issue_activity > 0) {
+    const double e = p.memory_efficiency_of(ph.name);
+    c.act = {e * p.memory_phase_activity + (1 - e) * p.issue_activity, mem};
   } else {
     c.act = {p.memory_phase_activity, mem};
   }

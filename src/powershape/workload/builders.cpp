@@ -46,12 +46,27 @@ Phase stream(const std::string& name, double bytes) {
   return p;
 }
 
+namespace {
+
+constexpr double kSms = 132;
+
+// 128x128 output tiles, times the split of a long k where they are fewer than the SMs.
+double product_tiles(double m, double n, double k) {
+  const double tiles = std::ceil(m / 128) * std::ceil(n / 128);
+  return tiles < kSms ? tiles * std::clamp(std::floor(k / 4096), 1.0, std::ceil(kSms / tiles))
+                      : tiles;
+}
+
+}  // namespace
+
 double product_efficiency(double m, double n, double k) {
-  constexpr double kSms = 132;
-  double tiles = std::ceil(m / 128) * std::ceil(n / 128);
-  if (tiles < kSms) tiles *= std::clamp(std::floor(k / 4096), 1.0, std::ceil(kSms / tiles));
-  const double fill = std::min(1.0, tiles / kSms);  // stream-K kernels even out partial waves
+  const double fill = std::min(1.0, product_tiles(m, n, k) / kSms);
   return fill * k / (k + 32);
+}
+
+double product_wave_share(double m, double n, double k) {
+  const double tiles = product_tiles(m, n, k);
+  return tiles / (std::ceil(tiles / kSms) * kSms) / std::min(1.0, tiles / kSms);
 }
 
 double product_bytes(double m, double n, double k, double result_bytes, bool accumulate) {

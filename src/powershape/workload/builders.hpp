@@ -11,6 +11,10 @@ namespace powershape::workload {
 // k, as libraries do), and a short k leaves the pipeline's fill and drain exposed (k / (k + 32)).
 // An approximation from the shape alone; the profile's flops_per_cycle is fitted to large products.
 double product_efficiency(double m, double n, double k);
+// What whole waves of tiles leave of that efficiency, in (0, 1]: 1 where the tiles fill their
+// last wave (or all fit in one), 448 tiles on 132 SMs 0.85. product_efficiency assumes stream-K
+// evens partial waves out; a profile's kernels.wave_quantization says how far they do not.
+double product_wave_share(double m, double n, double k);
 // Bytes an m x n x k bf16 product moves: its operands once, its result written (and read too
 // when it accumulates into it), the result `result_bytes` an element (2 bf16, 4 fp32).
 double product_bytes(double m, double n, double k, double result_bytes, bool accumulate);
