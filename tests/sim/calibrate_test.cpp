@@ -82,6 +82,9 @@ TEST(Calibrate, FitsAPerturbedProfileBackTowardsTheData) {
   };
   EXPECT_GT(worst(c.before), 0.10);
   EXPECT_LT(worst(c.after), 0.05);
+  // No repro results in data/h200: the profile's medium loop is kept as it was, not refitted.
+  EXPECT_EQ(c.profile.medium_limit_w, p.medium_limit_w);
+  EXPECT_EQ(c.profile.medium_window_ms, p.medium_window_ms);
 }
 
 // repro -o's results beside a recording are targets too: each configuration's sustained ms,

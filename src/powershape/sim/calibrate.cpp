@@ -420,7 +420,9 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
     base.push_back(&p.memory_phase_activity);
   }
   std::vector<double*> chunk;  // what only the chunk effect (repro's results) shows
-  double medium_excess_w = 0;  // the medium loop's limit over the slow one's: fitted in log space
+  // The medium loop's limit over the slow one's (fitted in log space); a profile's own where the
+  // data has no repro results to fit it to.
+  double medium_excess_w = p.medium_limit_w - p.power_limit_w;
   if (!d.repro.empty()) {
     // How the clock follows compute phases of ~5-50 ms (the medium loop) and what the LM head's
     // and softmax's slow memory kernels draw (issue_activity). Started, where the profile has
