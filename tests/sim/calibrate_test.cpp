@@ -107,16 +107,17 @@ TEST(Calibrate, ReadsAndSimulatesReproResults) {
        {"lmhead 131072x896x151936", "lmhead 16384x4096x128256", "msm 65536x512x65536"})
     EXPECT_LT(std::abs(t.at(std::string(c) + " chunks=1 ms").error()), 0.02) << c;
   // ... the 131072x896 head's chunk effect as the card has it: 8 chunks faster than 1, 16 and
-  // 32 slower than 8, and its reported clock higher at 8 chunks than at 1 ...
+  // 32 slower than 8, and its reported clock higher once the products are chunked short (the
+  // card: +67 MHz at 8 chunks; two loops alone gave +5 MHz at 16) ...
   const auto sim = [&](const std::string& n) { return t.at(n).simulated; };
   const std::string h = "lmhead 131072x896x151936 chunks=";
   EXPECT_LT(sim(h + "8 ms"), sim(h + "1 ms"));
   EXPECT_GT(sim(h + "16 ms"), sim(h + "8 ms"));
   EXPECT_GT(sim(h + "32 ms"), sim(h + "16 ms"));
-  EXPECT_GT(sim(h + "8 NVML MHz"), sim(h + "1 NVML MHz") + 15);
-  // ... and what it still lacks: the 64-chunk 16384x4096 step over 8% short (per-chunk costs
-  // of products with k = 256 the kernel model does not price).
-  EXPECT_LT(t.at("lmhead 16384x4096x128256 chunks=64 ms").error(), -0.08);
+  EXPECT_GT(sim(h + "16 NVML MHz"), sim(h + "1 NVML MHz") + 15);
+  // ... and the 64-chunk 16384x4096 step within 3% (its dW at k = 256 accumulates 4.2 GB of fp32
+  // a kernel, at kernels.epilogue_efficiency of the copy bandwidth).
+  EXPECT_LT(std::abs(t.at("lmhead 16384x4096x128256 chunks=64 ms").error()), 0.03);
 }
 
 TEST(Calibrate, AMissingFileIsNamed) {

@@ -33,21 +33,24 @@ std::vector<workload::KernelTime> recorded_by(const Profile& truth) {
   return ks;
 }
 
-TEST(KernelFit, FindsTheLaunchCostOverlapWavesAndBandwidthsItWasRecordedWith) {
+TEST(KernelFit, FindsTheLaunchCostEpilogueWavesAndBandwidthsItWasRecordedWith) {
   Profile truth = load_profile("h200");
   truth.kernel_launch_us = 6;
   truth.epilogue_k = 256;
   truth.wave_quantization = 0.6;
+  truth.epilogue_efficiency = 0.7;
   truth.memory_efficiency = {{"softmax", 0.2}};
   Profile p = truth;
   p.kernel_launch_us = 0;
   p.epilogue_k = 0;
   p.wave_quantization = 0;
+  p.epilogue_efficiency = 1;
   p.memory_efficiency.clear();
   const KernelFit f = fit_kernels(p, recorded_by(truth));
   EXPECT_NEAR(p.kernel_launch_us, 6, 0.5);
   EXPECT_NEAR(p.epilogue_k, 256, 256 * 0.1);
   EXPECT_NEAR(p.wave_quantization, 0.6, 0.05);
+  EXPECT_NEAR(p.epilogue_efficiency, 0.7, 0.05);
   EXPECT_NEAR(p.memory_efficiency_of("softmax"), 0.2, 0.01);
   EXPECT_NEAR(p.memory_efficiency_of("cross_entropy"), 1, 1e-9);  // a copy's pace: not listed
   ASSERT_EQ(f.after.size(), 7u);

@@ -76,12 +76,19 @@ TEST(Profile, VoltageInterpolatesTheTable) {
   EXPECT_DOUBLE_EQ(p.volts(100), p.vf_table.front().second);
 }
 
-TEST(Profile, TheMediumLoopSurvivesARoundTrip) {
+TEST(Profile, TheMediumLoopAndKernelFiguresSurviveARoundTrip) {
   Profile p = load_profile("l40s");
   p.medium_window_ms = 20;
   p.medium_gain_mhz_per_w_s = 100;
   p.medium_limit_w = p.power_limit_w + 10;
+  p.epilogue_efficiency = 0.8;  // and the kernel model's optional figures
+  p.wave_quantization = 0.5;
+  p.issue_activity = 0.25;
+  p.epilogue_k = 300;
   const Profile q = profile_from_json(to_json(p));
+  EXPECT_EQ(q.epilogue_efficiency, 0.8);
+  EXPECT_EQ(q.wave_quantization, 0.5);
+  EXPECT_EQ(q.issue_activity, 0.25);
   EXPECT_EQ(q.medium_window_ms, 20);
   EXPECT_EQ(q.medium_gain_mhz_per_w_s, 100);
   EXPECT_EQ(q.medium_limit_w, p.power_limit_w + 10);

@@ -101,29 +101,36 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
     std::sort(launches.begin(), launches.end());
     p.kernel_launch_us = std::clamp(launches[launches.size() / 2] * 1e3, 0.0, 1000.0);
   }
-  // Products: up to which k a product's epilogue shows and how much of a partial wave's idle
-  // share they pay, by the log error over every recorded product (a grid: 0 and 16 to 65536 in
-  // 2^(1/8) steps by 0 to 1 in tenths; the error is not smooth in either).
-  double best = 1e300, best_k = 0, best_q = 0;
-  for (int q = 0; q <= 10; ++q) {
-    p.wave_quantization = q / 10.0;
-    for (int i = -1; i <= 96; ++i) {
-      p.epilogue_k = i < 0 ? 0 : 16 * std::pow(2.0, i / 8.0);
-      double e = 0;
-      for (const auto& k : ks) {
-        if (k.m == 0) continue;
-        const double d = std::log(kernel_ms(p, k) / k.ms);
-        e += d * d;
-      }
-      if (e < best) {
-        best = e;
-        best_k = p.epilogue_k;
-        best_q = p.wave_quantization;
+  // Products: up to which k a product's epilogue shows and at what share of the bandwidth, and
+  // how much of a partial wave's idle share they pay, by the log error over every recorded
+  // product. A grid (epilogue k 0 and 16 to 65536 in 2^(1/4) steps, the shares in tenths): the
+  // error is not smooth in any of them.
+  std::vector<const workload::KernelTime*> products;
+  for (const auto& k : ks)
+    if (k.m > 0) products.push_back(&k);
+  double best = 1e300;
+  Profile fitted = p;
+  for (int ee = 5; ee <= 10; ++ee) {
+    p.epilogue_efficiency = ee / 10.0;
+    for (int q = 0; q <= 10; ++q) {
+      p.wave_quantization = q / 10.0;
+      for (int i = -1; i <= 48; ++i) {
+        p.epilogue_k = i < 0 ? 0 : 16 * std::pow(2.0, i / 4.0);
+        double e = 0;
+        for (const auto* k : products) {
+          const double d = std::log(kernel_ms(p, *k) / k->ms);
+          e += d * d;
+        }
+        if (e < best) {
+          best = e;
+          fitted = p;
+        }
       }
     }
   }
-  p.epilogue_k = best_k;
-  p.wave_quantization = best_q;
+  p.epilogue_k = fitted.epilogue_k;
+  p.wave_quantization = fitted.wave_quantization;
+  p.epilogue_efficiency = fitted.epilogue_efficiency;
   f.after = per_config(p, ks);
   return f;
 }

@@ -158,6 +158,8 @@ Profile profile_from_json(const json& j) {
     if (k.contains("issue_activity")) p.issue_activity = num(k, "kernels", "issue_activity", 0, 1);
     if (k.contains("wave_quantization"))
       p.wave_quantization = num(k, "kernels", "wave_quantization", 0, 1);
+    if (k.contains("epilogue_efficiency"))
+      p.epilogue_efficiency = num(k, "kernels", "epilogue_efficiency", 0.01, 1);
     if (k.contains("memory_efficiency")) {
       const json& m = k.at("memory_efficiency");
       if (!m.is_object())
@@ -205,6 +207,7 @@ json to_json(const Profile& p) {
     for (const auto& [k, v] : p.memory_efficiency) j["kernels"]["memory_efficiency"][k] = v;
     if (p.issue_activity > 0) j["kernels"]["issue_activity"] = p.issue_activity;
     if (p.wave_quantization > 0) j["kernels"]["wave_quantization"] = p.wave_quantization;
+    if (p.epilogue_efficiency < 1) j["kernels"]["epilogue_efficiency"] = p.epilogue_efficiency;
   }
   if (!p.power_modes.empty()) {
     j["power_modes"] = json::array();

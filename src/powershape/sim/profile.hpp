@@ -73,7 +73,10 @@ struct Profile {
   // "kernels.issue_activity"; 0: every memory kernel draws as a copy does).
   // A product's last partial wave of tiles costs wave_quantization x what it leaves idle
   // (optional "kernels.wave_quantization" in [0, 1]; 0: stream-K evens every wave out).
+  // A product's result traffic (its epilogue) moves at epilogue_efficiency of the copy
+  // bandwidth (optional, default 1: an fp32 read-modify-write runs slower than a copy).
   double kernel_launch_us = 0, epilogue_k = 0, issue_activity = 0, wave_quantization = 0;
+  double epilogue_efficiency = 1;
   std::vector<std::pair<std::string, double>> memory_efficiency;
   double memory_efficiency_of(const std::string& kernel) const;
 

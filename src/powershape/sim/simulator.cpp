@@ -69,8 +69,8 @@ PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
       c.mem_s = (ph.bytes - ph.result_bytes) / bw;
       c.raw_mem_s = ph.bytes / bw;
       if (ph.k > 0)
-        c.epilogue_s =
-            ph.result_bytes / bw * std::min(1.0, p.epilogue_k / static_cast<double>(ph.k));
+        c.epilogue_s = ph.result_bytes / (bw * p.epilogue_efficiency) *
+                       std::min(1.0, p.epilogue_k / static_cast<double>(ph.k));
       break;
     case PhaseKind::kMemory:
       c.work = std::max(ph.bytes, 1.0);  // a rate of work over time needs some work
