@@ -138,8 +138,10 @@ int run_calibrate(CalibrateArgs& a) {
   for (std::size_t i = 0; i < c.after.size(); ++i) {
     const auto& b = c.before[i];
     const auto& t = c.after[i];
-    std::printf("%-34s %10.1f %10.1f %+7.1f%% %10.1f %+7.1f%%\n", t.name.c_str(), t.measured,
-                b.simulated, b.error() * 100, t.simulated, t.error() * 100);
+    const int digits = t.measured < 10 ? 3 : 1;  // a ratio to one chunk shows its third place
+    std::printf("%-34s %10.*f %10.*f %+7.1f%% %10.*f %+7.1f%%\n", t.name.c_str(), digits,
+                t.measured, digits, b.simulated, b.error() * 100, digits, t.simulated,
+                t.error() * 100);
   }
   std::printf("%-34s %10s %10.2f %8s %10.2f\n", "temperature RMS error C", "",
               c.thermal_rms_before_c, "", c.thermal_rms_after_c);
