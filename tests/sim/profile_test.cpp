@@ -60,8 +60,12 @@ TEST(Profile, AMissingOrOutOfRangeFieldIsNamed) {
 
 TEST(Profile, PowerModesSetTheLimitAndClock) {
   Profile p = load_profile("jetson-agx-orin");
+  p.medium_window_ms = 20;  // a medium loop 10% over the limit keeps its share in a mode
+  p.medium_gain_mhz_per_w_s = 50;
+  p.medium_limit_w = 1.1 * p.power_limit_w;
   apply_power_mode(p, "15W");
   EXPECT_EQ(p.power_limit_w, 15);
+  EXPECT_NEAR(p.medium_limit_w, 16.5, 1e-9);
   EXPECT_EQ(p.mode_max_mhz, 420);
   EXPECT_EQ(p.max_mhz, 1301);  // the chip's V/f curve is the same in every mode
   EXPECT_GE(p.fast_limit_w, p.power_limit_w);

@@ -278,6 +278,7 @@ void apply_power_mode(Profile& p, const std::string& mode) {
     if (m.name == mode) {
       const double ratio = m.power_limit_w / p.power_limit_w;
       p.fast_limit_w = std::max(p.fast_limit_w * ratio, m.power_limit_w);
+      p.medium_limit_w = std::max(p.medium_limit_w * ratio, m.power_limit_w);
       p.power_limit_w = m.power_limit_w;
       p.mode_max_mhz = m.max_mhz;
       return;
