@@ -386,9 +386,10 @@ double thermal_rms_c(const Profile& p, const trace::Trace& t) {
 Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals,
                       const std::function<void(int, int)>& on_eval) {
   int done = 0;
-  const int fits = d.repro.empty() ? 2 : 4;  // the thermal network's, then one or three more
+  // The thermal network's fit, then one or three more; with repro results, 7 starting points.
+  const int most = d.repro.empty() ? 2 * max_evals : 4 * max_evals + 7;
   const auto tick = [&] {
-    if (on_eval) on_eval(++done, fits * max_evals);
+    if (on_eval) on_eval(++done, most);
   };
   Calibration c;
   c.profile = start;

@@ -83,8 +83,8 @@ struct Calibration {
 // power.memory_phase_activity) to the throughput, clock, power and step-response figures; with
 // repro results, then the medium loop (governor.medium_*) and kernels.issue_activity, then all
 // of them together; with kernel times, the kernel model (kernel_fit.hpp).
-// on_eval(i, most) after each simulation: i done of at most `most` ((2 or 4) * max_evals; the
-// fits stop earlier once they converge).
+// on_eval(i, most) after each simulation: i done of at most `most` (2 * max_evals, with repro
+// results 4 * max_evals + 7; the fits stop earlier once they converge).
 Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals = 400,
                       const std::function<void(int, int)>& on_eval = {});
 

@@ -108,8 +108,7 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
   std::vector<const workload::KernelTime*> products;
   for (const auto& k : ks)
     if (k.m > 0) products.push_back(&k);
-  double best = 1e300;
-  Profile fitted = p;
+  double best = 1e300, best_k = 0, best_q = 0, best_ee = 1;
   for (int ee = 5; ee <= 10; ++ee) {
     p.epilogue_efficiency = ee / 10.0;
     for (int q = 0; q <= 10; ++q) {
@@ -123,14 +122,16 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
         }
         if (e < best) {
           best = e;
-          fitted = p;
+          best_k = p.epilogue_k;
+          best_q = p.wave_quantization;
+          best_ee = p.epilogue_efficiency;
         }
       }
     }
   }
-  p.epilogue_k = fitted.epilogue_k;
-  p.wave_quantization = fitted.wave_quantization;
-  p.epilogue_efficiency = fitted.epilogue_efficiency;
+  p.epilogue_k = best_k;
+  p.wave_quantization = best_q;
+  p.epilogue_efficiency = best_ee;
   f.after = per_config(p, ks);
   return f;
 }

@@ -74,6 +74,18 @@ const Field kFields[] = {
     {"sensor", "clock_step_mhz", &Profile::clock_step_mhz, 0.001, 1000},
 };
 
+// The kernel model's optional figures: absent, each keeps its default (and is not written).
+struct OptionalField {
+  const char* key;
+  double Profile::*member;
+  double lo, hi, absent;
+};
+const OptionalField kOptionalKernelFields[] = {
+    {"issue_activity", &Profile::issue_activity, 0, 1, 0},
+    {"wave_quantization", &Profile::wave_quantization, 0, 1, 0},
+    {"epilogue_efficiency", &Profile::epilogue_efficiency, 0.01, 1, 1},
+};
+
 }  // namespace
 
 double Profile::volts(double mhz) const {
@@ -155,11 +167,8 @@ Profile profile_from_json(const json& j) {
     const json& k = section(j, "kernels");
     p.kernel_launch_us = num(k, "kernels", "launch_us", 0, 1000);
     p.epilogue_k = num(k, "kernels", "epilogue_k", 0, 1e6);
-    if (k.contains("issue_activity")) p.issue_activity = num(k, "kernels", "issue_activity", 0, 1);
-    if (k.contains("wave_quantization"))
-      p.wave_quantization = num(k, "kernels", "wave_quantization", 0, 1);
-    if (k.contains("epilogue_efficiency"))
-      p.epilogue_efficiency = num(k, "kernels", "epilogue_efficiency", 0.01, 1);
+    for (const OptionalField& f : kOptionalKernelFields)
+      if (k.contains(f.key)) p.*f.member = num(k, "kernels", f.key, f.lo, f.hi);
     if (k.contains("memory_efficiency")) {
       const json& m = k.at("memory_efficiency");
       if (!m.is_object())
@@ -205,9 +214,8 @@ json to_json(const Profile& p) {
                     {"epilogue_k", p.epilogue_k},
                     {"memory_efficiency", json::object()}};
     for (const auto& [k, v] : p.memory_efficiency) j["kernels"]["memory_efficiency"][k] = v;
-    if (p.issue_activity > 0) j["kernels"]["issue_activity"] = p.issue_activity;
-    if (p.wave_quantization > 0) j["kernels"]["wave_quantization"] = p.wave_quantization;
-    if (p.epilogue_efficiency < 1) j["kernels"]["epilogue_efficiency"] = p.epilogue_efficiency;
+    for (const OptionalField& f : kOptionalKernelFields)
+      if (p.*f.member != f.absent) j["kernels"][f.key] = p.*f.member;
   }
   if (!p.power_modes.empty()) {
     j["power_modes"] = json::array();
