@@ -24,4 +24,14 @@ TEST(SimBackend, ShortBurstsBeatLongOnesOnTheSimulatedH200) {
   EXPECT_FALSE(response.has_value());  // 5 ms bursts never pull the reported clock down
 }
 
+TEST(SimBackend, AnLmHeadsThroughputCountsItsWholeStepAsTheGpuBackendDoes) {
+  SimBackend b(sim::load_profile("h200"), {});
+  const workload::Plan plan = workload::lmhead_plan({16384, 896, 151936}, 4);
+  b.set_configs({plan});
+  const Measurement m = b.measure(0, 1);
+  // The softmax's time is in the denominator: FLOPs over the step, not over the products alone.
+  EXPECT_NEAR(m.compute_tflops, plan.total_flops() / m.ms_per_iteration * 1e-9,
+              m.compute_tflops * 0.01);
+}
+
 }  // namespace powershape::experiment

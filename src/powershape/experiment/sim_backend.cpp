@@ -23,12 +23,15 @@ Measurement SimBackend::measure(std::size_t i, double seconds) {
   m.iterations = r.iterations;
   m.seconds = static_cast<double>(r.end_ns - r.begin_ns) * 1e-9;
   m.ms_per_iteration = m.seconds * 1e3 / r.iterations;
+  // As the GPU backend counts it: over a square wave's bursts, else over the whole iteration
+  // (an LM head's softmax is part of its step).
+  const bool square = std::holds_alternative<workload::Square>(plan.workload.kind);
   double flops = 0, ns = 0;
   for (const auto& x : r.phases) {
     const auto& ph = plan.phases[static_cast<std::size_t>(x.phase)];
-    if (ph.kind != workload::PhaseKind::kCompute) continue;
     flops += ph.flops;
-    ns += static_cast<double>(x.end_ns - x.begin_ns);
+    if (!square || ph.kind == workload::PhaseKind::kCompute)
+      ns += static_cast<double>(x.end_ns - x.begin_ns);
   }
   m.compute_tflops = ns > 0 ? flops / ns * 1e-3 : 0;
   add_telemetry(m, device_.trace(), r.begin_ns, r.end_ns);
