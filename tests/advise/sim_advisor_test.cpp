@@ -73,7 +73,9 @@ TEST(SimAdvisor, SearchFindsTheExhaustiveOptimumWithinTwoPercent) {
                                  [&](const Outcome& x) { return x.setting == chosen.setting; });
     ASSERT_NE(it, every.end());
     EXPECT_LE(obj.score(it->ms, it->joules), obj.score(every[best].ms, every[best].joules) * 1.02);
-    if (c.max_slowdown >= 0) EXPECT_LE(it->time_ratio.mid - 1, c.max_slowdown);
+    if (c.max_slowdown >= 0) {
+      EXPECT_LE(it->time_ratio.mid - 1, c.max_slowdown);
+    }
     EXPECT_LT(search.outcomes.size(), every.size() / 2);
   }
 }

@@ -42,7 +42,8 @@ TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
 }
 
 // Each kernel timed alone is the plan's phase of the same place: names and shapes agree with
-// what the simulator runs, and the times add up to about an iteration's (probe --record).
+// what the simulator runs, the times add up to about an iteration's (probe --record), and each
+// has the real clock the probe counted while it ran.
 TEST_F(GpuWorkloadGpu, EachKernelIsTimedInThePlansOrder) {
   const workload::Rates rates = measure_peak_rates();
   for (const auto& plan :
@@ -64,6 +65,9 @@ TEST_F(GpuWorkloadGpu, EachKernelIsTimedInThePlansOrder) {
       EXPECT_EQ(ks[i].m, plan.phases[i].m) << plan.name << " " << i;
       EXPECT_DOUBLE_EQ(ks[i].bytes, plan.phases[i].bytes) << plan.name << " " << i;
       EXPECT_GT(ks[i].ms, 0) << plan.name << " " << i;
+      // The clock probe saw it run: a clock a GPU has (0 would be a window the probe missed).
+      EXPECT_GT(ks[i].real_mhz, 500) << plan.name << " " << i;
+      EXPECT_LT(ks[i].real_mhz, 3500) << plan.name << " " << i;
       sum += ks[i].ms;
     }
     const auto r = w.run_for(0.05);

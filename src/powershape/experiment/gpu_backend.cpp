@@ -1,7 +1,5 @@
 #include "powershape/experiment/gpu_backend.hpp"
 
-#include <cuda_runtime.h>
-
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -9,6 +7,7 @@
 
 #include "powershape/analysis/series.hpp"
 #include "powershape/kernels/clock_probe.hpp"
+#include "powershape/kernels/cuda_handles.hpp"
 #include "powershape/kernels/gpu_workload.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
@@ -97,22 +96,16 @@ std::vector<std::pair<double, double>> GpuBackend::probe_clock_step(std::size_t 
   // Every kernel loaded first: loading a module lazily would wait for the running probe.
   w.run_for(0.05);
   std::this_thread::sleep_for(std::chrono::seconds(2));  // back to idle
-  cudaStream_t s = nullptr;
-  if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess)
-    throw std::runtime_error("the clock probe: cannot create a CUDA stream");
   std::vector<double> mhz;
-  try {
+  {
+    const kernels::Stream side;
     const int64_t bin_ns = 10'000, total_ns = static_cast<int64_t>((idle_s + load_s) * 1e9);
     kernels::ClockProbe probe(total_ns / bin_ns + 1, bin_ns);
-    probe.start(s, total_ns);
+    probe.start(side.get(), total_ns);
     std::this_thread::sleep_for(std::chrono::duration<double>(idle_s));
     w.run_for(load_s);
     mhz = probe.mhz();
-  } catch (...) {
-    cudaStreamDestroy(s);
-    throw;
   }
-  cudaStreamDestroy(s);
   collect();
   std::vector<std::pair<double, double>> out;
   for (std::size_t k = 0; k < mhz.size(); ++k) {

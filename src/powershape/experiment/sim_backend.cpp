@@ -42,9 +42,14 @@ std::vector<workload::KernelTime> SimBackend::time_kernels(std::size_t i, int it
   const workload::Plan& plan = configs_.at(i);
   sim::RunRecord r = device_.run(plan, iterations, 0);
   std::vector<std::vector<double>> ms(plan.phases.size());
-  for (const auto& x : r.phases)
-    ms.at(static_cast<std::size_t>(x.phase))
-        .push_back(static_cast<double>(x.end_ns - x.begin_ns) * 1e-6);
+  std::vector<double> clock_ns(plan.phases.size()), ns(plan.phases.size());
+  for (const auto& x : r.phases) {
+    const auto p = static_cast<std::size_t>(x.phase);
+    const auto d = static_cast<double>(x.end_ns - x.begin_ns);
+    ms.at(p).push_back(d * 1e-6);
+    clock_ns[p] += x.mhz * d;
+    ns[p] += d;
+  }
   Measurement m;
   add_telemetry(m, device_.trace(), r.begin_ns, r.end_ns);
   std::vector<workload::KernelTime> out;
@@ -62,6 +67,7 @@ std::vector<workload::KernelTime> SimBackend::time_kernels(std::size_t i, int it
     k.bytes = ph.bytes;
     k.ms = ms[p][ms[p].size() / 2];
     k.sm_clock_mhz = m.sm_clock_mhz;
+    k.real_mhz = ns[p] > 0 ? clock_ns[p] / ns[p] : 0;
     out.push_back(k);
   }
   return out;

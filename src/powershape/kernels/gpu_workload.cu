@@ -5,7 +5,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "powershape/kernels/clock_probe.hpp"
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/cuda_handles.hpp"
 #include "powershape/kernels/event_pair.hpp"
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/gpu_workload.hpp"
@@ -232,53 +234,74 @@ GpuWorkload::Run GpuWorkload::run_for(double seconds) {
 
 std::vector<workload::KernelTime> GpuWorkload::time_kernels(int iterations) {
   Impl& m = *impl_;
+  EventList events;
+  // One iteration, each kernel bracketed: an event before (after the spin of a gap, so that idle
+  // time is not counted) and one after it. Waits for it; returns its kernels.
+  const auto bracketed = [&] {
+    std::size_t i = 0;
+    std::vector<workload::KernelTime> seen;
+    for (const WorkloadStep& s : m.steps) {
+      PS_CUDA(cudaEventRecord(events[2 * i]));
+      m.launch(s, [&](const workload::KernelTime& k) {
+        PS_CUDA(cudaEventRecord(events[2 * i + 1]));
+        seen.push_back(k);
+        ++i;
+        PS_CUDA(cudaEventRecord(events[2 * i]));
+      });
+    }
+    PS_CUDA(cudaEventSynchronize(events[2 * i]));
+    return seen;
+  };
   std::vector<workload::KernelTime> kernels;
   std::vector<std::vector<double>> ms;
-  std::vector<cudaEvent_t> events;
-  auto event = [&](std::size_t i) {
-    while (events.size() <= i) {
-      cudaEvent_t e;
-      PS_CUDA(cudaEventCreate(&e));
-      events.push_back(e);
+  for (int it = 0; it < iterations; ++it) {
+    auto seen = bracketed();
+    if (it == 0) {
+      kernels = std::move(seen);
+      ms.resize(kernels.size());
     }
-    return events[i];
-  };
-  try {
-    for (int it = 0; it < iterations; ++it) {
-      std::size_t i = 0;
-      std::vector<workload::KernelTime> seen;
-      for (const WorkloadStep& s : m.steps) {
-        // Each kernel is bracketed: an event before (after the spin of a gap, so that idle time is
-        // not counted) and one after it.
-        PS_CUDA(cudaEventRecord(event(2 * i)));
-        m.launch(s, [&](const workload::KernelTime& k) {
-          PS_CUDA(cudaEventRecord(event(2 * i + 1)));
-          seen.push_back(k);
-          ++i;
-          PS_CUDA(cudaEventRecord(event(2 * i)));
-        });
-      }
-      PS_CUDA(cudaDeviceSynchronize());
-      if (it == 0) {
-        kernels = seen;
-        ms.resize(kernels.size());
-      }
-      for (std::size_t j = 0; j < kernels.size(); ++j) {
-        float t = 0;
-        PS_CUDA(cudaEventElapsedTime(&t, events[2 * j], events[2 * j + 1]));
-        ms[j].push_back(t);
-      }
-    }
-  } catch (...) {
-    for (auto e : events) cudaEventDestroy(e);
-    throw;
+    for (std::size_t j = 0; j < kernels.size(); ++j)
+      ms[j].push_back(elapsed_ms(events[2 * j], events[2 * j + 1]));
   }
-  for (auto e : events) cudaEventDestroy(e);
+  double iteration_ms = 0;
   for (std::size_t j = 0; j < kernels.size(); ++j) {
     std::sort(ms[j].begin(), ms[j].end());
     kernels[j].index = static_cast<int>(j);
     kernels[j].ms = ms[j][ms[j].size() / 2];
+    iteration_ms += kernels[j].ms;
   }
+  // Then each kernel's real clock: two more iterations with the clock probe running on its own
+  // stream (one thread on one SM), timed from an event recorded just before it starts. Kept apart
+  // from the timed iterations: the SM the probe holds would slow the widest products by ~1%.
+  constexpr int kProbed = 2;
+  constexpr int64_t kBinNs = 10'000;
+  const auto span_ns = static_cast<int64_t>((iteration_ms * kProbed * 1.5 + 50) * 1e6);
+  Stream side;
+  EventList origin;
+  ClockProbe probe(span_ns / kBinNs + 1, kBinNs);
+  PS_CUDA(cudaEventRecord(origin[0], side.get()));
+  probe.start(side.get(), span_ns);
+  std::vector<std::pair<double, double>> windows;  // each kernel's start and end, ms from origin
+  for (int it = 0; it < kProbed; ++it) {
+    bracketed();
+    for (std::size_t j = 0; j < kernels.size(); ++j)
+      windows.emplace_back(elapsed_ms(origin[0], events[2 * j]),
+                           elapsed_ms(origin[0], events[2 * j + 1]));
+  }
+  const std::vector<double> mhz = probe.mhz();
+  const double bin_ms = static_cast<double>(kBinNs) * 1e-6;
+  std::vector<double> sum(kernels.size()), n(kernels.size());
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    const auto first = static_cast<std::size_t>(std::max(0.0, windows[w].first / bin_ms));
+    const auto last = static_cast<std::size_t>(std::max(0.0, windows[w].second / bin_ms));
+    for (std::size_t b = first; b <= last && b < mhz.size(); ++b) {
+      if (mhz[b] <= 0) continue;  // a bin the probe saw no sample in
+      sum[w % kernels.size()] += mhz[b];
+      n[w % kernels.size()] += 1;
+    }
+  }
+  for (std::size_t j = 0; j < kernels.size(); ++j)
+    kernels[j].real_mhz = n[j] > 0 ? sum[j] / n[j] : 0;
   return kernels;
 }
 

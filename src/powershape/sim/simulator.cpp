@@ -142,7 +142,7 @@ struct SimDevice::State {
       }
       remaining -= used;
       const int64_t at = t_next - static_cast<int64_t>(remaining * 1e9);
-      working = on_end(at);  // moves the cursor and refills `left`; false when the run is over
+      working = on_end(at, mhz);  // moves the cursor, refills `left`; false when the run is over
     }
     if (remaining > 0) energy_j += power.power_above_base_w(mhz, p.idle_activity, 0) * remaining;
     const double watts = energy_j * inv_step;
@@ -204,7 +204,7 @@ void SimDevice::idle(double seconds) {
   const int64_t end = s_->t + static_cast<int64_t>(seconds * 1e9);
   std::size_t phase = 0;
   double left = 0;
-  auto never = [](int64_t) { return false; };
+  auto never = [](int64_t, double) { return false; };
   while (s_->t < end) s_->step(nullptr, phase, left, never, nullptr);
 }
 
@@ -248,8 +248,16 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
   double left = costs[0].work;
   int64_t phase_begin = r.begin_ns;
   bool done = false;
-  auto on_end = [&](int64_t at) {
-    r.phases.push_back({r.iterations, static_cast<int>(phase), phase_begin, at});
+  // Each phase's clock, time-weighted: mhz x ns summed up to `counted`.
+  double phase_clock = 0;
+  int64_t counted = r.begin_ns;
+  auto on_end = [&](int64_t at, double mhz) {
+    phase_clock += mhz * static_cast<double>(at - counted);
+    counted = at;
+    r.phases.push_back(
+        {r.iterations, static_cast<int>(phase), phase_begin, at,
+         at > phase_begin ? phase_clock / static_cast<double>(at - phase_begin) : mhz});
+    phase_clock = 0;
     phase_begin = at;
     if (++phase == plan.phases.size()) {
       phase = 0;
@@ -274,6 +282,8 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
           " s (a profile whose figures no real device has?)");
     }
     clock_time += mhz;
+    phase_clock += mhz * static_cast<double>(s_->t - counted);
+    counted = s_->t;
   }
   const double steps = static_cast<double>(s_->t - r.begin_ns) / static_cast<double>(s_->step_ns);
   r.mean_clock_mhz = clock_time / std::max(1.0, steps);

@@ -23,6 +23,7 @@ struct PhaseRecord {
   int iteration;
   int phase;  // index into the plan
   int64_t begin_ns, end_ns;
+  double mhz;  // the real SM clock's mean over the steps that ended in it
 };
 
 // What one run of a plan did.

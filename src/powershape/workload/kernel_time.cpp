@@ -12,7 +12,9 @@
 namespace powershape::workload {
 namespace {
 
-constexpr const char* kHeader = "config,index,name,m,n,k,bytes,ms,sm_clock_mhz";
+constexpr const char* kHeader = "config,index,name,m,n,k,bytes,ms,sm_clock_mhz,real_mhz";
+// Recordings before the clock probe ran beside the kernels have no real_mhz column.
+constexpr const char* kHeaderV1 = "config,index,name,m,n,k,bytes,ms,sm_clock_mhz";
 
 // Config names hold no commas (they are "lmhead NxDxV chunks=C"); a name that does is refused
 // rather than quoted, so that the file stays one split per row.
@@ -31,9 +33,9 @@ void write_kernel_times(const std::string& path, const std::vector<KernelTime>& 
   for (const auto& k : ks) {
     check_cell(k.config, "config");
     check_cell(k.name, "name");
-    std::snprintf(line, sizeof line, ",%d,%s,%lld,%lld,%lld,%.6g,%.6f,%.1f\n", k.index,
+    std::snprintf(line, sizeof line, ",%d,%s,%lld,%lld,%lld,%.6g,%.6f,%.1f,%.1f\n", k.index,
                   k.name.c_str(), static_cast<long long>(k.m), static_cast<long long>(k.n),
-                  static_cast<long long>(k.k), k.bytes, k.ms, k.sm_clock_mhz);
+                  static_cast<long long>(k.k), k.bytes, k.ms, k.sm_clock_mhz, k.real_mhz);
     f << k.config << line;
   }
   if (!f.flush()) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
@@ -43,6 +45,7 @@ std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& n
   std::vector<KernelTime> out;
   std::string line;
   int line_no = 0;
+  std::size_t cells = 10;
   const auto fail = [&](const std::string& what) {
     throw std::runtime_error(name + ":" + std::to_string(line_no) + ": " + what);
   };
@@ -50,7 +53,10 @@ std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& n
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line_no == 1) {
-      if (line != kHeader) fail(std::string("expected the header ") + kHeader);
+      if (line == kHeaderV1)
+        cells = 9;
+      else if (line != kHeader)
+        fail(std::string("expected the header ") + kHeader);
       continue;
     }
     if (line.empty()) continue;
@@ -61,7 +67,8 @@ std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& n
       if (e == std::string::npos) break;
       s = e + 1;
     }
-    if (c.size() != 9) fail("expected 9 cells, found " + std::to_string(c.size()));
+    if (c.size() != cells)
+      fail("expected " + std::to_string(cells) + " cells, found " + std::to_string(c.size()));
     const auto num = [&](const std::string& s, const char* what) {
       double v = 0;
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -84,6 +91,7 @@ std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& n
     k.bytes = num(c[6], "bytes");
     k.ms = num(c[7], "ms");
     k.sm_clock_mhz = num(c[8], "sm_clock_mhz");
+    if (cells == 10) k.real_mhz = num(c[9], "real_mhz");
     if (k.ms <= 0) fail("ms: a kernel takes some time");
     out.push_back(std::move(k));
   }

@@ -16,9 +16,13 @@ struct KernelTime {
   double bytes = 0;         // bytes the kernel reads and writes (a product's operands and result)
   double ms = 0;            // median over the iterations timed
   double sm_clock_mhz = 0;  // the reported SM clock's mean while they ran
+  // The SM clock the GPU counted while this kernel ran (the on-GPU clock probe beside it, or the
+  // simulator's own clock); 0 where it was not measured.
+  double real_mhz = 0;
 };
 
-// CSV with a header row: config,index,name,m,n,k,bytes,ms,sm_clock_mhz.
+// CSV with a header row: config,index,name,m,n,k,bytes,ms,sm_clock_mhz,real_mhz (files without
+// the last column are read too).
 void write_kernel_times(const std::string& path, const std::vector<KernelTime>& k);
 // Throws std::runtime_error naming the file, line and what is wrong.
 std::vector<KernelTime> read_kernel_times(const std::string& path);
