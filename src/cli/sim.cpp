@@ -145,6 +145,23 @@ int run_calibrate(CalibrateArgs& a) {
   }
   std::printf("%-34s %10s %10.2f %8s %10.2f\n", "temperature RMS error C", "",
               c.thermal_rms_before_c, "", c.thermal_rms_after_c);
+  // How far memory kernels run above the products around them, on the card and in the model.
+  double swing_card = 0, swing_model = 0;
+  int configs = 0;
+  for (std::size_t i = 0; i + 1 < c.after.size(); ++i) {
+    if (sim::is_phase_clock(c.after[i]) && sim::is_phase_clock(c.after[i + 1])) {
+      swing_card += c.after[i + 1].measured - c.after[i].measured;
+      swing_model += c.after[i + 1].simulated - c.after[i].simulated;
+      ++configs;
+      ++i;
+    }
+  }
+  if (configs > 0)
+    std::printf(
+        "  real MHz of products and memory kernels (the clock probe beside each kernel): shown, "
+        "not fitted: memory kernels run %+.0f MHz from the products on the card, %+.0f in the "
+        "model, which runs every phase under one clock cap\n",
+        swing_card / configs, swing_model / configs);
   for (const auto& t : c.after) {
     // A figure the fit could not move says why, not only that it did not.
     if (t.name == "step response ms" && std::abs(t.error()) > 0.1)

@@ -34,4 +34,19 @@ TEST(SimBackend, AnLmHeadsThroughputCountsItsWholeStepAsTheGpuBackendDoes) {
               m.compute_tflops * 0.01);
 }
 
+TEST(SimBackend, EachKernelTimedHasTheClockItRanAt) {
+  SimBackend b(sim::load_profile("h200"), {});
+  b.set_configs({workload::msm_plan({65536, 512, 65536}, 1)});
+  b.measure(0, 1);  // warm, as probe --record times kernels after its square waves
+  const auto ks = b.time_kernels(0, 3);
+  ASSERT_EQ(ks.size(), 3u);  // qk, softmax, pv
+  // The fast limiter holds the products under the clock the memory-bound softmax runs at (the
+  // skinny qk, k = 512, less busy than pv, less so).
+  EXPECT_EQ(ks[1].name, "softmax");
+  EXPECT_GT(ks[1].real_mhz, ks[0].real_mhz);
+  EXPECT_GT(ks[1].real_mhz, ks[2].real_mhz + 100);
+  EXPECT_LE(ks[1].real_mhz, 1980);
+  EXPECT_GT(ks[0].real_mhz, 1000);
+}
+
 }  // namespace powershape::experiment

@@ -120,6 +120,29 @@ TEST(Calibrate, ReadsAndSimulatesReproResults) {
   EXPECT_LT(std::abs(t.at("lmhead 16384x4096x128256 chunks=64 ms").error()), 0.03);
 }
 
+// A recording with the clock probe beside each kernel (data/h200/record_kernel_clocks): each
+// repro configuration's products and memory kernels get their real clock, shown and not fitted.
+TEST(Calibrate, ShowsEachConfigurationsPhaseClocksWithoutFittingThem) {
+  const auto d = read_calibration_data(POWERSHAPE_DATA "/h200/record_kernel_clocks");
+  ASSERT_EQ(d.repro.size(), 18u);
+  std::map<std::string, Target> t;
+  for (const auto& x : evaluate(load_profile("h200"), d)) t.emplace(x.name, x);
+  const std::string one = "lmhead 131072x896x151936 chunks=1";
+  ASSERT_TRUE(t.count(one + kProductsRealMhz));
+  const Target& products = t.at(one + kProductsRealMhz);
+  const Target& memory = t.at(one + kMemoryRealMhz);
+  EXPECT_TRUE(is_phase_clock(products));
+  EXPECT_FALSE(is_phase_clock(t.at(one + " NVML MHz")));
+  // The card: the cross-entropy pass between the products runs ~130 MHz above them.
+  EXPECT_GT(memory.measured, products.measured + 80);
+  EXPECT_GT(products.simulated, 1000);
+  EXPECT_GT(memory.simulated, 1000);
+  // A recording without them (record_with_probe's kernels.csv predates the column) has none.
+  for (const auto& x : evaluate(load_profile("h200"),
+                                read_calibration_data(POWERSHAPE_DATA "/h200/record_with_probe")))
+    EXPECT_FALSE(is_phase_clock(x)) << x.name;
+}
+
 TEST(Calibrate, AMissingFileIsNamed) {
   try {
     read_calibration_data("/nonexistent");

@@ -62,6 +62,13 @@ struct Target {
   double error() const { return (simulated - measured) / measured; }
 };
 std::vector<Target> evaluate(const Profile& p, const CalibrationData& d);
+// Where kernels.csv has the clock probe's real clock: each repro configuration's products and
+// memory kernels, time-weighted ("<config> products' real MHz", "... memory kernels' real MHz").
+// Shown, not fitted: the model runs every phase under one clock cap (its medium loop moves the
+// cap), so it cannot put memory kernels above the products around them, as a real H200 does.
+constexpr const char* kProductsRealMhz = " products' real MHz";
+constexpr const char* kMemoryRealMhz = " memory kernels' real MHz";
+bool is_phase_clock(const Target& t);
 // RMS of the temperature the thermal model predicts from the recorded power, against the
 // recorded temperature, in C.
 double thermal_rms_c(const Profile& p, const trace::Trace& t);
