@@ -31,8 +31,12 @@ workload::Phase phase_of(const workload::KernelTime& k) {
   return ph;
 }
 
+// The clock the kernel ran at: the clock probe's where the recording has it (NVML's mean over
+// the configuration reads the LM head's products ~100 MHz high, and its memory kernels as low),
+// else NVML's, else the maximum.
 double clock_of(const Profile& p, const workload::KernelTime& k) {
-  return k.sm_clock_mhz > 0 ? std::clamp(k.sm_clock_mhz, p.min_mhz, p.max_mhz) : p.max_mhz;
+  const double mhz = k.real_mhz > 0 ? k.real_mhz : k.sm_clock_mhz;
+  return mhz > 0 ? std::clamp(mhz, p.min_mhz, p.max_mhz) : p.max_mhz;
 }
 
 std::vector<Target> per_config(const Profile& p, const std::vector<workload::KernelTime>& ks) {
