@@ -37,7 +37,8 @@ struct SimArgs {
 
 struct CalibrateArgs {
   std::string profile = "h200";
-  std::string data;  // empty: the H200 recordings powershape ships
+  std::string data;                // empty: the H200 recordings powershape ships
+  std::vector<std::string> repro;  // more folders of repro -o results (other cards)
   std::string out;
   int max_evals = 400;
 };
@@ -122,6 +123,7 @@ int run_calibrate(CalibrateArgs& a) {
   if (a.data.empty()) a.data = util::share_dir() + "/data/h200";
   sim::Profile start = sim::load_profile(a.profile);
   auto data = sim::read_calibration_data(a.data);
+  for (const auto& dir : a.repro) sim::add_repro(data, dir);
   const auto line = progress_line("simulation", true);
   const int64_t t0 = telemetry::steady_now_ns();
   int last = 0, most = 0;
@@ -248,6 +250,9 @@ void add_sim(CLI::App& app) {
       "--data", c.data,
       "Folder of recorded telemetry laid out as data/h200 (default: the H200 recordings "
       "powershape ships)");
+  cal->add_option("--repro", c.repro,
+                  "A folder of repro -o results (repro_*.json) from another card of the same "
+                  "kind, as more targets: the fit then meets the cards' mean (repeatable)");
   cal->add_option("-o,--output", c.out, "Write the fitted profile here");
   cal->add_option("--max-evals", c.max_evals, "Most simulations per fit (default 400)")
       ->check(CLI::Range(1, 100'000));

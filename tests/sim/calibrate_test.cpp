@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "error_of.hpp"
 #include "powershape/sim/kernel_fit.hpp"
 
 namespace powershape::sim {
@@ -141,6 +142,39 @@ TEST(Calibrate, ShowsEachConfigurationsPhaseClocksWithoutFittingThem) {
   for (const auto& x : evaluate(load_profile("h200"),
                                 read_calibration_data(POWERSHAPE_DATA "/h200/record_with_probe")))
     EXPECT_FALSE(is_phase_clock(x)) << x.name;
+}
+
+// Other cards' repro results as more targets: labelled with their folder, each ratio taken on its
+// own card (file), each configuration simulated once.
+TEST(Calibrate, AddsOtherCardsReproResultsEachRatioOnItsOwnCard) {
+  auto d = read_calibration_data(POWERSHAPE_DATA "/h200/record_with_probe");
+  const std::size_t own = d.repro.size();
+  add_repro(d, POWERSHAPE_DATA "/h200/repro_check/");
+  ASSERT_GT(d.repro.size(), own);
+  EXPECT_EQ(d.repro.back().label, "repro_check: ");
+  const auto all = evaluate(load_profile("h200"), d);
+  std::map<std::string, Target> t;
+  for (const auto& x : all) t.emplace(x.name, x);
+  // The card in repro_check: 184.17 / 186.91 ms at 8 chunks over 1; the model's ratio is the
+  // same for every card.
+  const Target& other = t.at("repro_check: lmhead 131072x896x151936 chunks=8 / 1 chunk");
+  const Target& mine = t.at("lmhead 131072x896x151936 chunks=8 / 1 chunk");
+  EXPECT_NEAR(other.measured, 184.17 / 186.91, 1e-3);
+  EXPECT_NEAR(mine.measured, 181.12 / 184.75, 1e-3);
+  EXPECT_DOUBLE_EQ(other.simulated, mine.simulated);
+  // Two msm files there (two cards): each 4-chunk ratio over its own file's 1 chunk.
+  int msm4 = 0;
+  for (const auto& x : all) {
+    if (x.name == "repro_check: msm 65536x512x65536 chunks=4 / 1 chunk") {
+      ++msm4;
+      EXPECT_NEAR(x.measured, 1, 0.002);  // 35.98 / 35.98 and 36.00 / 36.03
+    }
+  }
+  EXPECT_EQ(msm4, 2);
+  EXPECT_EQ(testing::error_of([&] { add_repro(d, POWERSHAPE_DATA "/h200/nope"); }),
+            "--repro: " POWERSHAPE_DATA "/h200/nope is not a folder");
+  EXPECT_EQ(testing::error_of([&] { add_repro(d, POWERSHAPE_DATA "/h200/record"); }),
+            "--repro: " POWERSHAPE_DATA "/h200/record holds no repro_*.json");
 }
 
 TEST(Calibrate, AMissingFileIsNamed) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -113,7 +114,7 @@ std::vector<CalibrationData::Sustained> read_repro(const std::string& dir) {
         if (!(ms > 0 && ms < 1e7 && mhz > 0 && mhz < 1e5 && watts > 0 && watts < 1e5))
           throw std::runtime_error("configuration '" + c.at("name").get<std::string>() +
                                    "': ms, clock or power out of range");
-        out.push_back({c.at("name").get<std::string>(), *w, ms, mhz, watts});
+        out.push_back({c.at("name").get<std::string>(), *w, ms, mhz, watts, f, ""});
       }
       return 0;
     });
@@ -175,6 +176,21 @@ CalibrationData read_record(const std::string& dir) {
 }
 
 }  // namespace
+
+void add_repro(CalibrationData& d, const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw std::runtime_error("--repro: " + dir + " is not a folder");
+  auto more = read_repro(dir);
+  if (more.empty()) throw std::runtime_error("--repro: " + dir + " holds no repro_*.json");
+  auto path = std::filesystem::path(dir).lexically_normal();
+  if (!path.has_filename()) path = path.parent_path();  // "repro_check/"
+  const std::string label = path.filename().string();
+  for (auto& r : more) {
+    r.label = (label.empty() ? dir : label) + ": ";
+    d.repro.push_back(std::move(r));
+  }
+}
 
 CalibrationData read_calibration_data(const std::string& dir) {
   std::error_code ec;
@@ -323,8 +339,14 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
     out.push_back({"real clock 50-100 ms MHz (probe)", d.probe_50_100_ms_mhz,
                    (0.1 * m100 - 0.05 * m50) / 0.05});
   }
-  std::vector<Target> chunk_ms;  // each repro configuration's ms
+  // Each configuration simulated once, however many cards measured it.
+  struct Simulated {
+    double ms = 0, nvml_mhz = 0, watts = 0;
+    KernelClocks phases;
+  };
+  std::map<std::string, Simulated> simulated;
   for (const auto& r : d.repro) {
+    if (simulated.count(r.name)) continue;
     // Sustained, as repro measures it: after a warm-up, the NVML clock's mean over the window.
     const auto plan = workload::make_plan(r.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
     SimOptions q;
@@ -344,39 +366,55 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
       last = ph.iteration;
       last_ns = ph.begin_ns;
     }
-    const double ms = last > first ? static_cast<double>(last_ns - first_ns) * 1e-6 / (last - first)
-                                   : static_cast<double>(sim.run.end_ns - sim.run.begin_ns) * 1e-6 /
-                                         std::max(1, sim.run.iterations);
+    Simulated x;
+    x.ms = last > first ? static_cast<double>(last_ns - first_ns) * 1e-6 / (last - first)
+                        : static_cast<double>(sim.run.end_ns - sim.run.begin_ns) * 1e-6 /
+                              std::max(1, sim.run.iterations);
     if (last > first) from = first_ns;
     const auto s = analysis::summarize(sim.trace, 0, "load", from, sim.run.end_ns);
-    out.push_back({r.name + " ms", r.ms, ms});
-    out.push_back({r.name + " NVML MHz", r.sm_clock_mhz, s.sm_clock_mhz.mean});
-    out.push_back({r.name + " W", r.avg_power_w, s.avg_power_w.value_or(0)});
+    x.nvml_mhz = s.sm_clock_mhz.mean;
+    x.watts = s.avg_power_w.value_or(0);
+    for (const auto& ph : sim.run.phases) {
+      if (ph.begin_ns < from) continue;
+      const bool product =
+          plan.phases[static_cast<std::size_t>(ph.phase)].kind == workload::PhaseKind::kCompute;
+      x.phases.add(product, ph.mhz, static_cast<double>(ph.end_ns - ph.begin_ns) * 1e-6);
+    }
+    x.phases.finish();
+    simulated.emplace(r.name, x);
+  }
+  struct ChunkMs {
+    const CalibrationData::Sustained* r;
+    double simulated;
+  };
+  std::vector<ChunkMs> chunk_ms;  // each repro configuration's ms
+  for (const auto& r : d.repro) {
+    const Simulated& x = simulated.at(r.name);
+    const std::string name = r.label + r.name;
+    out.push_back({name + " ms", r.ms, x.ms});
+    out.push_back({name + " NVML MHz", r.sm_clock_mhz, x.nvml_mhz});
+    out.push_back({name + " W", r.avg_power_w, x.watts});
     // The real clock inside the step, where kernels.csv has the clock probe's: the products'
     // against the memory kernels' is how far the clock swings between the phases.
-    const auto card = kernel_clocks(d.kernels, r.name);
-    if (card.products > 0 && card.memory > 0) {
-      KernelClocks model;
-      for (const auto& ph : sim.run.phases) {
-        if (ph.begin_ns < from) continue;
-        const bool product =
-            plan.phases[static_cast<std::size_t>(ph.phase)].kind == workload::PhaseKind::kCompute;
-        model.add(product, ph.mhz, static_cast<double>(ph.end_ns - ph.begin_ns) * 1e-6);
+    if (r.label.empty()) {
+      const auto card = kernel_clocks(d.kernels, r.name);
+      if (card.products > 0 && card.memory > 0) {
+        out.push_back({name + kProductsRealMhz, card.products, x.phases.products});
+        out.push_back({name + kMemoryRealMhz, card.memory, x.phases.memory});
       }
-      model.finish();
-      out.push_back({r.name + kProductsRealMhz, card.products, model.products});
-      out.push_back({r.name + kMemoryRealMhz, card.memory, model.memory});
     }
-    chunk_ms.push_back({r.name, r.ms, ms});
+    chunk_ms.push_back({&r, x.ms});
   }
-  // The chunk effect itself: each count's time over the same shape's one chunk. Its error is the
-  // ratio's in points, which absolute times 1-2% off would swamp.
+  // The chunk effect itself: each count's time over the same shape's one chunk, on the same card
+  // (in the same file). Its error is the ratio's in points, which absolute times 1-2% off would
+  // swamp.
   for (const auto& c : chunk_ms) {
-    const auto cut = c.name.find(" chunks=");
+    const auto cut = c.r->name.find(" chunks=");
     for (const auto& one : chunk_ms) {
-      if (&one != &c && one.name == c.name.substr(0, cut) + " chunks=1")
-        out.push_back(
-            {c.name + " / 1 chunk", c.measured / one.measured, c.simulated / one.simulated});
+      if (&one != &c && one.r->file == c.r->file &&
+          one.r->name == c.r->name.substr(0, cut) + " chunks=1")
+        out.push_back({c.r->label + c.r->name + " / 1 chunk", c.r->ms / one.r->ms,
+                       c.simulated / one.simulated});
     }
   }
   for (const auto& sp : d.square_power) {

@@ -47,12 +47,21 @@ struct CalibrationData {
     std::string name;  // "lmhead 131072x896x151936 chunks=8"
     workload::Workload workload;
     double ms, sm_clock_mhz, avg_power_w;
+    // Where it came from: its ratios pair it with the 1-chunk run of the same file; `label`
+    // prefixes the figures of a folder added with add_repro ("repro_check: ..."), empty for the
+    // recording's own.
+    std::string file, label;
   };
   std::vector<Sustained> repro;
   workload::Rates rates{0, 0};
 };
 // Throws std::runtime_error naming the file and what it lacks.
 CalibrationData read_calibration_data(const std::string& dir);
+// Adds the repro -o results in another folder (repro_*.json), labelled with the folder's name:
+// the chunk effect on other cards of the same kind, so that a fit meets their mean rather than
+// one card's (two H200s of one pool differ by up to 3.7 points at one chunk count). Throws as
+// read_calibration_data does, and where the folder holds none.
+void add_repro(CalibrationData& d, const std::string& dir);
 
 // One figure, measured and simulated.
 struct Target {
