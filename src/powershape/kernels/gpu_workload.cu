@@ -34,6 +34,25 @@ struct DeviceBuffer {
   __nv_bfloat16* bf16() const { return static_cast<__nv_bfloat16*>(p); }
 };
 
+// The mean of the probe's bins (MHz, bin_ms each) over each window (start, end ms from the probe's
+// start); window w belongs to kernel w % kernels. 0 for a kernel no bin with a sample covers.
+std::vector<double> mean_clocks(const std::vector<double>& mhz, double bin_ms,
+                                const std::vector<std::pair<double, double>>& windows,
+                                std::size_t kernels) {
+  std::vector<double> sum(kernels), n(kernels);
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    const auto first = static_cast<std::size_t>(std::max(0.0, windows[w].first / bin_ms));
+    const auto last = static_cast<std::size_t>(std::max(0.0, windows[w].second / bin_ms));
+    for (std::size_t b = first; b <= last && b < mhz.size(); ++b) {
+      if (mhz[b] <= 0) continue;  // a bin the probe saw no sample in
+      sum[w % kernels] += mhz[b];
+      n[w % kernels] += 1;
+    }
+  }
+  for (std::size_t j = 0; j < kernels; ++j) sum[j] = n[j] > 0 ? sum[j] / n[j] : 0;
+  return sum;
+}
+
 }  // namespace
 
 struct GpuWorkload::Impl {
@@ -288,20 +307,9 @@ std::vector<workload::KernelTime> GpuWorkload::time_kernels(int iterations) {
       windows.emplace_back(elapsed_ms(origin[0], events[2 * j]),
                            elapsed_ms(origin[0], events[2 * j + 1]));
   }
-  const std::vector<double> mhz = probe.mhz();
-  const double bin_ms = static_cast<double>(kBinNs) * 1e-6;
-  std::vector<double> sum(kernels.size()), n(kernels.size());
-  for (std::size_t w = 0; w < windows.size(); ++w) {
-    const auto first = static_cast<std::size_t>(std::max(0.0, windows[w].first / bin_ms));
-    const auto last = static_cast<std::size_t>(std::max(0.0, windows[w].second / bin_ms));
-    for (std::size_t b = first; b <= last && b < mhz.size(); ++b) {
-      if (mhz[b] <= 0) continue;  // a bin the probe saw no sample in
-      sum[w % kernels.size()] += mhz[b];
-      n[w % kernels.size()] += 1;
-    }
-  }
-  for (std::size_t j = 0; j < kernels.size(); ++j)
-    kernels[j].real_mhz = n[j] > 0 ? sum[j] / n[j] : 0;
+  const auto clocks =
+      mean_clocks(probe.mhz(), static_cast<double>(kBinNs) * 1e-6, windows, kernels.size());
+  for (std::size_t j = 0; j < kernels.size(); ++j) kernels[j].real_mhz = clocks[j];
   return kernels;
 }
 
