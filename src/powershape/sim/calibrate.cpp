@@ -289,6 +289,82 @@ KernelClocks kernel_clocks(const std::vector<workload::KernelTime>& ks, const st
   return c;
 }
 
+// A repro configuration as the model runs it: sustained, as repro measures it (after a
+// warm-up, the NVML clock's mean over the window), and the real clock of its phases.
+struct SimulatedRepro {
+  double ms = 0, nvml_mhz = 0, watts = 0;
+  KernelClocks phases;
+};
+
+SimulatedRepro simulate_repro(const Profile& p, const workload::Workload& w) {
+  const auto plan = workload::make_plan(w, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
+  SimOptions q;
+  q.lead_in_s = 0;
+  q.tail_s = 0;
+  q.seconds = 4;
+  const auto sim = simulate(p, plan, q);
+  int64_t from = sim.run.begin_ns + (sim.run.end_ns - sim.run.begin_ns) / 4;
+  int first = -1, last = -1;
+  int64_t first_ns = 0, last_ns = 0;
+  for (const auto& ph : sim.run.phases) {  // whole iterations after the first second
+    if (ph.phase != 0 || ph.begin_ns < from) continue;
+    if (first < 0) {
+      first = ph.iteration;
+      first_ns = ph.begin_ns;
+    }
+    last = ph.iteration;
+    last_ns = ph.begin_ns;
+  }
+  SimulatedRepro x;
+  x.ms = last > first ? static_cast<double>(last_ns - first_ns) * 1e-6 / (last - first)
+                      : static_cast<double>(sim.run.end_ns - sim.run.begin_ns) * 1e-6 /
+                            std::max(1, sim.run.iterations);
+  if (last > first) from = first_ns;
+  const auto s = analysis::summarize(sim.trace, 0, "load", from, sim.run.end_ns);
+  x.nvml_mhz = s.sm_clock_mhz.mean;
+  x.watts = s.avg_power_w.value_or(0);
+  for (const auto& ph : sim.run.phases) {
+    if (ph.begin_ns < from) continue;
+    const bool product =
+        plan.phases[static_cast<std::size_t>(ph.phase)].kind == workload::PhaseKind::kCompute;
+    x.phases.add(product, ph.mhz, static_cast<double>(ph.end_ns - ph.begin_ns) * 1e-6);
+  }
+  x.phases.finish();
+  return x;
+}
+
+// Each repro configuration's ms, NVML clock and power (and, where kernels.csv has the probe's,
+// its phases' real clocks), then the chunk effect itself: each count's time over the same
+// shape's one chunk on the same card (in the same file). A ratio's error is in points, which
+// absolute times 1-2% off would swamp. Each configuration is simulated once, however many cards
+// measured it.
+void add_repro_targets(const Profile& p, const CalibrationData& d, std::vector<Target>& out) {
+  std::map<std::string, SimulatedRepro> simulated;
+  for (const auto& r : d.repro)
+    if (!simulated.count(r.name)) simulated.emplace(r.name, simulate_repro(p, r.workload));
+  for (const auto& r : d.repro) {
+    const SimulatedRepro& x = simulated.at(r.name);
+    const std::string name = r.label + r.name;
+    out.push_back({name + " ms", r.ms, x.ms});
+    out.push_back({name + " NVML MHz", r.sm_clock_mhz, x.nvml_mhz});
+    out.push_back({name + " W", r.avg_power_w, x.watts});
+    if (!r.label.empty()) continue;  // kernels.csv is the recording's own card
+    const auto card = kernel_clocks(d.kernels, r.name);
+    if (card.products > 0 && card.memory > 0) {
+      out.push_back({name + kProductsRealMhz, card.products, x.phases.products});
+      out.push_back({name + kMemoryRealMhz, card.memory, x.phases.memory});
+    }
+  }
+  for (const auto& c : d.repro) {
+    const auto cut = c.name.find(" chunks=");
+    for (const auto& one : d.repro) {
+      if (&one != &c && one.file == c.file && one.name == c.name.substr(0, cut) + " chunks=1")
+        out.push_back({c.label + c.name + " / 1 chunk", c.ms / one.ms,
+                       simulated.at(c.name).ms / simulated.at(one.name).ms});
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
@@ -339,84 +415,7 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
     out.push_back({"real clock 50-100 ms MHz (probe)", d.probe_50_100_ms_mhz,
                    (0.1 * m100 - 0.05 * m50) / 0.05});
   }
-  // Each configuration simulated once, however many cards measured it.
-  struct Simulated {
-    double ms = 0, nvml_mhz = 0, watts = 0;
-    KernelClocks phases;
-  };
-  std::map<std::string, Simulated> simulated;
-  for (const auto& r : d.repro) {
-    if (simulated.count(r.name)) continue;
-    // Sustained, as repro measures it: after a warm-up, the NVML clock's mean over the window.
-    const auto plan = workload::make_plan(r.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
-    SimOptions q;
-    q.lead_in_s = 0;
-    q.tail_s = 0;
-    q.seconds = 4;
-    const auto sim = simulate(p, plan, q);
-    int64_t from = sim.run.begin_ns + (sim.run.end_ns - sim.run.begin_ns) / 4;
-    int first = -1, last = -1;
-    int64_t first_ns = 0, last_ns = 0;
-    for (const auto& ph : sim.run.phases) {  // whole iterations after the first second
-      if (ph.phase != 0 || ph.begin_ns < from) continue;
-      if (first < 0) {
-        first = ph.iteration;
-        first_ns = ph.begin_ns;
-      }
-      last = ph.iteration;
-      last_ns = ph.begin_ns;
-    }
-    Simulated x;
-    x.ms = last > first ? static_cast<double>(last_ns - first_ns) * 1e-6 / (last - first)
-                        : static_cast<double>(sim.run.end_ns - sim.run.begin_ns) * 1e-6 /
-                              std::max(1, sim.run.iterations);
-    if (last > first) from = first_ns;
-    const auto s = analysis::summarize(sim.trace, 0, "load", from, sim.run.end_ns);
-    x.nvml_mhz = s.sm_clock_mhz.mean;
-    x.watts = s.avg_power_w.value_or(0);
-    for (const auto& ph : sim.run.phases) {
-      if (ph.begin_ns < from) continue;
-      const bool product =
-          plan.phases[static_cast<std::size_t>(ph.phase)].kind == workload::PhaseKind::kCompute;
-      x.phases.add(product, ph.mhz, static_cast<double>(ph.end_ns - ph.begin_ns) * 1e-6);
-    }
-    x.phases.finish();
-    simulated.emplace(r.name, x);
-  }
-  struct ChunkMs {
-    const CalibrationData::Sustained* r;
-    double simulated;
-  };
-  std::vector<ChunkMs> chunk_ms;  // each repro configuration's ms
-  for (const auto& r : d.repro) {
-    const Simulated& x = simulated.at(r.name);
-    const std::string name = r.label + r.name;
-    out.push_back({name + " ms", r.ms, x.ms});
-    out.push_back({name + " NVML MHz", r.sm_clock_mhz, x.nvml_mhz});
-    out.push_back({name + " W", r.avg_power_w, x.watts});
-    // The real clock inside the step, where kernels.csv has the clock probe's: the products'
-    // against the memory kernels' is how far the clock swings between the phases.
-    if (r.label.empty()) {
-      const auto card = kernel_clocks(d.kernels, r.name);
-      if (card.products > 0 && card.memory > 0) {
-        out.push_back({name + kProductsRealMhz, card.products, x.phases.products});
-        out.push_back({name + kMemoryRealMhz, card.memory, x.phases.memory});
-      }
-    }
-    chunk_ms.push_back({&r, x.ms});
-  }
-  // The chunk effect itself: each count's time over the same shape's one chunk, on the same card
-  // (in the same file). Its error is the ratio's in points, which absolute times 1-2% off would
-  // swamp.
-  for (const auto& c : chunk_ms) {
-    const auto cut = c.r->name.find(" chunks=");
-    for (const auto& one : chunk_ms) {
-      if (&one != &c && one.r->file == c.r->file &&
-          one.r->name == c.r->name.substr(0, cut) + " chunks=1")
-        out.push_back({c.r->label + c.r->name + " / 1 chunk", c.r->ms / one.r->ms,
-                       c.simulated / one.simulated});
-    }
-  }
+  add_repro_targets(p, d, out);
   for (const auto& sp : d.square_power) {
     const auto plan = workload::square_plan(
         {sp.period_ms, sp.duty, sp.memory_gap ? workload::Gap::kMemory : workload::Gap::kIdle},
