@@ -32,8 +32,12 @@ TEST(MfuPower, OnTheH200Recording) {
   EXPECT_LT(m.idle_w, 200);
   for (const auto& p : pts) {
     const double err = (m.predict_w(p.mfu) - p.power_w) / p.power_w;
-    if (p.name == "sustained") EXPECT_GT(err, 0.1);     // at the cap: power stops at 700 W
-    if (p.memory && p.mfu < 0.3) EXPECT_LT(err, -0.3);  // a stream's power no FLOP counts
+    if (p.name == "sustained") {
+      EXPECT_GT(err, 0.1);  // at the cap: power stops at 700 W
+    }
+    if (p.memory && p.mfu < 0.3) {
+      EXPECT_LT(err, -0.3);  // a stream's power no FLOP counts
+    }
   }
   // data/h200's older summaries hold uncapped waves at one duty only: no slope to fit.
   EXPECT_THROW(fit_mfu(read_mfu_points(POWERSHAPE_DATA "/h200", peak)), std::runtime_error);

@@ -34,20 +34,27 @@ TEST(ChromeTrace, CountersRegionsAndEventsOnTheWallClock) {
     if (ph == "C") {
       ++counters;
       EXPECT_DOUBLE_EQ(e.at("ts").get<double>(), base + 2000);
-      if (e.at("name") == "power_usage [W]")
+      if (e.at("name") == "power_usage [W]") {
         EXPECT_DOUBLE_EQ(e.at("args").at("value").get<double>(), 650);
-      if (e.at("name") == "energy [J]")
+      }
+      if (e.at("name") == "energy [J]") {
         EXPECT_DOUBLE_EQ(e.at("args").at("value").get<double>(), 1.5);
-      if (e.at("name") == "sm_clock [MHz]")
+      }
+      if (e.at("name") == "sm_clock [MHz]") {
         EXPECT_DOUBLE_EQ(e.at("args").at("value").get<double>(), 1980);
+      }
     }
     if (ph == "X") {
       EXPECT_EQ(e.at("name"), "step");
       EXPECT_DOUBLE_EQ(e.at("dur").get<double>(), 3000);
       EXPECT_DOUBLE_EQ(e.at("ts").get<double>(), base + 1000);
     }
-    if (ph == "i") EXPECT_EQ(e.at("pid"), 0);
-    if (ph == "M" && e.at("pid") == 0) EXPECT_EQ(e.at("args").at("name"), "GPU 0: NVIDIA H200");
+    if (ph == "i") {
+      EXPECT_EQ(e.at("pid"), 0);
+    }
+    if (ph == "M" && e.at("pid") == 0) {
+      EXPECT_EQ(e.at("args").at("name"), "GPU 0: NVIDIA H200");
+    }
   }
   EXPECT_EQ(counters, 3);
   EXPECT_TRUE(j.at("otherData").at("wall_clock").get<bool>());
