@@ -27,15 +27,9 @@ Recorded record(const sim::Profile& p, const workload::Workload& w, double secon
   auto s = sim::simulate(p, r.plan, o);
   r.trace = s.trace;
   if (steps) {
-    int64_t begin = -1;
-    int iteration = -1;
-    for (const auto& ph : s.run.phases) {
-      if (ph.iteration != iteration) {
-        if (begin >= 0) r.trace.regions.push_back({"step", -1, begin, ph.begin_ns});
-        begin = ph.begin_ns;
-        iteration = ph.iteration;
-      }
-    }
+    const std::size_t n = r.plan.phases.size();
+    for (std::size_t i = n; i < s.run.ends_ns.size(); i += n)
+      r.trace.regions.push_back({"step", -1, s.run.phase(i - n).begin_ns, s.run.phase(i).begin_ns});
   }
   return r;
 }

@@ -27,11 +27,10 @@ Measurement SimBackend::measure(std::size_t i, double seconds) {
   // (an LM head's softmax is part of its step).
   const bool square = std::holds_alternative<workload::Square>(plan.workload.kind);
   double flops = 0, ns = 0;
-  for (const auto& x : r.phases) {
-    const auto& ph = plan.phases[static_cast<std::size_t>(x.phase)];
-    flops += ph.flops;
-    if (!square || ph.kind == workload::PhaseKind::kCompute)
-      ns += static_cast<double>(x.end_ns - x.begin_ns);
+  for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+    const auto& ph = plan.phases[p];
+    flops += ph.flops * r.iterations;
+    if (!square || ph.kind == workload::PhaseKind::kCompute) ns += r.clocks[p].ns;
   }
   m.compute_tflops = ns > 0 ? flops / ns * 1e-3 : 0;
   add_telemetry(m, device_.trace(), r.begin_ns, r.end_ns);
@@ -42,13 +41,10 @@ std::vector<workload::KernelTime> SimBackend::time_kernels(std::size_t i, int it
   const workload::Plan& plan = configs_.at(i);
   sim::RunRecord r = device_.run(plan, iterations, 0);
   std::vector<std::vector<double>> ms(plan.phases.size());
-  std::vector<double> clock_ns(plan.phases.size()), ns(plan.phases.size());
-  for (const auto& x : r.phases) {
-    const auto p = static_cast<std::size_t>(x.phase);
-    const auto d = static_cast<double>(x.end_ns - x.begin_ns);
-    ms.at(p).push_back(d * 1e-6);
-    clock_ns[p] += x.mhz * d;
-    ns[p] += d;
+  for (std::size_t e = 0; e < r.ends_ns.size(); ++e) {
+    const sim::PhaseRecord x = r.phase(e);
+    ms[static_cast<std::size_t>(x.phase)].push_back(static_cast<double>(x.end_ns - x.begin_ns) *
+                                                    1e-6);
   }
   Measurement m;
   add_telemetry(m, device_.trace(), r.begin_ns, r.end_ns);
@@ -67,7 +63,7 @@ std::vector<workload::KernelTime> SimBackend::time_kernels(std::size_t i, int it
     k.bytes = ph.bytes;
     k.ms = ms[p][ms[p].size() / 2];
     k.sm_clock_mhz = m.sm_clock_mhz;
-    k.real_mhz = ns[p] > 0 ? clock_ns[p] / ns[p] : 0;
+    k.real_mhz = r.clocks[p].mhz;
     out.push_back(k);
   }
   return out;

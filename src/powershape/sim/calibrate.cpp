@@ -53,14 +53,9 @@ workload::Plan products(double flops) {
   return plan;
 }
 
-double compute_tflops(const SimResult& r, const workload::Plan& plan, int phase) {
-  double flops = 0, ns = 0;
-  for (const auto& x : r.run.phases) {
-    if (x.phase != phase) continue;
-    flops += plan.phases[static_cast<std::size_t>(phase)].flops;
-    ns += static_cast<double>(x.end_ns - x.begin_ns);
-  }
-  return ns > 0 ? flops / ns * 1e-3 : 0;
+double compute_tflops(const SimResult& r, const workload::Plan& plan, std::size_t phase) {
+  const double ns = r.run.clocks[phase].ns;
+  return ns > 0 ? plan.phases[phase].flops * r.run.iterations / ns * 1e-3 : 0;
 }
 
 }  // namespace
@@ -298,36 +293,19 @@ struct SimulatedRepro {
 
 SimulatedRepro simulate_repro(const Profile& p, const workload::Workload& w) {
   const auto plan = workload::make_plan(w, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
-  SimOptions q;
-  q.lead_in_s = 0;
-  q.tail_s = 0;
-  q.seconds = 4;
-  const auto sim = simulate(p, plan, q);
-  int64_t from = sim.run.begin_ns + (sim.run.end_ns - sim.run.begin_ns) / 4;
-  int first = -1, last = -1;
-  int64_t first_ns = 0, last_ns = 0;
-  for (const auto& ph : sim.run.phases) {  // whole iterations after the first second
-    if (ph.phase != 0 || ph.begin_ns < from) continue;
-    if (first < 0) {
-      first = ph.iteration;
-      first_ns = ph.begin_ns;
-    }
-    last = ph.iteration;
-    last_ns = ph.begin_ns;
-  }
+  DeviceOptions o;
+  o.expected_s = 4;
+  SimDevice dev(p, o);
+  dev.run(plan, 0, 1);  // the warm-up; then whole iterations for 3 s
+  const RunRecord run = dev.run(plan, 0, 3);
   SimulatedRepro x;
-  x.ms = last > first ? static_cast<double>(last_ns - first_ns) * 1e-6 / (last - first)
-                      : static_cast<double>(sim.run.end_ns - sim.run.begin_ns) * 1e-6 /
-                            std::max(1, sim.run.iterations);
-  if (last > first) from = first_ns;
-  const auto s = analysis::summarize(sim.trace, 0, "load", from, sim.run.end_ns);
+  x.ms = static_cast<double>(run.end_ns - run.begin_ns) * 1e-6 / std::max(1, run.iterations);
+  const auto s = analysis::summarize(dev.trace(), 0, "load", run.begin_ns, run.end_ns);
   x.nvml_mhz = s.sm_clock_mhz.mean;
   x.watts = s.avg_power_w.value_or(0);
-  for (const auto& ph : sim.run.phases) {
-    if (ph.begin_ns < from) continue;
-    const bool product =
-        plan.phases[static_cast<std::size_t>(ph.phase)].kind == workload::PhaseKind::kCompute;
-    x.phases.add(product, ph.mhz, static_cast<double>(ph.end_ns - ph.begin_ns) * 1e-6);
+  for (std::size_t i = 0; i < plan.phases.size(); ++i) {
+    x.phases.add(plan.phases[i].kind == workload::PhaseKind::kCompute, run.clocks[i].mhz,
+                 run.clocks[i].ns * 1e-6);
   }
   x.phases.finish();
   return x;

@@ -21,11 +21,11 @@ struct Activity {
   double mem;
 };
 
-// What a phase costs on the profile's device, worked out once a run: its work (FLOPs, bytes or
-// seconds) and the parts of its time at a clock f: compute cycles (cycles / f), memory seconds at
-// the maximum clock (more as memory slows with the clock), the launch; and its activities.
+// What a phase costs on the profile's device, worked out once a run: the parts of its time at a
+// clock f: compute cycles (cycles / f), memory seconds at the maximum clock (more as memory slows
+// with the clock), the launch (an idle phase: its own seconds); and its activities.
 struct PhaseCost {
-  double work = 0;
+  double seconds = 0;     // an idle phase's
   double cycles = 0;      // compute: FLOPs / (FLOPs a cycle x efficiency)
   double mem_s = 0;       // bytes / (bandwidth x the kernel's efficiency), at the maximum clock
                           // (of a product: its operands')
@@ -37,14 +37,25 @@ struct PhaseCost {
   Activity act{0, 0};  // at the maximum clock
 };
 
-// Seconds a phase takes at `mhz` (idle: its own seconds).
-double seconds_at(const Profile& p, const PhaseCost& c, double mhz) {
-  if (c.idle) return c.work;
-  const double slow = 1 - p.mem_clock_sensitivity + p.mem_clock_sensitivity * mhz / p.max_mhz;
-  const double tm = c.mem_s / slow;
+// What a clock does to every phase's time, worked out once a step (the hot loop then multiplies):
+// memory time grows as memory slows with the clock; a cycle lasts 1 / f.
+struct ClockScale {
+  ClockScale(const Profile& p, double mhz)
+      : mem(1 / (1 - p.mem_clock_sensitivity + p.mem_clock_sensitivity * mhz / p.max_mhz)),
+        cycle_s(1 / (mhz * 1e6)) {}
+  double mem, cycle_s;
+};
+
+// Seconds a phase takes at a clock (idle: its own seconds).
+double seconds_at(const PhaseCost& c, const ClockScale& f) {
+  if (c.idle) return c.seconds;
+  const double tm = c.mem_s * f.mem;
   if (c.cycles <= 0) return tm + c.launch_s;
-  const double tc = c.cycles / (mhz * 1e6);
-  return std::max(tc, tm) + c.epilogue_s / slow + c.launch_s;
+  return std::max(c.cycles * f.cycle_s, tm) + c.epilogue_s * f.mem + c.launch_s;
+}
+
+double seconds_at(const Profile& p, const PhaseCost& c, double mhz) {
+  return seconds_at(c, ClockScale(p, mhz));
 }
 
 PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
@@ -53,11 +64,10 @@ PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
   switch (ph.kind) {
     case PhaseKind::kIdle:
       c.idle = true;
-      c.work = ph.seconds;
+      c.seconds = ph.seconds;
       c.act = {p.idle_activity, 0};
       return c;
     case PhaseKind::kCompute:
-      c.work = ph.flops;
       c.efficiency = ph.efficiency;
       // A partial last wave leaves SMs idle: slower, and no busier for it.
       if (p.wave_quantization > 0 && ph.m > 0)
@@ -73,7 +83,6 @@ PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
                        std::min(1.0, p.epilogue_k / static_cast<double>(ph.k));
       break;
     case PhaseKind::kMemory:
-      c.work = std::max(ph.bytes, 1.0);  // a rate of work over time needs some work
       // A recorded phase's work already came at its kernel's own pace.
       c.mem_s = ph.bytes / (bw * (ph.launched ? p.memory_efficiency_of(ph.name) : 1));
       c.raw_mem_s = ph.bytes / bw;
@@ -114,7 +123,8 @@ struct SimDevice::State {
         step_ns(static_cast<int64_t>(std::llround(o.step_s * 1e9))),
         inv_step(1 / o.step_s) {}
 
-  // One step with a plan's phase costs (null: idle) at its cursor; returns the energy it drew.
+  // One step with a plan's phase costs (null: idle) at its cursor (a phase, and the share of it
+  // still to run); returns the energy it drew.
   template <class OnPhaseEnd>
   double step(const std::vector<PhaseCost>* costs, std::size_t& phase, double& left,
               OnPhaseEnd&& on_end, double* mhz_out) {
@@ -126,23 +136,24 @@ struct SimDevice::State {
     double energy_j = base_w * opt.step_s, remaining = opt.step_s;
     double busy_s = 0, mem_busy_s = 0;  // what NVML's utilisation rates count
     bool working = costs != nullptr;
+    const ClockScale scale(p, mhz);
     while (working && remaining > 0) {
       const PhaseCost& ph = (*costs)[phase];
       const Activity& a = ph.act;
-      const double rate = ph.work / seconds_at(p, ph, mhz);
+      const double secs = seconds_at(ph, scale);
       const double watts = power.power_above_base_w(mhz, a.sm, a.mem);
-      const double used = std::min(remaining, left / rate);
+      const double used = std::min(remaining, left * secs);
       energy_j += watts * used;
       if (!ph.idle) busy_s += used;
       mem_busy_s += std::min(1.0, a.mem) * used;
       if (used == remaining) {  // the phase outlasts the step
-        left -= rate * remaining;
+        left = std::max(0.0, left - remaining / secs);
         remaining = 0;
         break;
       }
       remaining -= used;
       const int64_t at = t_next - static_cast<int64_t>(remaining * 1e9);
-      working = on_end(at, mhz);  // moves the cursor, refills `left`; false when the run is over
+      working = on_end(at, mhz);  // moves the cursor, resets `left`; false when the run is over
     }
     if (remaining > 0) energy_j += power.power_above_base_w(mhz, p.idle_activity, 0) * remaining;
     const double watts = energy_j * inv_step;
@@ -242,21 +253,22 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
                                   " simulation steps (at most 2000000000): a coarser step "
                                   "(--step-ms) or a shorter run");
     }
-    r.phases.reserve(static_cast<std::size_t>(ends));
+    r.ends_ns.reserve(static_cast<std::size_t>(ends));
   }
   std::size_t phase = 0;
-  double left = costs[0].work;
+  double left = 1;
   int64_t phase_begin = r.begin_ns;
   bool done = false;
   // Each phase's clock, time-weighted: mhz x ns summed up to `counted`.
+  r.clocks.resize(plan.phases.size());
   double phase_clock = 0;
   int64_t counted = r.begin_ns;
   auto on_end = [&](int64_t at, double mhz) {
     phase_clock += mhz * static_cast<double>(at - counted);
     counted = at;
-    r.phases.push_back(
-        {r.iterations, static_cast<int>(phase), phase_begin, at,
-         at > phase_begin ? phase_clock / static_cast<double>(at - phase_begin) : mhz});
+    r.ends_ns.push_back(at);
+    r.clocks[phase].ns += static_cast<double>(at - phase_begin);
+    r.clocks[phase].mhz += phase_clock;  // a sum of mhz x ns until the run ends
     phase_clock = 0;
     phase_begin = at;
     if (++phase == plan.phases.size()) {
@@ -268,7 +280,7 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
         r.end_ns = at;
       }
     }
-    left = costs[phase].work;
+    left = 1;
     return !done;
   };
   double clock_time = 0;
@@ -287,6 +299,7 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
   }
   const double steps = static_cast<double>(s_->t - r.begin_ns) / static_cast<double>(s_->step_ns);
   r.mean_clock_mhz = clock_time / std::max(1.0, steps);
+  for (auto& c : r.clocks) c.mhz = c.ns > 0 ? c.mhz / c.ns : 0;
   return r;
 }
 

@@ -23,16 +23,30 @@ struct PhaseRecord {
   int iteration;
   int phase;  // index into the plan
   int64_t begin_ns, end_ns;
-  double mhz;  // the real SM clock's mean over the steps that ended in it
 };
 
-// What one run of a plan did.
+// The time a run spent in one phase of the plan (all its iterations) and the real SM clock's
+// mean over it.
+struct PhaseClock {
+  double ns = 0;
+  double mhz = 0;
+};
+
+// What one run of a plan did. The simulator's hot path writes one number a phase end (a 32-chunk
+// LM head at 1 ms steps ends millions): when it ended; the rest follows from the order.
 struct RunRecord {
-  std::vector<PhaseRecord> phases;
+  std::vector<int64_t> ends_ns;    // iteration i's phase j at i x (the plan's phases) + j
+  std::vector<PhaseClock> clocks;  // one per plan phase
   int iterations = 0;
   int64_t begin_ns = 0, end_ns = 0;
   double energy_j = 0;        // the model's own energy (not the sensor's)
   double mean_clock_mhz = 0;  // time-weighted real clock
+  // The i-th phase that ended: which, in which iteration, from when (the one before's end).
+  PhaseRecord phase(std::size_t i) const {
+    const std::size_t n = clocks.size();
+    return {static_cast<int>(i / n), static_cast<int>(i % n), i > 0 ? ends_ns[i - 1] : begin_ns,
+            ends_ns[i]};
+  }
 };
 
 // A simulated GPU whose state (temperature, governor caps, clocks) carries over from one run to
