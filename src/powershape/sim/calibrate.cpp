@@ -66,26 +66,6 @@ CalibrationData read_h200_layout(const std::string& dir);
 
 // A `probe --record` folder: its 50%-duty idle-gap square waves, its sustained load (from idle:
 // the step response, then the sustained figures) and the whole session's trace for the heat.
-// "lmhead 131072x896x151936 chunks=8" (repro's LM head, forward and backward) or
-// "msm 65536x512x65536 chunks=4"; nullopt for any other name.
-std::optional<workload::Workload> workload_named(const std::string& name) {
-  std::istringstream in(name);
-  std::string kind, dims, chunks;
-  in >> kind >> dims >> chunks;
-  int64_t a = 0, b = 0, c = 0;
-  char x1 = 0, x2 = 0;
-  std::istringstream ds(dims);
-  if (!(ds >> a >> x1 >> b >> x2 >> c) || x1 != 'x' || x2 != 'x' || a <= 0 || b <= 0 || c <= 0 ||
-      a > 1'000'000'000 || b > 1'000'000'000 || c > 1'000'000'000 ||
-      chunks.rfind("chunks=", 0) != 0)
-    return std::nullopt;
-  const int n = std::atoi(chunks.c_str() + 7);
-  if (n < 1 || n > 65536) return std::nullopt;
-  if (kind == "lmhead" && n <= a) return workload::Workload{workload::LmHead{a, b, c}, n};
-  if (kind == "msm" && n <= a) return workload::Workload{workload::Msm{a, b, c}, n};
-  return std::nullopt;
-}
-
 // Every repro_*.json in the folder, in name order: each configuration repro measured.
 std::vector<CalibrationData::Sustained> read_repro(const std::string& dir) {
   std::vector<std::string> files;
@@ -101,7 +81,7 @@ std::vector<CalibrationData::Sustained> read_repro(const std::string& dir) {
       if (!j.is_object() || !j.contains("configs") || !j.at("configs").is_array())
         throw std::runtime_error("expected repro -o's JSON, with a 'configs' list");
       for (const auto& c : j.at("configs")) {
-        const auto w = workload_named(c.at("name").get<std::string>());
+        const auto w = workload::workload_named(c.at("name").get<std::string>());
         if (!w) continue;  // a configuration the fit has no plan for
         const double ms = c.at("ms_per_iteration").get<double>(),
                      mhz = c.at("sm_clock_mhz").get<double>(),

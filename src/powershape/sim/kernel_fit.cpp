@@ -11,7 +11,7 @@
 namespace powershape::sim {
 namespace {
 
-workload::Phase phase_of(const workload::KernelTime& k) {
+workload::Phase from_fields(const workload::KernelTime& k) {
   workload::Phase ph;
   ph.name = k.name;
   ph.bytes = k.bytes;
@@ -31,6 +31,33 @@ workload::Phase phase_of(const workload::KernelTime& k) {
   return ph;
 }
 
+// The phase each recorded kernel ran, from its own fields, with what only its configuration's
+// plan knows (the rows a softmax reads again) where the configuration's name gives the plan.
+std::vector<workload::Phase> phases_of(const Profile& p,
+                                       const std::vector<workload::KernelTime>& ks) {
+  std::map<std::string, std::vector<workload::Phase>> plans;  // each config's kernels, in order
+  std::vector<workload::Phase> out;
+  for (const auto& k : ks) {
+    auto it = plans.find(k.config);
+    if (it == plans.end()) {
+      std::vector<workload::Phase> kernels;
+      if (const auto w = workload::workload_named(k.config)) {
+        for (auto& ph :
+             workload::make_plan(*w, {p.peak_flops_per_s(), p.peak_bytes_per_s()}).phases)
+          if (ph.kind != workload::PhaseKind::kIdle) kernels.push_back(std::move(ph));
+      }
+      it = plans.emplace(k.config, std::move(kernels)).first;
+    }
+    out.push_back(from_fields(k));
+    const auto i = static_cast<std::size_t>(k.index);
+    if (i < it->second.size() && it->second[i].name == k.name) {
+      out.back().reread_bytes = it->second[i].reread_bytes;
+      out.back().row_bytes = it->second[i].row_bytes;
+    }
+  }
+  return out;
+}
+
 // The clock the kernel ran at: the clock probe's where the recording has it (NVML's mean over
 // the configuration reads the LM head's products ~100 MHz high, and its memory kernels as low),
 // else NVML's, else the maximum.
@@ -39,13 +66,19 @@ double clock_of(const Profile& p, const workload::KernelTime& k) {
   return mhz > 0 ? std::clamp(mhz, p.min_mhz, p.max_mhz) : p.max_mhz;
 }
 
-std::vector<Target> per_config(const Profile& p, const std::vector<workload::KernelTime>& ks) {
+double ms_of(const Profile& p, const workload::KernelTime& k, const workload::Phase& ph) {
+  return phase_seconds(p, ph, clock_of(p, k)) * 1e3;
+}
+
+std::vector<Target> per_config(const Profile& p, const std::vector<workload::KernelTime>& ks,
+                               const std::vector<workload::Phase>& phases) {
   std::map<std::string, std::pair<double, double>> sums;  // measured, simulated
   std::vector<std::string> order;
-  for (const auto& k : ks) {
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    const auto& k = ks[i];
     if (!sums.count(k.config)) order.push_back(k.config);
     sums[k.config].first += k.ms;
-    sums[k.config].second += kernel_ms(p, k);
+    sums[k.config].second += ms_of(p, k, phases[i]);
   }
   std::vector<Target> out;
   for (const auto& c : order) out.push_back({c + " kernels ms", sums[c].first, sums[c].second});
@@ -72,21 +105,23 @@ bool line_fit(const std::vector<std::pair<double, double>>& xy, double& a, doubl
 }  // namespace
 
 double kernel_ms(const Profile& p, const workload::KernelTime& k) {
-  return phase_seconds(p, phase_of(k), clock_of(p, k)) * 1e3;
+  return ms_of(p, k, phases_of(p, {k}).front());
 }
 
 KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
   if (ks.empty()) throw std::runtime_error("kernels.csv: no kernels to fit");
   KernelFit f;
-  f.before = per_config(p, ks);
+  const std::vector<workload::Phase> phases = phases_of(p, ks);
+  f.before = per_config(p, ks, phases);
   // Memory kernels: ms against bytes per kernel name, over the sizes the chunk counts give. The
   // intercept is the kernel's fixed cost, the slope its bandwidth.
   std::map<std::string, std::vector<std::pair<double, double>>> by_name;
-  for (const auto& k : ks) {
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    const auto& k = ks[i];
     if (k.m == 0 && k.bytes > 0) {
       const double slow =
           1 - p.mem_clock_sensitivity + p.mem_clock_sensitivity * clock_of(p, k) / p.max_mhz;
-      by_name[k.name].push_back({k.bytes / slow, k.ms});
+      by_name[k.name].push_back({memory_bytes(p, phases[i]) / slow, k.ms});
     }
   }
   std::vector<double> launches;
@@ -109,9 +144,9 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
   // how much of a partial wave's idle share they pay, by the log error over every recorded
   // product. A grid (epilogue k 0 and 16 to 65536 in 2^(1/4) steps, the shares in tenths): the
   // error is not smooth in any of them.
-  std::vector<const workload::KernelTime*> products;
-  for (const auto& k : ks)
-    if (k.m > 0) products.push_back(&k);
+  std::vector<std::size_t> products;
+  for (std::size_t i = 0; i < ks.size(); ++i)
+    if (ks[i].m > 0) products.push_back(i);
   double best = 1e300, best_k = 0, best_q = 0, best_ee = 1;
   for (int ee = 5; ee <= 10; ++ee) {
     p.epilogue_efficiency = ee / 10.0;
@@ -120,8 +155,8 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
       for (int i = -1; i <= 48; ++i) {
         p.epilogue_k = i < 0 ? 0 : 16 * std::pow(2.0, i / 4.0);
         double e = 0;
-        for (const auto* k : products) {
-          const double d = std::log(kernel_ms(p, *k) / k->ms);
+        for (const std::size_t i : products) {
+          const double d = std::log(ms_of(p, ks[i], phases[i]) / ks[i].ms);
           e += d * d;
         }
         if (e < best) {
@@ -136,7 +171,7 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
   p.epilogue_k = best_k;
   p.wave_quantization = best_q;
   p.epilogue_efficiency = best_ee;
-  f.after = per_config(p, ks);
+  f.after = per_config(p, ks, phases);
   return f;
 }
 

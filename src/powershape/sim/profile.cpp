@@ -84,6 +84,7 @@ const OptionalField kOptionalKernelFields[] = {
     {"issue_activity", &Profile::issue_activity, 0, 1, 0},
     {"wave_quantization", &Profile::wave_quantization, 0, 1, 0},
     {"epilogue_efficiency", &Profile::epilogue_efficiency, 0.01, 1, 1},
+    {"l2_row_bytes", &Profile::l2_row_bytes, 0, 1e9, 0},
 };
 
 }  // namespace

@@ -75,8 +75,11 @@ struct Profile {
   // (optional "kernels.wave_quantization" in [0, 1]; 0: stream-K evens every wave out).
   // A product's result traffic (its epilogue) moves at epilogue_efficiency of the copy
   // bandwidth (optional, default 1: an fp32 read-modify-write runs slower than a copy).
+  // A kernel that works a row a block and reads each row again (the msm softmax's three passes)
+  // finds the later reads in L2 while every resident block's row fits in it: up to l2_row_bytes a
+  // row (L2 over the blocks resident at once; optional "kernels.l2_row_bytes", 0: always).
   double kernel_launch_us = 0, epilogue_k = 0, issue_activity = 0, wave_quantization = 0;
-  double epilogue_efficiency = 1;
+  double epilogue_efficiency = 1, l2_row_bytes = 0;
   std::vector<std::pair<std::string, double>> memory_efficiency;
   double memory_efficiency_of(const std::string& kernel) const;
 

@@ -82,11 +82,13 @@ PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
         c.epilogue_s = ph.result_bytes / (bw * p.epilogue_efficiency) *
                        std::min(1.0, p.epilogue_k / static_cast<double>(ph.k));
       break;
-    case PhaseKind::kMemory:
+    case PhaseKind::kMemory: {
+      const double bytes = memory_bytes(p, ph);
       // A recorded phase's work already came at its kernel's own pace.
-      c.mem_s = ph.bytes / (bw * (ph.launched ? p.memory_efficiency_of(ph.name) : 1));
-      c.raw_mem_s = ph.bytes / bw;
+      c.mem_s = bytes / (bw * (ph.launched ? p.memory_efficiency_of(ph.name) : 1));
+      c.raw_mem_s = bytes / bw;
       break;
+    }
   }
   c.launch_s = ph.launched ? p.kernel_launch_us * 1e-6 : 0;
   const double t = seconds_at(p, c, p.max_mhz);
@@ -346,6 +348,10 @@ trace::Trace SimDevice::trace() const {
   t.devices.push_back(d);
   t.samples = s_->sensor.rows();
   return t;
+}
+
+double memory_bytes(const Profile& p, const workload::Phase& ph) {
+  return ph.bytes + (p.l2_row_bytes > 0 && ph.row_bytes > p.l2_row_bytes ? ph.reread_bytes : 0);
 }
 
 double phase_seconds(const Profile& p, const workload::Phase& ph, double mhz) {

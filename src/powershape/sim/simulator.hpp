@@ -95,6 +95,9 @@ struct SimResult {
 // The seconds one phase takes on the profile's device held at `mhz` (the simulator's kernel
 // model: compute, memory and launch, as the run's steps use them).
 double phase_seconds(const Profile& p, const workload::Phase& ph, double mhz);
+// The bytes a memory phase moves through the device's memory: its own, and the rows it reads
+// again where they are too long to stay in L2 (Profile::l2_row_bytes).
+double memory_bytes(const Profile& p, const workload::Phase& ph);
 
 // Idles, runs the plan once as `o` says, idles again.
 SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOptions& o);

@@ -136,7 +136,10 @@ Plan msm_plan(const Msm& w, int chunks) {
   for_each_chunk(w.rows, rows_per_chunk(w.rows, chunks), [&](int64_t, int64_t, int64_t rows) {
     const double r = static_cast<double>(rows);
     plan.phases.push_back(product("qk", r, cols, d));
+    // The project's softmax (kernels/synthetic.cu): a block a row, three passes (max, sum, write).
     plan.phases.push_back(stream("softmax", 2 * 2 * r * cols));
+    plan.phases.back().reread_bytes = 2 * 2 * r * cols;
+    plan.phases.back().row_bytes = 2 * cols;
     plan.phases.push_back(product("pv", r, d, cols));
   });
   return plan;

@@ -21,6 +21,10 @@ struct Phase {
   double efficiency = 1;        // kCompute: fraction of the device's peak rate this product reaches
   int64_t m = 0, n = 0, k = 0;  // kCompute: the product's shape, when the plan knows it
   double result_bytes = 0;      // kCompute: of `bytes`, the result's (its epilogue's traffic)
+  // kMemory, a kernel that works row by row (a block a row) and reads each row again after its
+  // first pass: the bytes of those later reads (beyond `bytes`) and of one row. They come from L2
+  // while the rows in flight fit it (the device's kernels.l2_row_bytes), else from memory again.
+  double reread_bytes = 0, row_bytes = 0;
   // A kernel of its own, which costs the device's launch time beyond its work; false for a
   // phase whose work came from a recorded duration (a kernel timeline), which holds it already.
   bool launched = true;

@@ -1,6 +1,7 @@
 #include "powershape/workload/workload.hpp"
 
-#include <cstdio>
+#include <cstdlib>
+#include <sstream>
 
 namespace powershape::workload {
 namespace {
@@ -25,6 +26,24 @@ std::string name_of(const Workload& w) {
   if (const auto* p = std::get_if<Products>(&w.kind))
     return "products " + std::to_string(p->size) + "^3";
   return "custom";
+}
+
+std::optional<Workload> workload_named(const std::string& name) {
+  std::istringstream in(name);
+  std::string kind, dims, chunks;
+  in >> kind >> dims >> chunks;
+  int64_t a = 0, b = 0, c = 0;
+  char x1 = 0, x2 = 0;
+  std::istringstream ds(dims);
+  if (!(ds >> a >> x1 >> b >> x2 >> c) || x1 != 'x' || x2 != 'x' || a <= 0 || b <= 0 || c <= 0 ||
+      a > 1'000'000'000 || b > 1'000'000'000 || c > 1'000'000'000 ||
+      chunks.rfind("chunks=", 0) != 0)
+    return std::nullopt;
+  const int n = std::atoi(chunks.c_str() + 7);
+  if (n < 1 || n > 65536) return std::nullopt;
+  if (kind == "lmhead" && n <= a) return Workload{LmHead{a, b, c}, n};
+  if (kind == "msm" && n <= a) return Workload{Msm{a, b, c}, n};
+  return std::nullopt;
 }
 
 }  // namespace powershape::workload

@@ -3,6 +3,7 @@
 // builders derive the simulator's phases from it (builders.hpp), and the GPU runs the kernels it
 // names (kernels/workload_steps.hpp, kernels/lmhead_steps.hpp).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -48,5 +49,8 @@ struct Workload {
 
 // "lmhead 16384x896x151936 chunks=4", as plans and tables name it.
 std::string name_of(const Workload& w);
+// The workload a name_of names: "lmhead 131072x896x151936 chunks=8" (forward and backward) or
+// "msm 65536x512x65536 chunks=4"; nullopt for any other name.
+std::optional<Workload> workload_named(const std::string& name);
 
 }  // namespace powershape::workload
