@@ -4,6 +4,7 @@
 
 #include "error_of.hpp"
 #include "powershape/sim/profile.hpp"
+#include "powershape/sim/simulator.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::sim {
@@ -57,6 +58,32 @@ TEST(KernelFit, FindsTheLaunchCostEpilogueWavesAndBandwidthsItWasRecordedWith) {
   for (const auto& t : f.after) EXPECT_NEAR(t.error(), 0, 0.01) << t.name;
   // Before the fit, 64 chunks' dW accumulation and the softmax's pace were not accounted for.
   EXPECT_GT(std::abs(f.before.back().error()), 0.05);
+}
+
+// A softmax whose rows outgrow L2 moves twice the bytes: the fit reads which rows did from the
+// configuration's plan, so one efficiency meets matmul-softmax-matmul at both row lengths.
+TEST(KernelFit, TheSoftmaxsRowsOutgrowingL2AreCountedFromThePlan) {
+  Profile truth = load_profile("h200");
+  truth.l2_row_bytes = 100000;
+  truth.memory_efficiency = {{"softmax", 0.3}};
+  std::vector<workload::KernelTime> ks;
+  for (const char* config : {"msm 32768x1024x32768 chunks=4", "msm 65536x512x65536 chunks=4",
+                             "msm 65536x512x65536 chunks=16"}) {
+    const auto plan = workload::make_plan(*workload::workload_named(config),
+                                          {truth.peak_flops_per_s(), truth.peak_bytes_per_s()});
+    for (std::size_t i = 0; i < plan.phases.size(); ++i) {
+      const auto& ph = plan.phases[i];
+      workload::KernelTime k{config, static_cast<int>(i), ph.name, ph.m, ph.n, ph.k, ph.bytes, 0,
+                             1500};
+      k.ms = phase_seconds(truth, ph, 1500) * 1e3;  // the simulator's own time for the phase
+      ks.push_back(k);
+    }
+  }
+  Profile p = truth;
+  p.memory_efficiency.clear();
+  const KernelFit f = fit_kernels(p, ks);
+  EXPECT_NEAR(p.memory_efficiency_of("softmax"), 0.3, 0.003);
+  for (const auto& t : f.after) EXPECT_NEAR(t.error(), 0, 0.01) << t.name;
 }
 
 TEST(KernelFit, NothingToFitIsAnError) {

@@ -88,8 +88,10 @@ TEST(Profile, TheMediumLoopAndKernelFiguresSurviveARoundTrip) {
   p.epilogue_efficiency = 0.8;  // and the kernel model's optional figures
   p.wave_quantization = 0.5;
   p.issue_activity = 0.25;
+  p.l2_row_bytes = 65536;
   p.epilogue_k = 300;
   const Profile q = profile_from_json(to_json(p));
+  EXPECT_EQ(q.l2_row_bytes, 65536);
   EXPECT_EQ(q.epilogue_efficiency, 0.8);
   EXPECT_EQ(q.wave_quantization, 0.5);
   EXPECT_EQ(q.issue_activity, 0.25);

@@ -91,6 +91,25 @@ TEST(Simulator, MemoryPhasesRunAtTheBandwidth) {
   EXPECT_THROW(simulate(p, plan, SimOptions{}), std::invalid_argument);
 }
 
+// A row-by-row kernel's later passes come from L2 while its rows fit the device's l2_row_bytes,
+// from memory again once they do not; a profile that does not say finds them in L2.
+TEST(Simulator, RowsTooLongForL2AreReadFromMemoryAgain) {
+  Profile p = load_profile("h200");
+  p.l2_row_bytes = 100000;
+  const auto seconds = [&](double row_bytes) {
+    workload::Phase m;
+    m.kind = workload::PhaseKind::kMemory;
+    m.bytes = 4.3e9;
+    m.reread_bytes = 4.3e9;
+    m.row_bytes = row_bytes;
+    return phase_seconds(p, m, p.max_mhz);
+  };
+  EXPECT_NEAR(seconds(65536), 1e-3, 2e-5);
+  EXPECT_NEAR(seconds(131072), 2e-3, 4e-5);
+  p.l2_row_bytes = 0;
+  EXPECT_NEAR(seconds(131072), 1e-3, 2e-5);
+}
+
 }  // namespace powershape::sim
 
 namespace powershape::sim {

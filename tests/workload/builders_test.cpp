@@ -35,6 +35,18 @@ TEST(Builders, TheLmHeadsProductsAloneAreItsCeiling) {
   EXPECT_EQ(p.name, "lmhead products 1000x896x151936");
 }
 
+// Its softmax (kernels/synthetic.cu) reads each row three times and writes it once: the two later
+// reads are the rows' to find in L2 or not, and a row is a block's.
+TEST(Builders, TheMsmSoftmaxReadsItsRowsAgain) {
+  const Plan p = msm_plan({1000, 64, 4096}, 2);
+  ASSERT_EQ(p.phases.size(), 6u);
+  EXPECT_EQ(p.phases[1].name, "softmax");
+  EXPECT_DOUBLE_EQ(p.phases[1].bytes, 4.0 * 500 * 4096);
+  EXPECT_DOUBLE_EQ(p.phases[1].reread_bytes, 4.0 * 500 * 4096);
+  EXPECT_DOUBLE_EQ(p.phases[1].row_bytes, 2.0 * 4096);
+  EXPECT_DOUBLE_EQ(p.phases[0].reread_bytes, 0);
+}
+
 TEST(Builders, BadShapesAreRejected) {
   EXPECT_THROW(lmhead_plan({0, 896, 100}, 1), std::invalid_argument);
   EXPECT_THROW(lmhead_plan({10, 896, 100}, 11), std::invalid_argument);
