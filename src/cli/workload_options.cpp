@@ -37,7 +37,8 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
   cmd.add_flag("--forward-only", a.forward_only, "lmhead: the forward pass alone");
   cmd.add_option("--ce-bytes", a.ce_bytes_per_logit,
                  "lmhead: bytes the cross-entropy pass moves per logit (4: fused bf16 in place, "
-                 "the default; 16 or more: an unfused fp32 path)")
+                 "the default; 16 or more: an unfused fp32 path; with --forward-only, half: no "
+                 "gradient is written)")
       ->check(finite_in(0.5, 1024));
 }
 

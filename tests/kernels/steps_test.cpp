@@ -42,7 +42,7 @@ std::vector<Launch> launches(const workload::Workload& w, const workload::Rates&
       o.chunks = w.chunks;
       o.backward = l.backward;
       lmhead_steps(l.tokens, o, false, [&](const LmHeadStep& x) {
-        out.push_back(launch_of(kernel_of(x, l.width, l.vocab)));
+        out.push_back(launch_of(kernel_of(x, l.width, l.vocab, l.backward)));
       });
     } else {
       out.push_back(launch_of(kernel_of(s)));

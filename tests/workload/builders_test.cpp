@@ -35,6 +35,14 @@ TEST(Builders, TheLmHeadsProductsAloneAreItsCeiling) {
   EXPECT_EQ(p.name, "lmhead products 1000x896x151936");
 }
 
+// Forward alone, the pass reads the logits and writes no gradient.
+TEST(Builders, TheForwardPassAloneMovesTheReadHalfOfThePassesBytes) {
+  const Plan p = lmhead_plan({1000, 64, 1003, false}, 1);
+  ASSERT_EQ(p.phases.size(), 4u);
+  EXPECT_EQ(p.phases[2].name, "cross_entropy");
+  EXPECT_DOUBLE_EQ(p.phases[2].bytes, 2.0 * 1000 * 1003);
+}
+
 // Its softmax (kernels/synthetic.cu) reads each row three times and writes it once: the two later
 // reads are the rows' to find in L2 or not, and a row is a block's.
 TEST(Builders, TheMsmSoftmaxReadsItsRowsAgain) {

@@ -124,8 +124,9 @@ struct GpuWorkload::Impl {
         spin(static_cast<int64_t>(s.seconds * 1e9), nullptr);
         return;  // an idle gap, not a kernel to time
       case WorkloadStep::kLmHead:
-        lmhead.run(args, options, nullptr,
-                   [&](const LmHeadStep& l) { after(kernel_of(l, args.d, args.v)); });
+        lmhead.run(args, options, nullptr, [&](const LmHeadStep& l) {
+          after(kernel_of(l, args.d, args.v, options.backward));
+        });
         return;
     }
     after(kernel_of(s));

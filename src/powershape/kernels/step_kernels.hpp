@@ -47,8 +47,9 @@ inline workload::KernelTime kernel_of(const WorkloadStep& s) {
   return memory_kernel(s.phase, 0);
 }
 
-// An LM head step over N x D x V; the one-read pass reads each logit and writes its gradient.
-inline workload::KernelTime kernel_of(const LmHeadStep& s, int64_t d, int64_t v) {
+// An LM head step over N x D x V; the one-read pass reads each logit and, backward, writes its
+// gradient in place (the forward pass writes none).
+inline workload::KernelTime kernel_of(const LmHeadStep& s, int64_t d, int64_t v, bool backward) {
   const double rows = static_cast<double>(s.rows), dd = static_cast<double>(d),
                vv = static_cast<double>(v);
   switch (s.kind) {
@@ -57,7 +58,7 @@ inline workload::KernelTime kernel_of(const LmHeadStep& s, int64_t d, int64_t v)
     case LmHeadStep::kLogits:
       return product_kernel("logits", s.rows, v, d, 2, false);
     case LmHeadStep::kPass:
-      return memory_kernel("cross_entropy", 4 * rows * vv);
+      return memory_kernel("cross_entropy", (backward ? 4 : 2) * rows * vv);
     case LmHeadStep::kScaleX:
       return memory_kernel("scale_x", 4 * rows * dd);
     case LmHeadStep::kDbias:

@@ -116,7 +116,9 @@ Plan lmhead_plan(const LmHead& w, int chunks) {
   for_each_chunk(w.tokens, rows_per_chunk(w.tokens, chunks), [&](int64_t c, int64_t, int64_t rows) {
     const double n = static_cast<double>(rows);
     plan.phases.push_back(product("logits", n, v, d));
-    plan.phases.push_back(stream("cross_entropy", w.ce_bytes_per_logit * n * v));
+    // Forward alone, the pass writes no gradient: it moves the read half of its bytes.
+    plan.phases.push_back(
+        stream("cross_entropy", (w.backward ? 1 : 0.5) * w.ce_bytes_per_logit * n * v));
     if (w.backward) {
       plan.phases.push_back(stream("scale_x", 4 * n * d));
       plan.phases.push_back(product("dw", v, d, n, 4, c > 0));
