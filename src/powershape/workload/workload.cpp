@@ -15,8 +15,9 @@ std::string dims(int64_t a, int64_t b, int64_t c) {
 std::string name_of(const Workload& w) {
   const std::string chunks = " chunks=" + std::to_string(w.chunks);
   if (const auto* l = std::get_if<LmHead>(&w.kind)) {
-    return (l->products_only ? "lmhead products " : "lmhead ") +
-           dims(l->tokens, l->width, l->vocab) + (l->products_only ? "" : chunks);
+    if (l->products_only) return "lmhead products " + dims(l->tokens, l->width, l->vocab);
+    return (l->backward ? "lmhead " : "lmhead forward ") + dims(l->tokens, l->width, l->vocab) +
+           chunks;
   }
   if (const auto* m = std::get_if<Msm>(&w.kind))
     return "msm " + dims(m->rows, m->width, m->cols) + chunks;
@@ -31,7 +32,10 @@ std::string name_of(const Workload& w) {
 std::optional<Workload> workload_named(const std::string& name) {
   std::istringstream in(name);
   std::string kind, dims, chunks;
-  in >> kind >> dims >> chunks;
+  in >> kind >> dims;
+  const bool forward = kind == "lmhead" && dims == "forward";
+  if (forward) in >> dims;
+  in >> chunks;
   int64_t a = 0, b = 0, c = 0;
   char x1 = 0, x2 = 0;
   std::istringstream ds(dims);
@@ -41,7 +45,7 @@ std::optional<Workload> workload_named(const std::string& name) {
     return std::nullopt;
   const int n = std::atoi(chunks.c_str() + 7);
   if (n < 1 || n > 65536) return std::nullopt;
-  if (kind == "lmhead" && n <= a) return Workload{LmHead{a, b, c}, n};
+  if (kind == "lmhead" && n <= a) return Workload{LmHead{a, b, c, !forward}, n};
   if (kind == "msm" && n <= a) return Workload{Msm{a, b, c}, n};
   return std::nullopt;
 }

@@ -47,9 +47,10 @@ struct Workload {
   int chunks = 1;  // row chunks (LM head tokens, msm rows); the last chunk is ragged
 };
 
-// "lmhead 16384x896x151936 chunks=4", as plans and tables name it.
+// "lmhead 16384x896x151936 chunks=4" (forward and backward; "lmhead forward ..." the forward
+// pass alone), as plans and tables name it.
 std::string name_of(const Workload& w);
-// The workload a name_of names: "lmhead 131072x896x151936 chunks=8" (forward and backward) or
+// The workload a name_of names: "lmhead [forward] 131072x896x151936 chunks=8" or
 // "msm 65536x512x65536 chunks=4"; nullopt for any other name.
 std::optional<Workload> workload_named(const std::string& name);
 
