@@ -173,6 +173,22 @@ int run_calibrate(CalibrateArgs& a) {
           "in the sensor's steps; a recording that marks the load's start (probe --record) "
           "measures it from there\n");
   }
+  if (!c.squares_after.empty()) {
+    std::printf("\n%-50s %10s %10s %8s %10s %8s\n", "other square waves (shown, not fitted)",
+                "measured", "before", "error", "after", "error");
+    int within = 0;
+    double worst = 0;
+    for (std::size_t i = 0; i < c.squares_after.size(); ++i) {
+      const auto& b = c.squares_before[i];
+      const auto& t = c.squares_after[i];
+      std::printf("%-50s %10.1f %10.1f %+7.1f%% %10.1f %+7.1f%%\n", t.name.c_str(), t.measured,
+                  b.simulated, b.error() * 100, t.simulated, t.error() * 100);
+      within += std::abs(t.error()) <= 0.03;
+      worst = std::max(worst, std::abs(t.error()));
+    }
+    std::printf("  after: %d of %zu within 3%%, the worst %.1f%% off\n", within,
+                c.squares_after.size(), worst * 100);
+  }
   if (!c.kernels_after.empty()) {
     std::printf("\n%-50s %10s %10s %8s %10s %8s\n", "kernels (each timed alone)", "measured",
                 "before", "error", "after", "error");

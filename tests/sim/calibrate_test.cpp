@@ -43,6 +43,22 @@ TEST(Calibrate, TheShippedH200ProfileMeetsItsRecordingWithin3Percent) {
   for (const auto& [c, v] : msm) EXPECT_NEAR(v.second / v.first, 1, 0.03) << c;
 }
 
+// The recording's other square waves (25% and 75% duty, idle and memory gaps), shown beside the
+// fit: all but the two 2 ms periods within 3% (a 0.5 ms burst after an idle gap runs 2.6% under
+// longer ones on the card, +1.5% over in the model; a 0.5 ms memory gap lets a 1.5 ms burst run
+// 3% faster on the card, not in the model), those within 5%.
+TEST(Calibrate, TheShippedH200ProfileMeetsTheOtherSquareWavesItWasNotFittedTo) {
+  const auto data = read_calibration_data(POWERSHAPE_DATA "/h200/record_with_probe");
+  const auto squares = evaluate_other_squares(load_profile("h200"), data);
+  ASSERT_EQ(squares.size(), 45u);
+  int within = 0;
+  for (const auto& t : squares) {
+    within += std::abs(t.error()) <= 0.03;
+    EXPECT_LT(std::abs(t.error()), 0.05) << t.name << ": " << t.simulated << " vs " << t.measured;
+  }
+  EXPECT_GE(within, 43);
+}
+
 // The same card recorded an hour earlier (data/h200/record), apart from the fit: every square
 // wave's burst throughput and the sustained figures within 3%.
 TEST(Calibrate, TheShippedH200ProfileMeetsAnEarlierRecordingWithin3Percent) {

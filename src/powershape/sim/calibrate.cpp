@@ -115,8 +115,13 @@ CalibrationData read_record(const std::string& dir) {
         throw std::runtime_error(path + ": " + name + "." + key + ": out of range");
       return v;
     };
-    if (kind == "square" && c.value("gap", "") == "idle" && c.value("duty", 0.0) == 0.5)
+    const bool half_idle = c.value("gap", "") == "idle" && c.value("duty", 0.0) == 0.5;
+    if (kind == "square" && half_idle)
       d.square.emplace_back(get("period_ms", 3.6e6) * 1e-3, get("compute_tflops", 1e5));
+    if (kind == "square" && !half_idle) {
+      d.other_squares.push_back({get("period_ms", 3.6e6), get("duty", 0.999),
+                                 c.value("gap", "") == "memory", get("compute_tflops", 1e5)});
+    }
     if (kind == "square" && get("period_ms", 3.6e6) == 1000) {
       d.square_power.push_back(
           {1000, get("duty", 0.999), c.value("gap", "") == "memory", get("avg_power_w", 1e5)});
@@ -131,7 +136,10 @@ CalibrationData read_record(const std::string& dir) {
     throw std::runtime_error(path + ": no square waves at 50% duty with idle gaps");
   if (j.value("peak_tflops", 0.0) > 0 && j.value("copy_gbs", 0.0) > 0)
     d.rates = {j.at("peak_tflops").get<double>() * 1e12, j.at("copy_gbs").get<double>() * 1e9};
-  if (d.rates.flops_per_s <= 0) d.square_power.clear();  // no rates: not sized as recorded
+  if (d.rates.flops_per_s <= 0) {  // no rates: not sized as recorded
+    d.square_power.clear();
+    d.other_squares.clear();
+  }
   if (!sustained) throw std::runtime_error(path + ": no sustained condition");
   std::sort(d.square.begin(), d.square.end());
   const double n = static_cast<double>(workload::SquareSizing::kBurstSize);
@@ -391,6 +399,25 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
   return out;
 }
 
+std::vector<Target> evaluate_other_squares(const Profile& p, const CalibrationData& d) {
+  std::vector<Target> out;
+  for (const auto& s : d.other_squares) {
+    const auto plan = workload::square_plan(
+        {s.period_ms, s.duty, s.memory_gap ? workload::Gap::kMemory : workload::Gap::kIdle},
+        d.rates);
+    SimOptions q;
+    q.lead_in_s = 1;
+    q.tail_s = 0;
+    q.seconds = 3;
+    const auto r = simulate(p, plan, q);
+    out.push_back({"square " + std::to_string(std::lround(s.duty * 100)) + "% " +
+                       (s.memory_gap ? "memory " : "idle ") +
+                       std::to_string(std::lround(s.period_ms)) + " ms burst TFLOP/s",
+                   s.tflops, compute_tflops(r, plan, 0)});
+  }
+  return out;
+}
+
 bool is_phase_clock(const Target& t) {
   const auto ends = [&](const char* suffix) {
     const std::string x(suffix);
@@ -439,6 +466,7 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
   Calibration c;
   c.profile = start;
   c.before = evaluate(start, d);
+  c.squares_before = evaluate_other_squares(start, d);
   c.thermal_rms_before_c = thermal_rms_c(start, d.thermal);
   Profile& p = c.profile;
   int evals = 0;
@@ -559,6 +587,7 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
   c.evaluations = e1 + evals;
   if (!d.kernels.empty()) c.kernels_after = fit_kernels(p, d.kernels).after;
   c.after = evaluate(p, d);  // once, with the kernel model as fitted last
+  c.squares_after = evaluate_other_squares(p, d);
   return c;
 }
 

@@ -35,6 +35,16 @@ struct CalibrationData {
     double avg_power_w;
   };
   std::vector<SquarePower> square_power;
+  // Every other square wave probe --record ran (25% and 75% duty, memory gaps): each one's burst
+  // throughput, shown against the profile before and after the fit, not fitted (the 50%-duty
+  // idle-gap ones and the power figures pin the governor; 45 more simulations an evaluation would
+  // slow the fit sixfold). Sized with the recording GPU's rates.
+  struct SquareBurst {
+    double period_ms, duty;
+    bool memory_gap;
+    double tflops;
+  };
+  std::vector<SquareBurst> other_squares;
   // The on-GPU clock probe across a load step from idle (clock_probe.csv or data/h200's
   // sm_clock_probe_step.csv: t_ms, sm_clock_mhz), where there is one: the real clock's mean over
   // the first millisecond of load (the fast limiter) and over 50-100 ms (the slow loop). 0: none.
@@ -71,6 +81,8 @@ struct Target {
   double error() const { return (simulated - measured) / measured; }
 };
 std::vector<Target> evaluate(const Profile& p, const CalibrationData& d);
+// The other square waves' burst TFLOP/s ("square 75% memory 2 ms burst TFLOP/s").
+std::vector<Target> evaluate_other_squares(const Profile& p, const CalibrationData& d);
 // Where kernels.csv has the clock probe's real clock: each repro configuration's products and
 // memory kernels, time-weighted ("<config> products' real MHz", "... memory kernels' real MHz").
 // Shown, not fitted: the model runs every phase under one clock cap (its medium loop moves the
@@ -92,6 +104,7 @@ struct Calibration {
   double thermal_rms_before_c = 0, thermal_rms_after_c = 0;
   int evaluations = 0;
   std::vector<Target> kernels_before, kernels_after;  // per configuration, where kernels were
+  std::vector<Target> squares_before, squares_after;  // evaluate_other_squares, not fitted
 };
 // Fits the thermal network to the recorded temperature, then compute.flops_per_cycle,
 // power.dynamic_w, governor.fast_limit_w, governor.window_ms, governor.gain_mhz_per_w_s and
