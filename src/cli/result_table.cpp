@@ -1,5 +1,6 @@
 #include "result_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -17,17 +18,20 @@ std::string ratio(const experiment::Interval& i) {
 void print_result(std::FILE* out, const experiment::Result& r) {
   std::fprintf(out, "warm-up: %.1f s, %s\n\n", r.warmup_s,
                r.settled ? "power controller settled" : "NOT settled within the limit");
-  std::fprintf(out, "%-34s %10s %-26s %9s %-26s %6s %6s %6s %6s %5s  %s\n", "configuration",
+  // The names' column fits the longest ("lmhead forward 131072x896x151936 chunks=16").
+  int width = 34;
+  for (const auto& c : r.configs) width = std::max(width, static_cast<int>(c.name.size()));
+  std::fprintf(out, "%-*s %10s %-26s %9s %-26s %6s %6s %6s %6s %5s  %s\n", width, "configuration",
                "ms/iter", "time ratio [95% CI]", "J/iter", "energy ratio [95% CI]", "W", "MHz",
                "TF/s", "capped", "C", "verdict");
   for (const auto& c : r.configs) {
-    std::fprintf(
-        out,
-        "%-34s %10.3f %-26s %9.3f %-26s %6.0f %6.0f %6.1f %5.0f%% %5.0f  time: %s, energy: "
-        "%s\n",
-        c.name.c_str(), c.ms_per_iteration, ratio(c.time_ratio).c_str(), c.j_per_iteration,
-        ratio(c.energy_ratio).c_str(), c.avg_power_w, c.sm_clock_mhz, c.compute_tflops,
-        c.power_capped * 100, c.peak_temp_c, c.time_verdict.c_str(), c.energy_verdict.c_str());
+    std::fprintf(out,
+                 "%-*s %10.3f %-26s %9.3f %-26s %6.0f %6.0f %6.1f %5.0f%% %5.0f  time: %s, energy: "
+                 "%s\n",
+                 width, c.name.c_str(), c.ms_per_iteration, ratio(c.time_ratio).c_str(),
+                 c.j_per_iteration, ratio(c.energy_ratio).c_str(), c.avg_power_w, c.sm_clock_mhz,
+                 c.compute_tflops, c.power_capped * 100, c.peak_temp_c, c.time_verdict.c_str(),
+                 c.energy_verdict.c_str());
   }
   const auto& b = r.configs[r.baseline];
   // "fastest: X, 1.23% faster than B (verdict)", or the baseline itself.
