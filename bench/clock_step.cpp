@@ -1,11 +1,14 @@
 // The SM clock's step response as the GPU sees it: the on-GPU clock probe (10 us bins) runs on
-// its own stream while, after `--idle-ms` of idle, back-to-back 4096^3 bf16 products run until
+// its own stream while, after `--idle-ms` of idle, back-to-back 4096^3 bf16 products (or an LM
+// head or matmul-softmax-matmul: `--workload lmhead|msm --shape A,B,C --chunks N`) run until
 // `--ms`. Prints the mean clock idle, in the first millisecond of load, over 1-50 ms, 50-100 ms
 // and after 200 ms; `-o FILE` writes t_ms,sm_mhz per bin (compare
-// data/h200/sm_clock_probe_step.csv).
-//   clock_step [--idle-ms 300] [--ms 3400] [-o step.csv]
+// data/h200/sm_clock_probe_step.csv; with an LM head, the clock through each iteration once
+// warm: after each cross-entropy pass and along the products between them).
+//   clock_step [--idle-ms 300] [--ms 3400] [--workload lmhead --shape N,D,V --chunks C] [-o f.csv]
 #include <cuda_runtime.h>
 
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -20,7 +23,10 @@ using namespace powershape;
 
 int main(int argc, char** argv) {
   double idle_ms = 300, total_ms = 3400;
-  std::string out;
+  std::string out, kind = "products";
+  int64_t shape[3] = {0, 0, 0};
+  int chunks = 1;
+  bool parsed = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--idle-ms")
@@ -29,14 +35,34 @@ int main(int argc, char** argv) {
       total_ms = std::atof(argv[i + 1]);
     else if (k == "-o")
       out = argv[i + 1];
+    else if (k == "--workload")
+      kind = argv[i + 1];
+    else if (k == "--chunks")
+      chunks = std::atoi(argv[i + 1]);
+    else if (k == "--shape")
+      parsed = std::sscanf(argv[i + 1], "%" SCNd64 ",%" SCNd64 ",%" SCNd64, &shape[0], &shape[1],
+                           &shape[2]) == 3;
     else {
       std::fprintf(stderr, "clock_step: unknown option %s\n", k.c_str());
       return 2;
     }
   }
+  workload::Workload w{workload::Products{4096}};
+  if (kind == "lmhead")
+    w = {workload::LmHead{shape[0], shape[1], shape[2]}, chunks};
+  else if (kind == "msm")
+    w = {workload::Msm{shape[0], shape[1], shape[2]}, chunks};
+  if (!parsed || !(idle_ms >= 0 && total_ms > idle_ms && total_ms <= 60000) ||
+      (kind != "products" &&
+       (shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0 || chunks < 1 || chunks > shape[0])) ||
+      (kind != "products" && kind != "lmhead" && kind != "msm")) {
+    std::fprintf(stderr,
+                 "clock_step: --workload products|lmhead|msm with --shape A,B,C (positive) and "
+                 "--chunks 1..A; 0 <= --idle-ms < --ms <= 60000\n");
+    return 2;
+  }
   try {
-    kernels::GpuWorkload load(workload::Workload{workload::Products{4096}},
-                              kernels::measure_peak_rates());
+    kernels::GpuWorkload load(w, kernels::measure_peak_rates());
     // Load every kernel now: loading a module lazily waits for the running probe to finish.
     load.run_for(0.05);
     std::this_thread::sleep_for(std::chrono::seconds(2));  // cool down after the rate check
