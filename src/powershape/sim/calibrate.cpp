@@ -279,6 +279,29 @@ struct SimulatedRepro {
   KernelClocks phases;
 };
 
+// A square wave as probe --record ran it (sized with the recording GPU's rates), after a second's
+// lead-in, for 3 s; named "square 25% memory".
+struct SimulatedSquare {
+  workload::Plan plan;
+  SimResult run;
+  std::string name;
+};
+
+SimulatedSquare simulate_square(const Profile& p, const workload::Rates& rates, double period_ms,
+                                double duty, bool memory_gap) {
+  SimulatedSquare s;
+  s.plan = workload::square_plan(
+      {period_ms, duty, memory_gap ? workload::Gap::kMemory : workload::Gap::kIdle}, rates);
+  SimOptions q;
+  q.lead_in_s = 1;
+  q.tail_s = 0;
+  q.seconds = 3;
+  s.run = simulate(p, s.plan, q);
+  s.name =
+      "square " + std::to_string(std::lround(duty * 100)) + "% " + (memory_gap ? "memory" : "idle");
+  return s;
+}
+
 SimulatedRepro simulate_repro(const Profile& p, const workload::Workload& w) {
   const auto plan = workload::make_plan(w, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
   DeviceOptions o;
@@ -383,37 +406,20 @@ std::vector<Target> evaluate(const Profile& p, const CalibrationData& d) {
   }
   add_repro_targets(p, d, out);
   for (const auto& sp : d.square_power) {
-    const auto plan = workload::square_plan(
-        {sp.period_ms, sp.duty, sp.memory_gap ? workload::Gap::kMemory : workload::Gap::kIdle},
-        d.rates);
-    SimOptions q;
-    q.lead_in_s = 1;
-    q.tail_s = 0;
-    q.seconds = 3;
-    const auto r = simulate(p, plan, q);
-    out.push_back({"square " + std::to_string(std::lround(sp.duty * 100)) + "% " +
-                       (sp.memory_gap ? "memory" : "idle") + " gaps 1 s average W",
-                   sp.avg_power_w,
-                   r.run.energy_j / (static_cast<double>(r.run.end_ns - r.run.begin_ns) * 1e-9)});
+    const auto s = simulate_square(p, d.rates, sp.period_ms, sp.duty, sp.memory_gap);
+    out.push_back(
+        {s.name + " gaps 1 s average W", sp.avg_power_w,
+         s.run.run.energy_j / (static_cast<double>(s.run.run.end_ns - s.run.run.begin_ns) * 1e-9)});
   }
   return out;
 }
 
 std::vector<Target> evaluate_other_squares(const Profile& p, const CalibrationData& d) {
   std::vector<Target> out;
-  for (const auto& s : d.other_squares) {
-    const auto plan = workload::square_plan(
-        {s.period_ms, s.duty, s.memory_gap ? workload::Gap::kMemory : workload::Gap::kIdle},
-        d.rates);
-    SimOptions q;
-    q.lead_in_s = 1;
-    q.tail_s = 0;
-    q.seconds = 3;
-    const auto r = simulate(p, plan, q);
-    out.push_back({"square " + std::to_string(std::lround(s.duty * 100)) + "% " +
-                       (s.memory_gap ? "memory " : "idle ") +
-                       std::to_string(std::lround(s.period_ms)) + " ms burst TFLOP/s",
-                   s.tflops, compute_tflops(r, plan, 0)});
+  for (const auto& sq : d.other_squares) {
+    const auto s = simulate_square(p, d.rates, sq.period_ms, sq.duty, sq.memory_gap);
+    out.push_back({s.name + " " + std::to_string(std::lround(sq.period_ms)) + " ms burst TFLOP/s",
+                   sq.tflops, compute_tflops(s.run, s.plan, 0)});
   }
   return out;
 }
