@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -115,16 +113,18 @@ CalibrationData read_record(const std::string& dir) {
         throw std::runtime_error(path + ": " + name + "." + key + ": out of range");
       return v;
     };
-    const bool half_idle = c.value("gap", "") == "idle" && c.value("duty", 0.0) == 0.5;
-    if (kind == "square" && half_idle)
-      d.square.emplace_back(get("period_ms", 3.6e6) * 1e-3, get("compute_tflops", 1e5));
-    if (kind == "square" && !half_idle) {
-      d.other_squares.push_back({get("period_ms", 3.6e6), get("duty", 0.999),
-                                 c.value("gap", "") == "memory", get("compute_tflops", 1e5)});
-    }
-    if (kind == "square" && get("period_ms", 3.6e6) == 1000) {
-      d.square_power.push_back(
-          {1000, get("duty", 0.999), c.value("gap", "") == "memory", get("avg_power_w", 1e5)});
+    if (kind == "square") {
+      const std::string gap = c.value("gap", "");
+      CalibrationData::SquareWave s{get("period_ms", 3.6e6), get("duty", 0.999), gap == "memory",
+                                    get("compute_tflops", 1e5), 0};
+      if (gap == "idle" && s.duty == 0.5)
+        d.square.emplace_back(s.period_ms * 1e-3, s.tflops);
+      else
+        d.other_squares.push_back(s);
+      if (s.period_ms == 1000) {
+        s.avg_power_w = get("avg_power_w", 1e5);
+        d.square_power.push_back(s);
+      }
     } else if (kind == "sustained") {
       sustained = true;
       d.sustained_tflops = d.continuous_tflops = get("compute_tflops", 1e5);

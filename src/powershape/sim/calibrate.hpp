@@ -27,24 +27,18 @@ struct CalibrationData {
   bool step_from_mark = false;
   trace::Trace thermal;                       // instantaneous power and temperature over time
   std::vector<workload::KernelTime> kernels;  // kernels.csv, where there is one
-  // Square waves' average power (probe --record): with memory gaps they fix what a memory stream
-  // draws. Sized with the recording GPU's rates, as it sized them.
-  struct SquarePower {
+  // A square wave probe --record ran, sized with the recording GPU's rates, as it sized them.
+  struct SquareWave {
     double period_ms, duty;
     bool memory_gap;
-    double avg_power_w;
+    double tflops, avg_power_w;  // its bursts' throughput, its average power
   };
-  std::vector<SquarePower> square_power;
-  // Every other square wave probe --record ran (25% and 75% duty, memory gaps): each one's burst
-  // throughput, shown against the profile before and after the fit, not fitted (the 50%-duty
-  // idle-gap ones and the power figures pin the governor; 45 more simulations an evaluation would
-  // slow the fit sixfold). Sized with the recording GPU's rates.
-  struct SquareBurst {
-    double period_ms, duty;
-    bool memory_gap;
-    double tflops;
-  };
-  std::vector<SquareBurst> other_squares;
+  // The 1 s periods' average power: with memory gaps they fix what a memory stream draws.
+  std::vector<SquareWave> square_power;
+  // Every other square wave (25% and 75% duty, memory gaps): each one's burst throughput, shown
+  // against the profile before and after the fit, not fitted (the 50%-duty idle-gap ones and the
+  // power figures pin the governor; 45 more simulations an evaluation would slow the fit sixfold).
+  std::vector<SquareWave> other_squares;
   // The on-GPU clock probe across a load step from idle (clock_probe.csv or data/h200's
   // sm_clock_probe_step.csv: t_ms, sm_clock_mhz), where there is one: the real clock's mean over
   // the first millisecond of load (the fast limiter) and over 50-100 ms (the slow loop). 0: none.

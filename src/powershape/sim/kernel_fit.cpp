@@ -155,8 +155,8 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
       for (int i = -1; i <= 48; ++i) {
         p.epilogue_k = i < 0 ? 0 : 16 * std::pow(2.0, i / 4.0);
         double e = 0;
-        for (const std::size_t i : products) {
-          const double d = std::log(ms_of(p, ks[i], phases[i]) / ks[i].ms);
+        for (const std::size_t j : products) {
+          const double d = std::log(ms_of(p, ks[j], phases[j]) / ks[j].ms);
           e += d * d;
         }
         if (e < best) {

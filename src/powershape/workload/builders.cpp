@@ -139,8 +139,9 @@ Plan msm_plan(const Msm& w, int chunks) {
     const double r = static_cast<double>(rows);
     plan.phases.push_back(product("qk", r, cols, d));
     // The project's softmax (kernels/synthetic.cu): a block a row, three passes (max, sum, write).
-    plan.phases.push_back(stream("softmax", 2 * 2 * r * cols));
-    plan.phases.back().reread_bytes = 2 * 2 * r * cols;
+    const double pass = 2 * 2 * r * cols;  // bf16 read and written once
+    plan.phases.push_back(stream("softmax", pass));
+    plan.phases.back().reread_bytes = pass;  // two more reads
     plan.phases.back().row_bytes = 2 * cols;
     plan.phases.push_back(product("pv", r, d, cols));
   });
