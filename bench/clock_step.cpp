@@ -1,6 +1,7 @@
 // The SM clock's step response as the GPU sees it: the on-GPU clock probe (10 us bins) runs on
 // its own stream while, after `--idle-ms` of idle, back-to-back 4096^3 bf16 products (or an LM
-// head or matmul-softmax-matmul: `--workload lmhead|msm --shape A,B,C --chunks N`) run until
+// head, its products alone or matmul-softmax-matmul: `--workload lmhead|lmhead-products|msm
+// --shape A,B,C --chunks N`) run until
 // `--ms`. Prints the mean clock idle, in the first millisecond of load, over 1-50 ms, 50-100 ms
 // and after 200 ms; `-o FILE` writes t_ms,sm_mhz per bin (compare
 // data/h200/sm_clock_probe_step.csv; with an LM head, the clock through each iteration once
@@ -48,16 +49,19 @@ int main(int argc, char** argv) {
     }
   }
   workload::Workload w{workload::Products{4096}};
-  if (kind == "lmhead")
-    w = {workload::LmHead{shape[0], shape[1], shape[2]}, chunks};
-  else if (kind == "msm")
+  if (kind == "lmhead" || kind == "lmhead-products") {
+    workload::LmHead l{shape[0], shape[1], shape[2]};
+    l.products_only = kind == "lmhead-products";
+    w = {l, chunks};
+  } else if (kind == "msm")
     w = {workload::Msm{shape[0], shape[1], shape[2]}, chunks};
   if (!parsed || !(idle_ms >= 0 && total_ms > idle_ms && total_ms <= 60000) ||
       (kind != "products" &&
        (shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0 || chunks < 1 || chunks > shape[0])) ||
-      (kind != "products" && kind != "lmhead" && kind != "msm")) {
+      (kind != "products" && kind != "lmhead" && kind != "lmhead-products" && kind != "msm")) {
     std::fprintf(stderr,
-                 "clock_step: --workload products|lmhead|msm with --shape A,B,C (positive) and "
+                 "clock_step: --workload products|lmhead|lmhead-products|msm with --shape A,B,C "
+                 "(positive) and "
                  "--chunks 1..A; 0 <= --idle-ms < --ms <= 60000\n");
     return 2;
   }
@@ -73,7 +77,7 @@ int main(int argc, char** argv) {
     kernels::ClockProbe probe(static_cast<int64_t>(total_ms * 1e6) / bin_ns + 1, bin_ns);
     probe.start(s, static_cast<int64_t>(total_ms * 1e6));
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(idle_ms));
-    load.run_for((total_ms - idle_ms) * 1e-3);
+    const auto run = load.run_for((total_ms - idle_ms) * 1e-3);
     auto mhz = probe.mhz();
     auto mean = [&](double from_ms, double to_ms) {
       double sum = 0;
@@ -99,9 +103,10 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "idle %.0f MHz; load from %.2f ms: first 1 ms %.0f MHz, 1-50 ms %.0f, 50-100 ms %.0f, "
-        "after 200 ms %.0f\n",
+        "after 200 ms %.0f; %d iterations, median %.3f ms\n",
         idle, step_ms, mean(step_ms, step_ms + 1), mean(step_ms + 1, step_ms + 50),
-        mean(step_ms + 50, step_ms + 100), mean(step_ms + 200, total_ms));
+        mean(step_ms + 50, step_ms + 100), mean(step_ms + 200, total_ms), run.iterations,
+        run.ms_per_iteration);
     if (!out.empty()) {
       std::FILE* f = std::fopen(out.c_str(), "w");
       if (f == nullptr) throw std::runtime_error("cannot write " + out);

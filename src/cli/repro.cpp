@@ -35,6 +35,9 @@ int run_repro(ReproArgs& a) {
                              std::to_string(a.min_effect_pct));
   }
   a.design.min_effect = a.min_effect_pct / 100;
+  // The workload's options are checked before the device opens and its header prints.
+  workload::chunk_counts(a.workload);
+  workload::describe(a.workload, 1);
   // Outputs are checked before minutes of measuring, not after.
   std::optional<OutputLock> out_lock, report_lock;
   if (!a.out.empty()) out_lock.emplace(a.out, "-o");

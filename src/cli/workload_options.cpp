@@ -35,6 +35,9 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
       "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 65536,512,65536); "
       "finetune: TOKENS,SEQ,LORA_RANK (default 2048,512,16)");
   cmd.add_flag("--forward-only", a.forward_only, "lmhead: the forward pass alone");
+  cmd.add_flag("--products-only", a.products_only,
+               "lmhead: its three products alone, chunked as the op chunks them (no pass): "
+               "whether the chunk effect is in the products or in the alternation");
   cmd.add_option("--ce-bytes", a.ce_bytes_per_logit,
                  "lmhead: bytes the cross-entropy pass moves per logit (4: fused bf16 in place, "
                  "the default; 16 or more: an unfused fp32 path; with --forward-only, half: no "

@@ -90,7 +90,8 @@ TEST(Steps, EveryKindsKernelsMatchItsPlanAtEveryChunkCount) {
     expect_agree({workload::Msm{65536, 512, 65536}, chunks}, h200);
     expect_agree({workload::Msm{1000, 64, 1024}, chunks}, h200);
   }
-  expect_agree({workload::LmHead{16384, 896, 151936, true, 4, true}, 1}, h200);
+  for (int chunks : {1, 2, 3, 7, 64})
+    expect_agree({workload::LmHead{16384, 896, 151936, true, 4, true}, chunks}, h200);
   expect_agree({workload::Products{8192}}, h200);
   for (double period_ms : {0.01, 1.0, 7.0, 50.0, 2000.0}) {
     for (auto gap : {workload::Gap::kIdle, workload::Gap::kMemory}) {

@@ -32,7 +32,24 @@ TEST(Builders, TheLmHeadsProductsAloneAreItsCeiling) {
   ASSERT_EQ(p.phases.size(), 3u);
   for (const auto& ph : p.phases) EXPECT_EQ(ph.kind, PhaseKind::kCompute);
   EXPECT_DOUBLE_EQ(p.total_flops(), 6.0 * 1000 * 896 * 151936);
-  EXPECT_EQ(p.name, "lmhead products 1000x896x151936");
+  EXPECT_EQ(p.name, "lmhead products 1000x896x151936 chunks=1");
+}
+
+// Chunked, the products come a chunk at a time as the op runs them: logits, dW (accumulated in
+// fp32 from the second chunk on, so read and written), dX; the same flops at any count.
+TEST(Builders, TheLmHeadsProductsAloneChunkAsTheOpDoes) {
+  const Plan one = lmhead_plan({1000, 896, 151936, true, 4, true}, 1);
+  const Plan three = lmhead_plan({1000, 896, 151936, true, 4, true}, 3);
+  ASSERT_EQ(three.phases.size(), 9u);
+  EXPECT_DOUBLE_EQ(three.total_flops(), one.total_flops());
+  const char* order[] = {"logits", "dw", "dx"};
+  for (std::size_t i = 0; i < 9; ++i) EXPECT_EQ(three.phases[i].name, order[i % 3]) << i;
+  EXPECT_EQ(three.phases[0].m, 334);  // ceil(1000 / 3) rows, the last chunk ragged
+  EXPECT_EQ(three.phases[7].k, 332);
+  const double dw = 151936.0 * 896 * 4;
+  EXPECT_DOUBLE_EQ(three.phases[1].result_bytes, dw);
+  EXPECT_DOUBLE_EQ(three.phases[4].result_bytes, 2 * dw);
+  EXPECT_EQ(three.name, "lmhead products 1000x896x151936 chunks=3");
 }
 
 // Forward alone, the pass reads the logits and writes no gradient.

@@ -90,17 +90,19 @@ struct GpuWorkload::Impl {
       gemm.run(false, false, s.n, s.m, s.k, buf(2), s.n, buf(3), s.k, bf(4) + s.row0 * s.n, s.n,
                Out::kBf16, 1, 0, nullptr);
     } else if (phase == "logits") {
-      // buffers: x, w, logits, dx, dw. logits [N x V] = X W^T: (V x N) = W^T-as-stored * X^T.
-      gemm.run(true, false, s.n, s.m, s.k, buf(1), s.k, buf(0), s.k, buf(2), ld, Out::kBf16, 1, 0,
-               nullptr);
+      // buffers: x, w, logits, dx, dw; a chunk's rows start at row0 in each. logits_c [r x V] =
+      // X_c W^T: (V x r) = W^T-as-stored * X_c^T.
+      gemm.run(true, false, s.n, s.m, s.k, buf(1), s.k, bf(0) + s.row0 * s.k, s.k,
+               bf(2) + s.row0 * ld, ld, Out::kBf16, 1, 0, nullptr);
     } else if (phase == "dx") {
-      // dX [N x D] = dlogits W: (D x N) = W^T (D x V) * dlogits^T (V x N).
-      gemm.run(false, false, s.n, s.m, s.k, buf(1), s.n, buf(2), ld, buf(3), s.n, Out::kBf16, 1, 0,
-               nullptr);
+      // dX_c [r x D] = dlogits_c W: (D x r) = W^T (D x V) * dlogits_c^T (V x r).
+      gemm.run(false, false, s.n, s.m, s.k, buf(1), s.n, bf(2) + s.row0 * ld, ld,
+               bf(3) + s.row0 * s.n, s.n, Out::kBf16, 1, 0, nullptr);
     } else if (phase == "dw") {
-      // dW [V x D] = dlogits^T X: (D x V) = X^T (D x N) * dlogits (N x V).
-      gemm.run(false, true, s.n, s.m, s.k, buf(0), s.n, buf(2), ld, buf(4), s.n, Out::kFp32, 1, 0,
-               nullptr);
+      // dW [V x D] (+)= dlogits_c^T X_c: (D x V) = X_c^T (D x r) * dlogits_c (r x V); fp32,
+      // accumulated from the second chunk on as the op does.
+      gemm.run(false, true, s.n, s.m, s.k, bf(0) + s.row0 * s.n, s.n, bf(2) + s.row0 * ld, ld,
+               buf(4), s.n, Out::kFp32, 1, s.row0 > 0 ? 1 : 0, nullptr);
     } else {
       throw std::logic_error("no kernel for product '" + phase + "'");
     }

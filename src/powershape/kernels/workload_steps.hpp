@@ -50,9 +50,13 @@ void workload_steps(const workload::Workload& w, const workload::Rates& rates, F
         });
   } else if (const auto* l = std::get_if<workload::LmHead>(&w.kind)) {
     if (l->products_only) {
-      f(S{S::kProduct, "logits", l->tokens, l->vocab, l->width});
-      f(S{S::kProduct, "dx", l->tokens, l->width, l->vocab});
-      f(S{S::kProduct, "dw", l->vocab, l->width, l->tokens});
+      workload::for_each_chunk(l->tokens, workload::rows_per_chunk(l->tokens, w.chunks),
+                               [&](int64_t, int64_t row0, int64_t r) {
+                                 f(S{S::kProduct, "logits", r, l->vocab, l->width, row0});
+                                 // Accumulated into dW from the second chunk (row0 > 0) on.
+                                 f(S{S::kProduct, "dw", l->vocab, l->width, r, row0});
+                                 f(S{S::kProduct, "dx", r, l->width, l->vocab, row0});
+                               });
     } else {
       f(S{S::kLmHead, "lmhead"});
     }

@@ -58,8 +58,15 @@ std::vector<int> chunk_counts(const WorkloadArgs& a) {
 Workload describe(const WorkloadArgs& a, int chunks) {
   if (a.workload == "lmhead") {
     auto s = parse_shape(a.shape.empty() ? "16384,896,151936" : a.shape);
-    return {LmHead{s[0], s[1], s[2], !a.forward_only, a.ce_bytes_per_logit}, chunks};
+    if (a.products_only && a.forward_only)
+      throw std::runtime_error(
+          "--products-only: the backward products too; not with --forward-only");
+    LmHead l{s[0], s[1], s[2], !a.forward_only, a.ce_bytes_per_logit};
+    l.products_only = a.products_only;
+    return {l, chunks};
   }
+  if (a.products_only)
+    throw std::runtime_error("--products-only: an lmhead option, not for '" + a.workload + "'");
   if (a.workload == "msm") {
     auto s = parse_shape(a.shape.empty() ? "65536,512,65536" : a.shape);
     return {Msm{s[0], s[1], s[2]}, chunks};

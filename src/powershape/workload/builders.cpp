@@ -103,8 +103,15 @@ Plan lmhead_plan(const LmHead& w, int chunks) {
   Plan plan = start({w, chunks});
   const double d = static_cast<double>(w.width), v = static_cast<double>(w.vocab);
   if (w.products_only) {
-    const double n = static_cast<double>(w.tokens);
-    plan.phases = {product("logits", n, v, d), product("dx", n, d, v), product("dw", v, d, n, 4)};
+    // A chunk at a time, as the op runs them (dW accumulated in fp32 from the second chunk on),
+    // without the pass and the scaling kernels between them.
+    for_each_chunk(w.tokens, rows_per_chunk(w.tokens, chunks),
+                   [&](int64_t c, int64_t, int64_t rows) {
+                     const double n = static_cast<double>(rows);
+                     plan.phases.push_back(product("logits", n, v, d));
+                     plan.phases.push_back(product("dw", v, d, n, 4, c > 0));
+                     plan.phases.push_back(product("dx", n, d, v));
+                   });
     return plan;
   }
   // The op's kernels in its order (kernels/lmhead_steps.hpp): the valid targets counted, then a

@@ -50,7 +50,7 @@ SquareSizing size_square(const Square& s, const Rates& r);
 // rows, a duty outside (0, 1)).
 //
 // LM head: per chunk the logits product, the pass over the logits and, with backward, the dX and
-// dW products; products_only: the three products alone over all tokens.
+// dW products; products_only: the three products alone, chunked as the op chunks them.
 Plan lmhead_plan(const LmHead& w, int chunks);
 // msm: per chunk of rows Q K^T, the softmax over S (bf16 read and written), P V.
 Plan msm_plan(const Msm& w, int chunks);

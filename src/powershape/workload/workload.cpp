@@ -15,7 +15,7 @@ std::string dims(int64_t a, int64_t b, int64_t c) {
 std::string name_of(const Workload& w) {
   const std::string chunks = " chunks=" + std::to_string(w.chunks);
   if (const auto* l = std::get_if<LmHead>(&w.kind)) {
-    if (l->products_only) return "lmhead products " + dims(l->tokens, l->width, l->vocab);
+    if (l->products_only) return "lmhead products " + dims(l->tokens, l->width, l->vocab) + chunks;
     return (l->backward ? "lmhead " : "lmhead forward ") + dims(l->tokens, l->width, l->vocab) +
            chunks;
   }
@@ -34,7 +34,8 @@ std::optional<Workload> workload_named(const std::string& name) {
   std::string kind, dims, chunks;
   in >> kind >> dims;
   const bool forward = kind == "lmhead" && dims == "forward";
-  if (forward) in >> dims;
+  const bool products = kind == "lmhead" && dims == "products";
+  if (forward || products) in >> dims;
   in >> chunks;
   int64_t a = 0, b = 0, c = 0;
   char x1 = 0, x2 = 0;
@@ -45,7 +46,11 @@ std::optional<Workload> workload_named(const std::string& name) {
     return std::nullopt;
   const int n = std::atoi(chunks.c_str() + 7);
   if (n < 1 || n > 65536) return std::nullopt;
-  if (kind == "lmhead" && n <= a) return Workload{LmHead{a, b, c, !forward}, n};
+  if (kind == "lmhead" && n <= a) {
+    LmHead l{a, b, c, !forward};
+    l.products_only = products;
+    return Workload{l, n};
+  }
   if (kind == "msm" && n <= a) return Workload{Msm{a, b, c}, n};
   return std::nullopt;
 }

@@ -17,7 +17,9 @@ struct LmHead {
   // Bytes the cross-entropy pass moves per logit: 4 for the fused one-read pass (bf16 logits read,
   // bf16 dlogits written in place); an unfused fp32 path moves 16 or more.
   double ce_bytes_per_logit = 4;
-  // The three products alone, without the pass: the ceiling the op is measured against.
+  // The three products alone, a chunk at a time, without the pass and the scaling kernels: at
+  // one chunk the ceiling the op is measured against; at more, what chunking costs the products
+  // (or gains them: a smaller chunk's products draw less at a clock).
   bool products_only = false;
 };
 
@@ -48,9 +50,9 @@ struct Workload {
 };
 
 // "lmhead 16384x896x151936 chunks=4" (forward and backward; "lmhead forward ..." the forward
-// pass alone), as plans and tables name it.
+// pass alone, "lmhead products ..." the products alone), as plans and tables name it.
 std::string name_of(const Workload& w);
-// The workload a name_of names: "lmhead [forward] 131072x896x151936 chunks=8" or
+// The workload a name_of names: "lmhead [forward|products] 131072x896x151936 chunks=8" or
 // "msm 65536x512x65536 chunks=4"; nullopt for any other name.
 std::optional<Workload> workload_named(const std::string& name);
 
