@@ -90,8 +90,12 @@ TEST(Profile, TheMediumLoopAndKernelFiguresSurviveARoundTrip) {
   p.issue_activity = 0.25;
   p.l2_row_bytes = 65536;
   p.epilogue_k = 300;
+  p.reread_flops = 7e10;
+  p.reread_span = 700;
   const Profile q = profile_from_json(to_json(p));
   EXPECT_EQ(q.l2_row_bytes, 65536);
+  EXPECT_EQ(q.reread_flops, 7e10);
+  EXPECT_EQ(q.reread_span, 700);
   EXPECT_EQ(q.epilogue_efficiency, 0.8);
   EXPECT_EQ(q.wave_quantization, 0.5);
   EXPECT_EQ(q.issue_activity, 0.25);

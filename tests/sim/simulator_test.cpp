@@ -110,6 +110,49 @@ TEST(Simulator, RowsTooLongForL2AreReadFromMemoryAgain) {
   EXPECT_NEAR(seconds(131072), 1e-3, 2e-5);
 }
 
+// A product reads its smaller operand again every reread_flops of work, at most once every
+// reread_span rows of the other side; a chunk's smaller activations are read again less per flop,
+// and their memory draws less power at the same clock.
+TEST(Simulator, AProductReadsItsSmallerOperandAgainAsL2LosesIt) {
+  Profile p = load_profile("h200");
+  p.reread_flops = 70e9;
+  p.reread_span = 700;
+  const auto logits = [](double rows) {  // X [rows x 4096] against W [4096 x 128256]
+    return workload::product("logits", rows, 128256, 4096);
+  };
+  const double x = 2.0 * 8192 * 4096;  // the smaller operand, X, in bytes
+  EXPECT_DOUBLE_EQ(reread_bytes(p, logits(8192)), x * logits(8192).flops / 70e9);
+  // Halving the rows halves X and the flops: a quarter of the re-reads.
+  EXPECT_NEAR(reread_bytes(p, logits(4096)) / reread_bytes(p, logits(8192)), 0.25, 1e-12);
+  // At 16384 rows X is lost faster than once every reread_span columns of W allows for.
+  EXPECT_DOUBLE_EQ(reread_bytes(p, logits(16384)), 2.0 * x * 128256 / 700);
+  // A W too large to keep (dX: dlogits [16384 x V] by W [V x 4096]) is read again once every
+  // reread_span rows, however much work each row holds.
+  const auto dx = workload::product("dx", 16384, 4096, 128256);
+  EXPECT_DOUBLE_EQ(reread_bytes(p, dx), 2.0 * 128256 * 4096 * 16384 / 700);
+  EXPECT_EQ(reread_bytes(p, workload::stream("cross_entropy", 1e9)), 0);
+  const double before = phase_seconds(p, logits(16384), p.max_mhz);
+  p.reread_flops = 0;  // a profile without the figures reads each operand once
+  EXPECT_EQ(reread_bytes(p, logits(16384)), 0);
+  EXPECT_EQ(phase_seconds(p, logits(16384), p.max_mhz), before);  // compute-bound either way
+
+  // What the re-reads cost: on a device held at its power limit, the one-chunk head's products
+  // run at a lower clock than two chunks' when their memory draws power, and not without it.
+  const auto clock_gain = [](Profile q) {
+    SimOptions o;
+    o.seconds = 3;
+    o.lead_in_s = 0;
+    o.tail_s = 0;
+    workload::LmHead w{16384, 4096, 128256};
+    w.products_only = true;
+    const double one = simulate(q, workload::lmhead_plan(w, 1), o).run.mean_clock_mhz;
+    return simulate(q, workload::lmhead_plan(w, 2), o).run.mean_clock_mhz / one;
+  };
+  const double without = clock_gain(p);
+  p.reread_flops = 70e9;
+  EXPECT_GT(clock_gain(p), without + 0.005);
+}
+
 }  // namespace powershape::sim
 
 namespace powershape::sim {

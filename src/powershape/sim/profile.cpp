@@ -85,6 +85,8 @@ const OptionalField kOptionalKernelFields[] = {
     {"wave_quantization", &Profile::wave_quantization, 0, 1, 0},
     {"epilogue_efficiency", &Profile::epilogue_efficiency, 0.01, 1, 1},
     {"l2_row_bytes", &Profile::l2_row_bytes, 0, 1e9, 0},
+    {"reread_flops", &Profile::reread_flops, 0, 1e16, 0},
+    {"reread_span", &Profile::reread_span, 0, 1e9, 0},
 };
 
 }  // namespace

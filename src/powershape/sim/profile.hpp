@@ -78,8 +78,15 @@ struct Profile {
   // A kernel that works a row a block and reads each row again (the msm softmax's three passes)
   // finds the later reads in L2 while every resident block's row fits in it: up to l2_row_bytes a
   // row (L2 over the blocks resident at once; optional "kernels.l2_row_bytes", 0: always).
+  // A large product reads its operands from memory more than once: L2 keeps the smaller one (S
+  // bytes) only for a while as the kernel sweeps the other, and reads it again about every
+  // reread_flops of work, at most once every reread_span rows (or columns) of the output's other
+  // side (where S is too large to last even that long): S x min(flops / reread_flops, other /
+  // reread_span) more bytes. So a chunk's products, whose activations are smaller, move less per
+  // flop, and their memory draws less power (optional "kernels.reread_flops" and
+  // "kernels.reread_span"; reread_flops 0: operands are read once, reread_span 0: no bound).
   double kernel_launch_us = 0, epilogue_k = 0, issue_activity = 0, wave_quantization = 0;
-  double epilogue_efficiency = 1, l2_row_bytes = 0;
+  double epilogue_efficiency = 1, l2_row_bytes = 0, reread_flops = 0, reread_span = 0;
   std::vector<std::pair<std::string, double>> memory_efficiency;
   double memory_efficiency_of(const std::string& kernel) const;
 

@@ -67,7 +67,7 @@ PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
       c.seconds = ph.seconds;
       c.act = {p.idle_activity, 0};
       return c;
-    case PhaseKind::kCompute:
+    case PhaseKind::kCompute: {
       c.efficiency = ph.efficiency;
       // A partial last wave leaves SMs idle: slower, and no busier for it.
       if (p.wave_quantization > 0 && ph.m > 0)
@@ -76,12 +76,14 @@ PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
                                                                         static_cast<double>(ph.n),
                                                                         static_cast<double>(ph.k)));
       c.cycles = ph.flops / (p.flops_per_cycle * c.efficiency);
-      c.mem_s = (ph.bytes - ph.result_bytes) / bw;
-      c.raw_mem_s = ph.bytes / bw;
+      const double again = reread_bytes(p, ph);
+      c.mem_s = (ph.bytes - ph.result_bytes + again) / bw;
+      c.raw_mem_s = (ph.bytes + again) / bw;
       if (ph.k > 0)
         c.epilogue_s = ph.result_bytes / (bw * p.epilogue_efficiency) *
                        std::min(1.0, p.epilogue_k / static_cast<double>(ph.k));
       break;
+    }
     case PhaseKind::kMemory: {
       const double bytes = memory_bytes(p, ph);
       // A recorded phase's work already came at its kernel's own pace.
@@ -352,6 +354,16 @@ trace::Trace SimDevice::trace() const {
 
 double memory_bytes(const Profile& p, const workload::Phase& ph) {
   return ph.bytes + (p.l2_row_bytes > 0 && ph.row_bytes > p.l2_row_bytes ? ph.reread_bytes : 0);
+}
+
+double reread_bytes(const Profile& p, const workload::Phase& ph) {
+  if (!(p.reread_flops > 0) || ph.kind != PhaseKind::kCompute || ph.m <= 0) return 0;
+  const double m = static_cast<double>(ph.m), n = static_cast<double>(ph.n),
+               k = static_cast<double>(ph.k);
+  const double a = 2 * m * k, b = 2 * k * n;  // bf16 operands
+  const double s = std::min(a, b), other = a <= b ? n : m;
+  const double times = ph.flops / p.reread_flops;
+  return s * (p.reread_span > 0 ? std::min(times, other / p.reread_span) : times);
 }
 
 double phase_seconds(const Profile& p, const workload::Phase& ph, double mhz) {

@@ -98,6 +98,9 @@ double phase_seconds(const Profile& p, const workload::Phase& ph, double mhz);
 // The bytes a memory phase moves through the device's memory: its own, and the rows it reads
 // again where they are too long to stay in L2 (Profile::l2_row_bytes).
 double memory_bytes(const Profile& p, const workload::Phase& ph);
+// The bytes a product reads from memory beyond its operands once each: its smaller operand read
+// again as L2 loses it (Profile::reread_flops, reread_span); 0 for any other phase.
+double reread_bytes(const Profile& p, const workload::Phase& ph);
 
 // Idles, runs the plan once as `o` says, idles again.
 SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOptions& o);
