@@ -21,7 +21,8 @@ TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
   using workload::Workload;
   for (const auto& plan :
        {workload::msm_plan({1000, 64, 1024}, 3), workload::lmhead_plan({100, 64, 1003}, 4),
-        workload::lmhead_plan({100, 64, 1003, true, 4, true}, 1), workload::products_plan({1024}),
+        workload::lmhead_plan({100, 64, 1003, true, 4, true}, 1),
+        workload::lmhead_plan({100, 64, 1003, true, 4, true}, 3), workload::products_plan({1024}),
         workload::square_plan({2, 0.5, workload::Gap::kIdle}, rates),
         workload::square_plan({2, 0.5, workload::Gap::kMemory}, rates)}) {
     GpuWorkload w(plan.workload, rates);
@@ -48,6 +49,7 @@ TEST_F(GpuWorkloadGpu, EachKernelIsTimedInThePlansOrder) {
   const workload::Rates rates = measure_peak_rates();
   for (const auto& plan :
        {workload::lmhead_plan({4096, 256, 8000}, 4), workload::msm_plan({4096, 64, 4096}, 2),
+        workload::lmhead_plan({4096, 256, 8000, true, 4, true}, 3),
         workload::square_plan({2, 0.5, workload::Gap::kIdle}, rates)}) {
     GpuWorkload w(plan.workload, rates);
     w.run_for(0.01);
