@@ -7,6 +7,8 @@
 
 #include "error_of.hpp"
 #include "powershape/sim/kernel_fit.hpp"
+#include "powershape/sim/simulator.hpp"
+#include "powershape/workload/builders.hpp"
 
 namespace powershape::sim {
 
@@ -57,6 +59,25 @@ TEST(Calibrate, TheShippedH200ProfileMeetsTheOtherSquareWavesItWasNotFittedTo) {
     EXPECT_LT(std::abs(t.error()), 0.05) << t.name << ": " << t.simulated << " vs " << t.measured;
   }
   EXPECT_GE(within, 43);
+}
+
+// The h200 profile refitted with the products' HBM re-reads (data/h200/ncu_products, an experiment
+// beside the shipped profile) ranks the 16384x4096x128256 head's chunk counts as every card
+// does: 2 chunks faster than one (cards .977-.990), 8 slower (1.019-1.038).
+TEST(Calibrate, TheRereadExperimentRanksTheLmHeadsChunksAsTheCardsDo) {
+  const Profile p = load_profile(POWERSHAPE_DATA "/h200/ncu_products/h200_rereads.json");
+  ASSERT_GT(p.reread_flops, 0);
+  const auto ms = [&](int chunks) {
+    SimOptions o;
+    o.lead_in_s = 0;
+    o.tail_s = 0;
+    o.seconds = 4;
+    const auto r = simulate(p, workload::lmhead_plan({16384, 4096, 128256}, chunks), o).run;
+    return static_cast<double>(r.end_ns - r.begin_ns) * 1e-6 / r.iterations;
+  };
+  const double one = ms(1);
+  EXPECT_LT(ms(2) / one, 0.999);
+  EXPECT_GT(ms(8) / one, 1.005);
 }
 
 // The same card recorded an hour earlier (data/h200/record), apart from the fit: every square
