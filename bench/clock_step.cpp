@@ -1,12 +1,13 @@
 // The SM clock's step response as the GPU sees it: the on-GPU clock probe (10 us bins) runs on
-// its own stream while, after `--idle-ms` of idle, back-to-back 4096^3 bf16 products (or an LM
-// head, its products alone or matmul-softmax-matmul: `--workload lmhead|lmhead-products|msm
-// --shape A,B,C --chunks N`) run until
-// `--ms`. Prints the mean clock idle, in the first millisecond of load, over 1-50 ms, 50-100 ms
-// and after 200 ms; `-o FILE` writes t_ms,sm_mhz per bin (compare
+// its own stream while, after `--idle-ms` of idle, back-to-back bf16 products (`--size`^3, 4096
+// by default; or an LM head, its products alone or matmul-softmax-matmul: `--workload
+// lmhead|lmhead-products|msm --shape A,B,C --chunks N`) run until `--ms`. Prints the mean clock
+// idle, in the first millisecond of load, over 1-50 ms, 50-100 ms and after 200 ms, and the
+// iterations' median time; `-o FILE` writes t_ms,sm_mhz per bin (compare
 // data/h200/sm_clock_probe_step.csv; with an LM head, the clock through each iteration once
 // warm: after each cross-entropy pass and along the products between them).
-//   clock_step [--idle-ms 300] [--ms 3400] [--workload lmhead --shape N,D,V --chunks C] [-o f.csv]
+//   clock_step [--idle-ms 300] [--ms 3400] [--size 4096 | --workload lmhead --shape N,D,V
+//   --chunks C] [-o f.csv]
 #include <cuda_runtime.h>
 
 #include <cinttypes>
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   std::string out, kind = "products";
   int64_t shape[3] = {0, 0, 0};
   int chunks = 1;
+  int64_t size = 4096;  // the products' n (n x n x n)
   bool parsed = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
@@ -40,6 +42,8 @@ int main(int argc, char** argv) {
       kind = argv[i + 1];
     else if (k == "--chunks")
       chunks = std::atoi(argv[i + 1]);
+    else if (k == "--size")
+      size = std::atoll(argv[i + 1]);
     else if (k == "--shape")
       parsed = std::sscanf(argv[i + 1], "%" SCNd64 ",%" SCNd64 ",%" SCNd64, &shape[0], &shape[1],
                            &shape[2]) == 3;
@@ -48,7 +52,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  workload::Workload w{workload::Products{4096}};
+  workload::Workload w{workload::Products{size}};
   if (kind == "lmhead" || kind == "lmhead-products") {
     workload::LmHead l{shape[0], shape[1], shape[2]};
     l.products_only = kind == "lmhead-products";
@@ -56,13 +60,14 @@ int main(int argc, char** argv) {
   } else if (kind == "msm")
     w = {workload::Msm{shape[0], shape[1], shape[2]}, chunks};
   if (!parsed || !(idle_ms >= 0 && total_ms > idle_ms && total_ms <= 60000) ||
+      !(size >= 256 && size <= 32768) ||
       (kind != "products" &&
        (shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0 || chunks < 1 || chunks > shape[0])) ||
       (kind != "products" && kind != "lmhead" && kind != "lmhead-products" && kind != "msm")) {
     std::fprintf(stderr,
                  "clock_step: --workload products|lmhead|lmhead-products|msm with --shape A,B,C "
                  "(positive) and "
-                 "--chunks 1..A; 0 <= --idle-ms < --ms <= 60000\n");
+                 "--chunks 1..A; products: --size 256..32768; 0 <= --idle-ms < --ms <= 60000\n");
     return 2;
   }
   try {
