@@ -147,6 +147,14 @@ int run_calibrate(CalibrateArgs& a) {
   }
   std::printf("%-34s %10s %10.2f %8s %10.2f\n", "temperature RMS error C", "",
               c.thermal_rms_before_c, "", c.thermal_rms_after_c);
+  if (const auto rb = sim::summarize_ratios(c.before), ra = sim::summarize_ratios(c.after);
+      ra.count > 0) {
+    std::printf(
+        "  chunk ratios (%d): before %d within 0.5 point of the GPU's, %d on its side of 1, "
+        "%.2f points off on average; after %d, %d, %.2f\n",
+        ra.count, rb.within_half_point, rb.same_side, rb.mean_points, ra.within_half_point,
+        ra.same_side, ra.mean_points);
+  }
   // How far memory kernels run above the products around them, on the card and in the model.
   double swing_card = 0, swing_model = 0;
   int configs = 0;

@@ -61,6 +61,21 @@ TEST(Calibrate, TheShippedH200ProfileMeetsTheOtherSquareWavesItWasNotFittedTo) {
   EXPECT_GE(within, 43);
 }
 
+// The chunk ratios summed up: only "... / 1 chunk" targets count; a ratio on the GPU's side of 1
+// is a gain or a loss as the GPU has it, whatever its distance.
+TEST(Calibrate, ChunkRatiosAreSummedUpAgainstTheGpus) {
+  const std::vector<Target> t = {{"lmhead a chunks=2 / 1 chunk", 0.980, 0.984},
+                                 {"lmhead a chunks=4 / 1 chunk", 0.990, 1.010},
+                                 {"lmhead a chunks=8 / 1 chunk", 1.040, 1.020},
+                                 {"lmhead a chunks=1 ms", 80, 90}};
+  const RatioSummary r = summarize_ratios(t);
+  EXPECT_EQ(r.count, 3);
+  EXPECT_EQ(r.within_half_point, 1);
+  EXPECT_EQ(r.same_side, 2);
+  EXPECT_NEAR(r.mean_points, (0.4 + 2.0 + 2.0) / 3, 1e-9);
+  EXPECT_EQ(summarize_ratios({}).count, 0);
+}
+
 // The h200 profile refitted with the products' HBM re-reads (data/h200/ncu_products, an experiment
 // beside the shipped profile) ranks the 16384x4096x128256 head's chunk counts as every card
 // does: 2 chunks faster than one (cards .977-.990), 8 slower (1.019-1.038).

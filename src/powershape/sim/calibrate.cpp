@@ -424,6 +424,21 @@ std::vector<Target> evaluate_other_squares(const Profile& p, const CalibrationDa
   return out;
 }
 
+RatioSummary summarize_ratios(const std::vector<Target>& targets) {
+  RatioSummary r;
+  double sum = 0;
+  for (const auto& t : targets) {
+    if (t.name.find(" / 1 chunk") == std::string::npos) continue;
+    const double points = std::abs(t.simulated - t.measured) * 100;
+    ++r.count;
+    sum += points;
+    r.within_half_point += points <= 0.5;
+    r.same_side += (t.measured < 1) == (t.simulated < 1);
+  }
+  r.mean_points = r.count > 0 ? sum / r.count : 0;
+  return r;
+}
+
 bool is_phase_clock(const Target& t) {
   const auto ends = [&](const char* suffix) {
     const std::string x(suffix);

@@ -84,6 +84,14 @@ std::vector<Target> evaluate_other_squares(const Profile& p, const CalibrationDa
 constexpr const char* kProductsRealMhz = " products' real MHz";
 constexpr const char* kMemoryRealMhz = " memory kernels' real MHz";
 bool is_phase_clock(const Target& t);
+// The chunk effect's targets ("... chunks=C / 1 chunk") taken together, the yardstick: how
+// many the model puts within half a point of the GPU's, on the GPU's side of 1 (a gain or a
+// loss, as the GPU has it), and the mean distance in points.
+struct RatioSummary {
+  int count = 0, within_half_point = 0, same_side = 0;
+  double mean_points = 0;
+};
+RatioSummary summarize_ratios(const std::vector<Target>& targets);
 // RMS of the temperature the thermal model predicts from the recorded power, against the
 // recorded temperature, in C.
 double thermal_rms_c(const Profile& p, const trace::Trace& t);
