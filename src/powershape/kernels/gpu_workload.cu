@@ -100,9 +100,9 @@ struct GpuWorkload::Impl {
                bf(3) + s.row0 * s.n, s.n, Out::kBf16, 1, 0, nullptr);
     } else if (phase == "dw") {
       // dW [V x D] (+)= dlogits_c^T X_c: (D x V) = X_c^T (D x r) * dlogits_c (r x V); fp32,
-      // accumulated from the second chunk on as the op does.
+      // accumulated where the step says (from the second chunk on, as the op does).
       gemm.run(false, true, s.n, s.m, s.k, bf(0) + s.row0 * s.n, s.n, bf(2) + s.row0 * ld, ld,
-               buf(4), s.n, Out::kFp32, 1, s.row0 > 0 ? 1 : 0, nullptr);
+               buf(4), s.n, Out::kFp32, 1, s.accumulate ? 1 : 0, nullptr);
     } else {
       throw std::logic_error("no kernel for product '" + phase + "'");
     }

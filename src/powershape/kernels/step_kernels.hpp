@@ -33,12 +33,10 @@ inline workload::KernelTime memory_kernel(const char* name, double bytes) {
 
 inline workload::KernelTime kernel_of(const WorkloadStep& s) {
   switch (s.kind) {
-    case WorkloadStep::kProduct: {
-      // The LM head's products alone write dW in fp32 and accumulate it after the first chunk,
-      // as the op does.
-      const bool dw = std::string_view(s.phase) == "dw";
-      return product_kernel(s.phase, s.m, s.n, s.k, dw ? 4 : 2, dw && s.row0 > 0);
-    }
+    case WorkloadStep::kProduct:
+      // The LM head's products alone write dW in fp32, as the op does.
+      return product_kernel(s.phase, s.m, s.n, s.k, std::string_view(s.phase) == "dw" ? 4 : 2,
+                            s.accumulate);
     case WorkloadStep::kSoftmax:
     case WorkloadStep::kStream:
       return memory_kernel(s.phase, s.bytes);

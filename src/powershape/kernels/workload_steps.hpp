@@ -23,6 +23,7 @@ struct WorkloadStep {
   int64_t m = 0, n = 0, k = 0;
   int64_t row0 = 0;  // the chunk's first row
   double bytes = 0, seconds = 0;
+  bool accumulate = false;  // a product added into its result (the LM head's dW after chunk 1)
 };
 
 template <class F>
@@ -53,8 +54,9 @@ void workload_steps(const workload::Workload& w, const workload::Rates& rates, F
       workload::for_each_chunk(l->tokens, workload::rows_per_chunk(l->tokens, w.chunks),
                                [&](int64_t, int64_t row0, int64_t r) {
                                  f(S{S::kProduct, "logits", r, l->vocab, l->width, row0});
-                                 // Accumulated into dW from the second chunk (row0 > 0) on.
-                                 f(S{S::kProduct, "dw", l->vocab, l->width, r, row0});
+                                 S dw{S::kProduct, "dw", l->vocab, l->width, r, row0};
+                                 dw.accumulate = row0 > 0;  // from the second chunk on
+                                 f(dw);
                                  f(S{S::kProduct, "dx", r, l->width, l->vocab, row0});
                                });
     } else {
