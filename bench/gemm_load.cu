@@ -1,100 +1,128 @@
-// A sustained bf16 matrix-product load: back-to-back N x N x N cuBLAS products for a given time,
-// on random data. Prints the first second's and the rest's throughput (CUDA events).
-//   gemm_load [--size N] [--seconds S]
-#include <cublas_v2.h>
-#include <cuda_bf16.h>
+// A sustained bf16 matrix-product load: back-to-back cuBLASLt products (the LM head's path,
+// kernels/gemm.hpp) of one shape for a given time, on random data of a given magnitude. Prints
+// the first second's and the rest's throughput (CUDA events). With --shape and --op it runs any of
+// the LM head's products alone, and with --scale on the LM head's data or on any other: what a
+// product's power per flop owes to its shape and what to its data (data/h200/product_power).
+//   gemm_load [--size N | --shape M,N,K] [--op NN|TN|NT] [--out bf16|fp32] [--scale A,B]
+//             [--seconds S]
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/event_pair.hpp"
+#include "powershape/kernels/gemm.hpp"
+#include "powershape/kernels/synthetic.cuh"
 
-__global__ void fill_random(__nv_bfloat16* p, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    unsigned x = static_cast<unsigned>(i) * 2654435761u ^ seed;
-    x ^= x >> 13;
-    x *= 0x5bd1e995u;
-    x ^= x >> 15;
-    p[i] = __float2bfloat16((static_cast<float>(x & 0xffff) / 65535.0f - 0.5f));
-  }
-}
+namespace {
+
+using powershape::kernels::Out;
+
+struct Load {
+  int64_t m = 8192, n = 8192, k = 8192;
+  bool trans_a = false, trans_b = false;
+  Out out = Out::kBf16;
+  float scale_a = 1, scale_b = 1;  // uniform in [-scale/2, scale/2]
+  double seconds = 10;
+};
 
 // The load itself; a failed CUDA or cuBLAS call throws, naming the call.
-void run(int n, double seconds) {
-  size_t elems = static_cast<size_t>(n) * n;
-  __nv_bfloat16 *a, *b, *c;
-  PS_CUDA(cudaMalloc(&a, elems * sizeof(__nv_bfloat16)));
-  PS_CUDA(cudaMalloc(&b, elems * sizeof(__nv_bfloat16)));
-  PS_CUDA(cudaMalloc(&c, elems * sizeof(__nv_bfloat16)));
-  fill_random<<<1024, 256>>>(a, elems, 1);
-  fill_random<<<1024, 256>>>(b, elems, 2);
-  PS_CUDA(cudaGetLastError());
-  cublasHandle_t h;
-  PS_CUBLAS(cublasCreate(&h));
-  const float alpha = 1.0f, beta = 0.0f;
+void run(const Load& l) {
+  using namespace powershape::kernels;
+  const int64_t a_elems = l.m * l.k, b_elems = l.k * l.n,
+                d_bytes = l.m * l.n * (l.out == Out::kFp32 ? 4 : 2);
+  void *a, *b, *d;
+  PS_CUDA(cudaMalloc(&a, a_elems * 2));
+  PS_CUDA(cudaMalloc(&b, b_elems * 2));
+  PS_CUDA(cudaMalloc(&d, d_bytes));
+  fill_random_bf16(static_cast<__nv_bfloat16*>(a), a_elems, 1, l.scale_a, nullptr);
+  fill_random_bf16(static_cast<__nv_bfloat16*>(b), b_elems, 2, l.scale_b, nullptr);
+  Gemm g;
   auto gemm = [&] {
-    PS_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, CUDA_R_16BF, n, b,
-                           CUDA_R_16BF, n, &beta, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
-                           CUBLAS_GEMM_DEFAULT));
+    g.run(l.trans_a, l.trans_b, l.m, l.n, l.k, a, l.trans_a ? l.k : l.m, b, l.trans_b ? l.n : l.k,
+          d, l.m, l.out, 1, 0, nullptr);
   };
   gemm();
   PS_CUDA(cudaDeviceSynchronize());
-  const double flop = 2.0 * n * n * static_cast<double>(n);
-  // Time in batches of products with events; report the first second and the rest apart.
-  powershape::kernels::EventPair timer;
+  const double flop =
+      2.0 * static_cast<double>(l.m) * static_cast<double>(l.n) * static_cast<double>(l.k);
+  // Batches of about 20 ms, timed with events; the first second and the rest reported apart.
+  const int batch = std::max(1, static_cast<int>(20e-3 * 700e12 / flop));
+  EventPair timer;
   double elapsed_ms = 0, first_ms = 0;
   long products = 0, first_products = 0;
-  while (elapsed_ms < seconds * 1000) {
+  while (elapsed_ms < l.seconds * 1000) {
     elapsed_ms += timer.time([&] {
-      for (int i = 0; i < 10; ++i) gemm();
+      for (int i = 0; i < batch; ++i) gemm();
     });
-    products += 10;
+    products += batch;
     if (elapsed_ms < 1000) {
       first_ms = elapsed_ms;
       first_products = products;
     }
   }
   PS_CUDA(cudaGetLastError());
-  double rest_ms = elapsed_ms - first_ms;
+  const double rest_ms = elapsed_ms - first_ms;
   std::printf(
-      "gemm_load: %dx%dx%d bf16, %ld products in %.2f s: first second %.1f TFLOP/s, "
+      "gemm_load: %lldx%lldx%lld bf16, %ld products in %.2f s: first second %.1f TFLOP/s, "
       "after it %.1f TFLOP/s\n",
-      n, n, n, products, elapsed_ms / 1000, first_products * flop / (first_ms * 1e9),
-      (products - first_products) * flop / (rest_ms * 1e9));
-  cublasDestroy(h);
+      static_cast<long long>(l.m), static_cast<long long>(l.n), static_cast<long long>(l.k),
+      products, elapsed_ms / 1000, first_products * flop / (first_ms * 1e9),
+      rest_ms > 0 ? (products - first_products) * flop / (rest_ms * 1e9) : 0.0);
   cudaFree(a);
   cudaFree(b);
-  cudaFree(c);
+  cudaFree(d);
 }
 
-int main(int argc, char** argv) {
-  int n = 8192;
-  double seconds = 10;
+bool parse(int argc, char** argv, Load& l) {
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--size" && i + 1 < argc) {
-      n = std::atoi(argv[++i]);
-    } else if (a == "--seconds" && i + 1 < argc) {
-      seconds = std::atof(argv[++i]);
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return false;
+    const char* v = argv[++i];
+    long long x = 0, y = 0, z = 0;
+    if (a == "--size") {
+      l.m = l.n = l.k = std::atoll(v);
+    } else if (a == "--shape" && std::sscanf(v, "%lld,%lld,%lld", &x, &y, &z) == 3) {
+      l.m = x, l.n = y, l.k = z;
+    } else if (a == "--op" && std::string(v).size() == 2) {
+      const std::string op = v;
+      if ((op[0] != 'N' && op[0] != 'T') || (op[1] != 'N' && op[1] != 'T')) return false;
+      l.trans_a = op[0] == 'T', l.trans_b = op[1] == 'T';
+    } else if (a == "--out" && (std::string(v) == "bf16" || std::string(v) == "fp32")) {
+      l.out = std::string(v) == "fp32" ? Out::kFp32 : Out::kBf16;
+    } else if (a == "--scale" && std::sscanf(v, "%f,%f", &l.scale_a, &l.scale_b) == 2) {
+    } else if (a == "--seconds") {
+      l.seconds = std::atof(v);
     } else {
-      std::fprintf(stderr, "gemm_load: unknown argument '%s' (expected --size N, --seconds S)\n",
-                   a.c_str());
-      return 2;
+      return false;
     }
   }
-  if (n < 256 || n % 8 != 0 || !(seconds > 0)) {
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Load l;
+  if (!parse(argc, argv, l)) {
     std::fprintf(stderr,
-                 "gemm_load: --size must be a multiple of 8 >= 256 and --seconds positive\n");
+                 "gemm_load: bad arguments (expected --size N | --shape M,N,K, --op NN|TN|NT, "
+                 "--out bf16|fp32, --scale A,B, --seconds S)\n");
+    return 2;
+  }
+  if (l.m < 256 || l.n < 256 || l.k < 256 || l.m % 8 || l.n % 8 || l.k % 8 ||
+      l.m * l.n > (int64_t{1} << 34) || !(l.seconds > 0 && l.seconds <= 3600) ||
+      !(l.scale_a > 0 && l.scale_b > 0)) {
+    std::fprintf(stderr,
+                 "gemm_load: sizes must be multiples of 8 from 256 (M x N at most 2^34), "
+                 "--seconds in (0, 3600], --scale positive\n");
     return 2;
   }
   try {
-    run(n, seconds);
+    run(l);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gemm_load: %s\n", e.what());
     return 1;
