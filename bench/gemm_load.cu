@@ -3,7 +3,7 @@
 // the first second's and the rest's throughput (CUDA events). With --shape and --op it runs any of
 // the LM head's products alone, and with --scale on the LM head's data or on any other: what a
 // product's power per flop owes to its shape and what to its data (data/h200/product_power).
-//   gemm_load [--size N | --shape M,N,K] [--op NN|TN|NT] [--out bf16|fp32] [--scale A,B]
+//   gemm_load [--size N | --shape M,N,K] [--op NN|NT|TN|TT] [--out bf16|fp32] [--scale A,B]
 //             [--seconds S]
 #include <cuda_runtime.h>
 
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
   Load l;
   if (!parse(argc, argv, l)) {
     std::fprintf(stderr,
-                 "gemm_load: bad arguments (expected --size N | --shape M,N,K, --op NN|TN|NT, "
+                 "gemm_load: bad arguments (expected --size N | --shape M,N,K, --op NN|NT|TN|TT, "
                  "--out bf16|fp32, --scale A,B, --seconds S)\n");
     return 2;
   }

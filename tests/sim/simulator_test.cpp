@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
 #include "powershape/analysis/summary.hpp"
 #include "powershape/workload/builders.hpp"
 
@@ -168,6 +173,52 @@ TEST(Simulator, ANonFiniteStateStopsTheRunWithAnError) {
     ADD_FAILURE() << "no error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("non-finite"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace powershape::sim
+
+namespace powershape::sim {
+
+// Each product the LM head runs, and squares, sustained on one H200 at its power limit
+// (data/h200/product_power: gemm_load's TFLOP/s after the first second, two passes each): the
+// profile holds each one's rate within 2.5%, though not which of a product and its half-size
+// twin is faster (the GPU's kernel choice, the README there says).
+TEST(Simulator, TheH200ProfileRunsEachSustainedProductAtTheGpusRate) {
+  std::ifstream in(POWERSHAPE_DATA "/h200/product_power/card_6e46/summary.txt");
+  ASSERT_TRUE(in) << "data/h200/product_power/card_6e46/summary.txt";
+  std::map<std::string, std::pair<double, int>> measured;  // TFLOP/s summed, passes
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::string tag;
+    double tflops = 0;
+    row >> tag >> tflops;
+    auto& m = measured[tag.substr(0, tag.rfind('_'))];
+    m.first += tflops;
+    ++m.second;
+  }
+  struct Load {
+    const char* name;
+    double m, n, k, result_bytes;
+  };
+  const Load loads[] = {{"sq4096", 4096, 4096, 4096, 2},    {"sq8192", 8192, 8192, 8192, 2},
+                        {"logits", 128256, 16384, 4096, 2}, {"logits_half", 128256, 8192, 4096, 2},
+                        {"dx", 4096, 16384, 128256, 2},     {"dx_half", 4096, 8192, 128256, 2},
+                        {"dw", 4096, 128256, 16384, 4},     {"dw_half", 4096, 128256, 8192, 4}};
+  const Profile p = load_profile("h200");
+  for (const Load& l : loads) {
+    ASSERT_EQ(measured.count(l.name), 1u) << l.name;
+    const double gpu = measured[l.name].first / measured[l.name].second;
+    workload::Plan plan;
+    plan.phases.push_back(workload::product(l.name, l.m, l.n, l.k, l.result_bytes));
+    SimDevice d(p, {});
+    d.run(plan, 0, 1);  // the first second, which gemm_load reports apart
+    const RunRecord r = d.run(plan, 0, 3);
+    const double sim =
+        plan.total_flops() * r.iterations / static_cast<double>(r.end_ns - r.begin_ns) * 1e-3;
+    EXPECT_NEAR(sim / gpu, 1, 0.025) << l.name << ": " << sim << " against " << gpu << " TFLOP/s";
   }
 }
 
