@@ -147,13 +147,29 @@ int run_calibrate(CalibrateArgs& a) {
   }
   std::printf("%-34s %10s %10.2f %8s %10.2f\n", "temperature RMS error C", "",
               c.thermal_rms_before_c, "", c.thermal_rms_after_c);
+  // What the fitted profile's chunk ratios are worth, written into it with its source (repro on
+  // the simulated device reads it); a fit without repro results has none.
+  c.profile.chunk_ratio_points = 0;
+  std::erase_if(c.profile.sources, [](const std::string& s) {
+    return s.rfind("accuracy.chunk_ratio_points", 0) == 0;
+  });
   if (const auto rb = sim::summarize_ratios(c.before), ra = sim::summarize_ratios(c.after);
       ra.count > 0) {
     std::printf(
         "  chunk ratios (%d): before %d within 0.5 point of the GPU's, %d on its side of 1, "
-        "%.2f points off on average; after %d, %d, %.2f\n",
-        ra.count, rb.within_half_point, rb.same_side, rb.mean_points, ra.within_half_point,
-        ra.same_side, ra.mean_points);
+        "%.2f points off on average, 9 in 10 within %.2f; after %d, %d, %.2f, %.2f "
+        "(accuracy.chunk_ratio_points)\n",
+        ra.count, rb.within_half_point, rb.same_side, rb.mean_points, rb.p90_points,
+        ra.within_half_point, ra.same_side, ra.mean_points, ra.p90_points);
+    c.profile.chunk_ratio_points = ra.p90_points;
+    std::string against = a.data;
+    for (const auto& dir : a.repro) against += ", " + dir;
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "9 in 10 of %d chunk ratios within %.2f points of the GPU's (mean %.2f)",
+                  ra.count, ra.p90_points, ra.mean_points);
+    c.profile.sources.push_back("accuracy.chunk_ratio_points: " + std::string(line) +
+                                ", measured by `powershape sim calibrate` against " + against);
   }
   // How far memory kernels run above the products around them, on the card and in the model.
   double swing_card = 0, swing_model = 0;

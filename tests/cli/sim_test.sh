@@ -45,6 +45,9 @@ check "repro says it is simulated, first" grep -q "^powershape repro on the simu
 check "repro prints intervals and verdicts" grep -qE "chunks=4 .*\[[0-9.]+, [0-9.]+\].*(faster|slower|no difference|within)" "$tmp/r.out"
 check "repro writes raw measurements" grep -q '"measurements"' "$tmp/r.json"
 check "repro names the fastest and the least energy" grep -qE "^fastest: .*; least energy: " "$tmp/r.out"
+check "repro on the h200 profile gives no verdict inside what its ratios are worth" grep -q "^the simulator's chunk ratios were within 2.08 points of the GPU's .* a difference under 2.08% is called within it" "$tmp/r.out"
+"$ps" repro --device sim --chunks 1,4 --rounds 2 --window 0.5 --min-effect 0.2 >"$tmp/r2.out" 2>&1
+check "unless the user chooses the minimum effect" bash -c "! grep -q 'ratios were within' '$tmp/r2.out' && grep -qE 'chunks=4 .*(faster|slower|within 0.2%|no difference)' '$tmp/r2.out'"
 "$ps" repro --device sim:dgx-spark --workload lmhead --shape 4096,896,151936 --chunks 1,2 --rounds 2 --window 1 >"$tmp/rl.out" 2>&1; rc=$?
 check "repro runs the LM head on another profile" test $rc -eq 0
 "$ps" repro --device sim --chunks 0,2 2>"$tmp/rc.err" >/dev/null; rc=$?
@@ -71,6 +74,9 @@ check "a folder that holds a recording is not written over" bash -c "test $rc -e
 check "sim calibrate fits a recording" test $rc -eq 0
 check "and reports each configuration's kernels before and after" test "$(grep -c 'kernels ms' "$tmp/cal2.out")" -eq 21
 check "the fitted profile has the kernel model" grep -q '"epilogue_k"' "$tmp/fit.json"
+"$ps" sim calibrate --data "$tmp/rec" --repro "$data/h200/repro_card6" --max-evals 5 -o "$tmp/fit2.json" >"$tmp/cal4.out" 2>&1
+check "with a GPU's repro results it says what its chunk ratios are worth" grep -qE "^  chunk ratios \(5\): .* 9 in 10 within [0-9.]+; after .* \(accuracy.chunk_ratio_points\)" "$tmp/cal4.out"
+check "and writes it into the profile with its source" bash -c "grep -q '\"chunk_ratio_points\": [0-9]' '$tmp/fit2.json' && test \$(grep -c 'accuracy.chunk_ratio_points: 9 in 10 of 5 chunk ratios' '$tmp/fit2.json') -eq 1"
 check "the simulator has no clock probe to record" test ! -e "$tmp/rec/clock_probe.csv"
 cp "$data/h200/sm_clock_probe_step.csv" "$tmp/rec/clock_probe.csv"
 "$ps" sim calibrate --data "$tmp/rec" --max-evals 5 >"$tmp/cal3.out" 2>&1

@@ -66,7 +66,8 @@ TEST(Calibrate, TheShippedH200ProfileMeetsTheOtherSquareWavesItWasNotFittedTo) {
 }
 
 // The chunk ratios summed up: only "... / 1 chunk" targets count; a ratio on the GPU's side of 1
-// is a gain or a loss as the GPU has it, whatever its distance.
+// is a gain or a loss as the GPU has it, whatever its distance; 9 in 10 are within the nearest
+// rank's distance.
 TEST(Calibrate, ChunkRatiosAreSummedUpAgainstTheGpus) {
   const std::vector<Target> t = {{"lmhead a chunks=2 / 1 chunk", 0.980, 0.984},
                                  {"lmhead a chunks=4 / 1 chunk", 0.990, 1.010},
@@ -77,6 +78,11 @@ TEST(Calibrate, ChunkRatiosAreSummedUpAgainstTheGpus) {
   EXPECT_EQ(r.within_half_point, 1);
   EXPECT_EQ(r.same_side, 2);
   EXPECT_NEAR(r.mean_points, (0.4 + 2.0 + 2.0) / 3, 1e-9);
+  EXPECT_NEAR(r.p90_points, 2.0, 1e-9);
+  std::vector<Target> many;  // 0.1 to 2.0 points off: 9 in 10 within 1.8
+  for (int i = 1; i <= 20; ++i)
+    many.push_back({"msm chunks=" + std::to_string(i) + " / 1 chunk", 1, 1 + 0.001 * i});
+  EXPECT_NEAR(summarize_ratios(many).p90_points, 1.8, 1e-9);
   EXPECT_EQ(summarize_ratios({}).count, 0);
 }
 

@@ -55,6 +55,10 @@ TEST(Profile, AMissingOrOutOfRangeFieldIsNamed) {
   m["governor"]["medium_gain_mhz_per_w_s"] = 100;
   m["governor"].erase("medium_window_ms");
   EXPECT_EQ(error_of(m), "governor.medium_window_ms: missing");
+  auto r = j;
+  r["accuracy"]["chunk_ratio_points"] = -1;
+  EXPECT_EQ(error_of(r).rfind("accuracy.chunk_ratio_points: -1.000000 is out of range", 0), 0u)
+      << error_of(r);
   EXPECT_EQ(error_of(j), "no error");
 }
 
@@ -92,7 +96,10 @@ TEST(Profile, TheMediumLoopAndKernelFiguresSurviveARoundTrip) {
   p.epilogue_k = 300;
   p.reread_flops = 7e10;
   p.reread_span = 700;
+  p.chunk_ratio_points = 1.5;
   const Profile q = profile_from_json(to_json(p));
+  EXPECT_EQ(q.chunk_ratio_points, 1.5);
+  EXPECT_FALSE(to_json(load_profile("l40s")).contains("accuracy"));  // not measured: not written
   EXPECT_EQ(q.l2_row_bytes, 65536);
   EXPECT_EQ(q.reread_flops, 7e10);
   EXPECT_EQ(q.reread_span, 700);

@@ -12,6 +12,7 @@ class SimBackend final : public Backend {
   SimBackend(const sim::Profile& p, const sim::DeviceOptions& o);
   std::string describe() const override;
   bool simulated() const override { return true; }
+  double ratio_error() const override { return device_.profile().chunk_ratio_points / 100; }
   nlohmann::json device_json() const override;
   workload::Rates peak_rates() const override {
     return {device_.profile().peak_flops_per_s(), device_.profile().peak_bytes_per_s()};

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -426,16 +427,21 @@ std::vector<Target> evaluate_other_squares(const Profile& p, const CalibrationDa
 
 RatioSummary summarize_ratios(const std::vector<Target>& targets) {
   RatioSummary r;
-  double sum = 0;
+  std::vector<double> off;
   for (const auto& t : targets) {
     if (t.name.find(" / 1 chunk") == std::string::npos) continue;
     const double points = std::abs(t.simulated - t.measured) * 100;
-    ++r.count;
-    sum += points;
+    off.push_back(points);
     r.within_half_point += points <= 0.5;
     r.same_side += (t.measured < 1) == (t.simulated < 1);
   }
-  r.mean_points = r.count > 0 ? sum / r.count : 0;
+  r.count = static_cast<int>(off.size());
+  if (off.empty()) return r;
+  r.mean_points = std::accumulate(off.begin(), off.end(), 0.0) / static_cast<double>(off.size());
+  // The smallest distance that 9 in 10 are within (the nearest rank).
+  const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(off.size()))) - 1;
+  std::nth_element(off.begin(), off.begin() + static_cast<std::ptrdiff_t>(rank), off.end());
+  r.p90_points = off[rank];
   return r;
 }
 

@@ -90,6 +90,7 @@ bool is_phase_clock(const Target& t);
 struct RatioSummary {
   int count = 0, within_half_point = 0, same_side = 0;
   double mean_points = 0;
+  double p90_points = 0;  // 9 in 10 are this close (Profile::chunk_ratio_points)
 };
 RatioSummary summarize_ratios(const std::vector<Target>& targets);
 // RMS of the temperature the thermal model predicts from the recorded power, against the

@@ -185,6 +185,8 @@ Profile profile_from_json(const json& j) {
       }
     }
   }
+  if (j.contains("accuracy"))
+    p.chunk_ratio_points = num(section(j, "accuracy"), "accuracy", "chunk_ratio_points", 0, 100);
   if (j.contains("power_modes")) {
     if (!j.at("power_modes").is_array()) throw std::runtime_error("power_modes: expected a list");
     for (const auto& m : j.at("power_modes")) {
@@ -220,6 +222,7 @@ json to_json(const Profile& p) {
     for (const OptionalField& f : kOptionalKernelFields)
       if (p.*f.member != f.absent) j["kernels"][f.key] = p.*f.member;
   }
+  if (p.chunk_ratio_points > 0) j["accuracy"]["chunk_ratio_points"] = p.chunk_ratio_points;
   if (!p.power_modes.empty()) {
     j["power_modes"] = json::array();
     for (const auto& m : p.power_modes) {

@@ -97,6 +97,11 @@ struct Profile {
     double max_mhz;
   };
   std::vector<Mode> power_modes;
+  // How far the profile's chunk ratios (a chunk count's time over one chunk's) were from the GPU's
+  // in its calibration, in percentage points: 9 in 10 of those `sim calibrate` compared with
+  // `repro` results were this close (optional "accuracy.chunk_ratio_points"; 0: not measured).
+  // `repro` on the simulated device calls a smaller difference "within" it: no verdict.
+  double chunk_ratio_points = 0;
   // The clock ceiling of the power mode applied (apply_power_mode); 0: none. A ceiling, not a new
   // maximum: the chip's V/f curve and power at each clock stay what they are.
   double mode_max_mhz = 0;
