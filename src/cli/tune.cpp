@@ -110,11 +110,16 @@ int run_tune(TuneArgs& a) {
               why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
   const std::string profile = model_profile(a, *backend);
   if (!profile.empty()) {
-    a.options.predicted = experiment::predict_scores(
-        sim::load_profile(profile), plans, a.options.objective, 1, &a.options.predicted_ms);
-    std::printf(
-        "model: the simulated %s keeps the %zu best of %zu chunk counts, and the baseline\n",
-        profile.c_str(), a.options.keep, plans.size());
+    const sim::Profile model = sim::load_profile(profile);
+    a.options.predicted =
+        experiment::predict_scores(model, plans, a.options.objective, 1, &a.options.predicted_ms);
+    a.options.model_error = model.chunk_ratio_points / 100;
+    std::printf("model: the simulated %s keeps the %zu best of %zu chunk counts", profile.c_str(),
+                a.options.keep, plans.size());
+    if (model.chunk_ratio_points > 0)
+      std::printf(", those it predicts within %g%% of its best (what its chunk ratios are worth)",
+                  model.chunk_ratio_points);
+    std::printf(", and the baseline\n");
   }
   std::printf("objective: %s; rounds of %.1f s windows, at most %d\n",
               a.options.objective.describe().c_str(), a.options.window_s, a.options.max_rounds);

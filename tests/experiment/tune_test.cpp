@@ -54,6 +54,16 @@ TEST(Tune, RacesToTheBestOfKnownEffects) {
   EXPECT_FALSE(p.candidates[5].raced);
   EXPECT_EQ(p.candidates[5].rounds, 0);
   EXPECT_LE(p.search_s, 0.3 * p.exhaustive_s);
+  // A model known to be 2.5% off races, beyond its best two, all it predicts within that of its
+  // best (here the real best, which it ranked fourth), and not those further off.
+  o.keep = 2;
+  o.model_error = 0.025;
+  o.predicted = {1.0, 0.985, 0.98, 1.0, 1.004, 1.10};
+  FakeBackend b3({1.0, 0.99, 0.97, 1.01, 1.05, 1.10}, 0.005, 5);
+  const TuneResult q = tune(b3, o);
+  for (std::size_t c = 0; c < 5; ++c) EXPECT_TRUE(q.candidates[c].raced) << c;
+  EXPECT_FALSE(q.candidates[5].raced);
+  EXPECT_EQ(q.chosen, 2u);
 }
 
 // A null effect: the race ends with every candidate within the minimum effect, or at the budget,

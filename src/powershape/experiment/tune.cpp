@@ -119,14 +119,15 @@ TuneResult tune(Backend& backend, const TuneOptions& o) {
   r.candidates.resize(n);
   for (std::size_t c = 0; c < n; ++c) r.candidates[c].name = backend.config_name(c);
   std::vector<bool> alive(n, true);
-  if (!o.predicted.empty()) {  // the model's best `keep`, and the baseline
+  if (!o.predicted.empty()) {  // the model's best `keep`, those within its error, the baseline
     std::vector<std::size_t> by(n);
     std::iota(by.begin(), by.end(), 0);
     std::stable_sort(by.begin(), by.end(),
                      [&](std::size_t a, std::size_t b) { return o.predicted[a] < o.predicted[b]; });
+    const double near = o.predicted[by.front()] * (1 + o.model_error);
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t c = by[k];
-      alive[c] = k < o.keep || c == base;
+      alive[c] = k < o.keep || c == base || o.predicted[c] <= near;
       r.candidates[c].raced = alive[c];
       if (!alive[c]) r.candidates[c].why = "the model predicts it worse";
     }

@@ -40,6 +40,10 @@ struct TuneOptions {
   // for a configuration never measured.
   std::vector<double> predicted_ms;
   std::size_t keep = 2;
+  // How far the model's ratios may be off (a fraction, Profile::chunk_ratio_points / 100): a
+  // candidate predicted within it of the best is raced too, whatever `keep` says, since the model
+  // cannot tell it from the best.
+  double model_error = 0;
   int halve_every = 2;  // rounds between halvings of the candidates left
   // Fresh paired rounds of the choice against the baseline, for its interval (>= 2: a t interval
   // on 2 pairs has 1 degree of freedom and is 12.7 standard errors wide; 0: none, and
