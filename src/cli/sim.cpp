@@ -147,9 +147,7 @@ int run_calibrate(CalibrateArgs& a) {
   }
   std::printf("%-34s %10s %10.2f %8s %10.2f\n", "temperature RMS error C", "",
               c.thermal_rms_before_c, "", c.thermal_rms_after_c);
-  // What the fitted profile's chunk ratios are worth, written into it with its source (repro on
-  // the simulated device reads it); a fit without repro results has none.
-  c.profile.chunk_ratio_points = 0;
+  // What the fitted profile's chunk ratios are worth (calibrate measured it), with its source.
   std::erase_if(c.profile.sources, [](const std::string& s) {
     return s.rfind("accuracy.chunk_ratio_points", 0) == 0;
   });
@@ -161,7 +159,6 @@ int run_calibrate(CalibrateArgs& a) {
         "(accuracy.chunk_ratio_points)\n",
         ra.count, rb.within_half_point, rb.same_side, rb.mean_points, rb.p90_points,
         ra.within_half_point, ra.same_side, ra.mean_points, ra.p90_points);
-    c.profile.chunk_ratio_points = ra.p90_points;
     std::string against = a.data;
     for (const auto& dir : a.repro) against += ", " + dir;
     char line[160];

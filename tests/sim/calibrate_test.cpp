@@ -180,6 +180,9 @@ TEST(Calibrate, FitsAPerturbedProfileBackTowardsTheData) {
   // No repro results in data/h200: the profile's medium loop is kept as it was, not refitted.
   EXPECT_EQ(c.profile.medium_limit_w, p.medium_limit_w);
   EXPECT_EQ(c.profile.medium_window_ms, p.medium_window_ms);
+  // Nor any chunk ratio to say what the refitted profile's are worth: the start's figure goes.
+  EXPECT_GT(p.chunk_ratio_points, 0);
+  EXPECT_EQ(c.profile.chunk_ratio_points, 0);
 }
 
 // repro -o's results beside a recording are targets too: each configuration's sustained ms,

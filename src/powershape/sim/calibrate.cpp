@@ -614,6 +614,8 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
   c.evaluations = e1 + evals;
   if (!d.kernels.empty()) c.kernels_after = fit_kernels(p, d.kernels).after;
   c.after = evaluate(p, d);  // once, with the kernel model as fitted last
+  // What the fitted profile's chunk ratios are worth (0 without repro results to measure it).
+  p.chunk_ratio_points = summarize_ratios(c.after).p90_points;
   c.squares_after = evaluate_other_squares(p, d);
   return c;
 }

@@ -114,7 +114,8 @@ struct Calibration {
 // governor.recovery_mhz_per_s (and, with square waves' power, power.memory_w and
 // power.memory_phase_activity) to the throughput, clock, power and step-response figures; with
 // repro results, then the medium loop (governor.medium_*) and kernels.issue_activity, then all
-// of them together; with kernel times, the kernel model (kernel_fit.hpp).
+// of them together; with kernel times, the kernel model (kernel_fit.hpp). The fitted profile's
+// accuracy.chunk_ratio_points is what its chunk ratios are then worth (0 without repro results).
 // on_eval(i, most) after each simulation: i done of at most `most` (2 * max_evals, with repro
 // results 4 * max_evals + 7; the fits stop earlier once they converge).
 Calibration calibrate(const Profile& start, const CalibrationData& d, int max_evals = 400,
