@@ -113,11 +113,12 @@ int main(int argc, char** argv) {
                  "--out bf16|fp32, --scale A,B, --seconds S)\n");
     return 2;
   }
-  if (l.m < 256 || l.n < 256 || l.k < 256 || l.m % 8 || l.n % 8 || l.k % 8 ||
-      l.m * l.n > (int64_t{1} << 34) || !(l.seconds > 0 && l.seconds <= 3600) ||
+  constexpr int64_t kMost = int64_t{1} << 21;  // a side; a product of two sides stays in int64
+  if (l.m < 256 || l.n < 256 || l.k < 256 || l.m > kMost || l.n > kMost || l.k > kMost || l.m % 8 ||
+      l.n % 8 || l.k % 8 || !(l.seconds > 0 && l.seconds <= 3600) ||
       !(l.scale_a > 0 && l.scale_b > 0)) {
     std::fprintf(stderr,
-                 "gemm_load: sizes must be multiples of 8 from 256 (M x N at most 2^34), "
+                 "gemm_load: sizes must be multiples of 8 from 256 to 2097152, "
                  "--seconds in (0, 3600], --scale positive\n");
     return 2;
   }
