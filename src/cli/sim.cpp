@@ -159,6 +159,16 @@ int run_calibrate(CalibrateArgs& a) {
         "(accuracy.chunk_ratio_points)\n",
         ra.count, rb.within_half_point, rb.same_side, rb.mean_points, rb.p90_points,
         ra.within_half_point, ra.same_side, ra.mean_points, ra.p90_points);
+    if (ra.several_runs > 0) {
+      std::printf(
+          "  ratios measured in more than one run (%d): the runs of one span up to %.2f points; "
+          "the fitted model lies within half a point of their span for %d",
+          ra.several_runs, ra.widest_run_range_points,
+          ra.several_runs - static_cast<int>(ra.outside_runs.size()));
+      for (std::size_t i = 0; i < ra.outside_runs.size(); ++i)
+        std::printf("%s%s", i == 0 ? " (not: " : ", ", ra.outside_runs[i].c_str());
+      std::printf("%s\n", ra.outside_runs.empty() ? "" : ")");
+    }
     std::string against = a.data;
     for (const auto& dir : a.repro) against += ", " + dir;
     char line[160];

@@ -77,6 +77,8 @@ check "the fitted profile has the kernel model" grep -q '"epilogue_k"' "$tmp/fit
 "$ps" sim calibrate --data "$tmp/rec" --repro "$data/h200/repro_card6" --max-evals 5 -o "$tmp/fit2.json" >"$tmp/cal4.out" 2>&1
 check "with a GPU's repro results it says what its chunk ratios are worth" grep -qE "^  chunk ratios \(5\): .* 9 in 10 within [0-9.]+; after .* \(accuracy.chunk_ratio_points\)" "$tmp/cal4.out"
 check "and writes it into the profile with its source" bash -c "grep -q '\"chunk_ratio_points\": [0-9]' '$tmp/fit2.json' && test \$(grep -c 'accuracy.chunk_ratio_points: 9 in 10 of 5 chunk ratios' '$tmp/fit2.json') -eq 1"
+"$ps" sim calibrate --data "$tmp/rec" --repro "$data/h200/repro_card6" --repro "$data/h200/repro_card7" --max-evals 1 >"$tmp/cal5.out" 2>&1
+check "ratios two cards measured are judged against the two" grep -qE "^  ratios measured in more than one run \(2\): the runs of one span up to [0-9.]+ points; the fitted model lies within half a point of their span for [0-2]" "$tmp/cal5.out"
 check "the simulator has no clock probe to record" test ! -e "$tmp/rec/clock_probe.csv"
 cp "$data/h200/sm_clock_probe_step.csv" "$tmp/rec/clock_probe.csv"
 "$ps" sim calibrate --data "$tmp/rec" --max-evals 5 >"$tmp/cal3.out" 2>&1

@@ -86,6 +86,23 @@ TEST(Calibrate, ChunkRatiosAreSummedUpAgainstTheGpus) {
   EXPECT_EQ(summarize_ratios({}).count, 0);
 }
 
+// The same ratio measured in several runs (folders) spans a range; the model is judged against
+// that span: within half a point of it counts, a ratio measured once does not count at all.
+TEST(Calibrate, ChunkRatiosMeasuredInSeveralRunsAreJudgedAgainstTheirSpan) {
+  const std::vector<Target> t = {
+      {"lmhead a chunks=2 / 1 chunk", 0.980, 0.994},                    // the recording's own
+      {"card4: lmhead a chunks=2 / 1 chunk", 0.990, 0.994, "card4: "},  // 0.4 point above 0.99
+      {"lmhead a chunks=4 / 1 chunk", 0.980, 1.000},
+      {"card4: lmhead a chunks=4 / 1 chunk", 0.985, 1.000, "card4: "},   // 1.5 points above
+      {"card4: lmhead a chunks=8 / 1 chunk", 1.040, 1.200, "card4: "}};  // one run only
+  const RatioSummary r = summarize_ratios(t);
+  EXPECT_EQ(r.several_runs, 2);
+  EXPECT_NEAR(r.widest_run_range_points, 1.0, 1e-9);
+  ASSERT_EQ(r.outside_runs.size(), 1u);
+  EXPECT_EQ(r.outside_runs[0], "lmhead a chunks=4");
+  EXPECT_EQ(summarize_ratios({t[0], t[4]}).several_runs, 0);
+}
+
 // The re-read rule against what it was fitted to: Nsight Compute's DRAM reads of 236 products
 // (data/h200/ncu_products/products.csv), each the operands once, the fp32 dW it accumulates into
 // and the re-reads the experiment profile's figures give (fit_rereads.py's rms log error, 0.40);

@@ -350,7 +350,7 @@ void add_repro_targets(const Profile& p, const CalibrationData& d, std::vector<T
     for (const auto& one : d.repro) {
       if (&one != &c && one.file == c.file && one.name == c.name.substr(0, cut) + " chunks=1")
         out.push_back({c.label + c.name + " / 1 chunk", c.ms / one.ms,
-                       simulated.at(c.name).ms / simulated.at(one.name).ms});
+                       simulated.at(c.name).ms / simulated.at(one.name).ms, c.label});
     }
   }
 }
@@ -437,6 +437,29 @@ RatioSummary summarize_ratios(const std::vector<Target>& targets) {
   }
   r.count = static_cast<int>(off.size());
   if (off.empty()) return r;
+  // Each configuration's runs, in the order first met (the model ratio is the same for all).
+  std::vector<std::pair<std::string, std::vector<const Target*>>> runs;
+  for (const auto& t : targets) {
+    if (t.name.find(" / 1 chunk") == std::string::npos) continue;
+    const std::string config =
+        t.name.substr(t.label.size(), t.name.find(" / 1 chunk") - t.label.size());
+    auto it =
+        std::find_if(runs.begin(), runs.end(), [&](const auto& g) { return g.first == config; });
+    if (it == runs.end()) it = runs.insert(runs.end(), {config, {}});
+    it->second.push_back(&t);
+  }
+  for (const auto& [config, ts] : runs) {
+    if (ts.size() < 2) continue;
+    const auto [lo, hi] = std::minmax_element(
+        ts.begin(), ts.end(),
+        [](const Target* a, const Target* b) { return a->measured < b->measured; });
+    ++r.several_runs;
+    r.widest_run_range_points =
+        std::max(r.widest_run_range_points, ((*hi)->measured - (*lo)->measured) * 100);
+    const double model = ts.front()->simulated;
+    if (model < (*lo)->measured - 0.005 || model > (*hi)->measured + 0.005)
+      r.outside_runs.push_back(config);
+  }
   r.mean_points = std::accumulate(off.begin(), off.end(), 0.0) / static_cast<double>(off.size());
   // The smallest distance that 9 in 10 are within (the nearest rank).
   const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(off.size()))) - 1;

@@ -72,6 +72,9 @@ struct Target {
   std::string name;
   double measured;
   double simulated;
+  // The folder its measurement came from, as the name's prefix ("repro_check: "); empty for the
+  // recording's own. Ratios of one configuration in several folders show the GPU's own spread.
+  std::string label = {};
   double error() const { return (simulated - measured) / measured; }
 };
 std::vector<Target> evaluate(const Profile& p, const CalibrationData& d);
@@ -91,6 +94,13 @@ struct RatioSummary {
   int count = 0, within_half_point = 0, same_side = 0;
   double mean_points = 0;
   double p90_points = 0;  // 9 in 10 are this close (Profile::chunk_ratio_points)
+  // The same ratio measured in several runs (folders: other cards, other days) spans a range of
+  // its own; the model can be no closer to "the GPU" than that. Of the configurations measured
+  // more than once: how many, the widest range (points), and those whose model ratio lies more
+  // than half a point outside their range.
+  int several_runs = 0;
+  double widest_run_range_points = 0;
+  std::vector<std::string> outside_runs;
 };
 RatioSummary summarize_ratios(const std::vector<Target>& targets);
 // RMS of the temperature the thermal model predicts from the recorded power, against the
