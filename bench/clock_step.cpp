@@ -5,9 +5,11 @@
 // idle, in the first millisecond of load, over 1-50 ms, 50-100 ms and after 200 ms, and the
 // iterations' median time; `-o FILE` writes t_ms,sm_mhz per bin (compare
 // data/h200/sm_clock_probe_step.csv; with an LM head, the clock through each iteration once
-// warm: after each cross-entropy pass and along the products between them).
+// warm: after each cross-entropy pass and along the products between them). `--workload square
+// --duty D --period-ms P --gap idle|memory` runs probe --record's square wave instead (sized as
+// it sizes them): the clock through bursts and gaps shorter than NVML's 100 ms readings.
 //   clock_step [--idle-ms 300] [--ms 3400] [--size 4096 | --workload lmhead --shape N,D,V
-//   --chunks C] [-o f.csv]
+//   --chunks C | --workload square --duty D --period-ms P --gap G] [-o f.csv]
 #include <cuda_runtime.h>
 
 #include <cinttypes>
@@ -29,6 +31,8 @@ int main(int argc, char** argv) {
   int64_t shape[3] = {0, 0, 0};
   int chunks = 1;
   int64_t size = 4096;  // the products' n (n x n x n)
+  workload::Square square{50, 0.5, workload::Gap::kIdle};
+  std::string gap = "idle";
   bool parsed = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
@@ -44,6 +48,12 @@ int main(int argc, char** argv) {
       chunks = std::atoi(argv[i + 1]);
     else if (k == "--size")
       size = std::atoll(argv[i + 1]);
+    else if (k == "--duty")
+      square.duty = std::atof(argv[i + 1]);
+    else if (k == "--period-ms")
+      square.period_ms = std::atof(argv[i + 1]);
+    else if (k == "--gap")
+      gap = argv[i + 1];
     else if (k == "--shape")
       parsed = std::sscanf(argv[i + 1], "%" SCNd64 ",%" SCNd64 ",%" SCNd64, &shape[0], &shape[1],
                            &shape[2]) == 3;
@@ -57,17 +67,25 @@ int main(int argc, char** argv) {
     workload::LmHead l{shape[0], shape[1], shape[2]};
     l.products_only = kind == "lmhead-products";
     w = {l, chunks};
-  } else if (kind == "msm")
+  } else if (kind == "msm") {
     w = {workload::Msm{shape[0], shape[1], shape[2]}, chunks};
+  } else if (kind == "square") {
+    square.gap = gap == "memory" ? workload::Gap::kMemory : workload::Gap::kIdle;
+    w = {square};
+  }
   if (!parsed || !(idle_ms >= 0 && total_ms > idle_ms && total_ms <= 60000) ||
       !(size >= 256 && size <= 32768) ||
-      (kind != "products" &&
+      (kind == "square" && !(square.duty > 0 && square.duty < 1 && square.period_ms >= 0.1 &&
+                             square.period_ms <= 10000 && (gap == "idle" || gap == "memory"))) ||
+      (kind != "products" && kind != "square" &&
        (shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0 || chunks < 1 || chunks > shape[0])) ||
-      (kind != "products" && kind != "lmhead" && kind != "lmhead-products" && kind != "msm")) {
+      (kind != "products" && kind != "lmhead" && kind != "lmhead-products" && kind != "msm" &&
+       kind != "square")) {
     std::fprintf(stderr,
                  "clock_step: --workload products|lmhead|lmhead-products|msm with --shape A,B,C "
-                 "(positive) and "
-                 "--chunks 1..A; products: --size 256..32768; 0 <= --idle-ms < --ms <= 60000\n");
+                 "(positive) and --chunks 1..A, or square with 0 < --duty < 1, --period-ms "
+                 "0.1..10000 and --gap idle|memory; products: --size 256..32768; 0 <= --idle-ms < "
+                 "--ms <= 60000\n");
     return 2;
   }
   try {
