@@ -65,6 +65,38 @@ TEST(Calibrate, TheShippedH200ProfileMeetsTheOtherSquareWavesItWasNotFittedTo) {
   EXPECT_GE(within, 43);
 }
 
+// Two cards of the pool the profile was not fitted to (data/h200/record_card_eb69 and
+// record_card_abde, recorded a day later): cards differ by 2-4% in what they sustain at 700 W, so
+// the shipped profile is held to 3.5% on their 50%-duty waves, 9 in 10 of their other waves within
+// 3% less the spread (36 of 45), their sustained throughput within 2%, and its accuracy figure
+// must hold: 9 in 10 of their chunk ratios within the points it carries.
+TEST(Calibrate, TheShippedH200ProfileHoldsOnCardsItWasNotFittedTo) {
+  const Profile p = load_profile("h200");
+  ASSERT_GT(p.chunk_ratio_points, 0);
+  for (const char* card : {"/h200/record_card_eb69", "/h200/record_card_abde"}) {
+    const auto data = read_calibration_data(std::string(POWERSHAPE_DATA) + card);
+    int squares = 0;
+    const auto targets = evaluate(p, data);
+    for (const auto& t : targets) {
+      if (t.name.rfind("square", 0) == 0 && t.name.back() == 's') {
+        ++squares;
+        EXPECT_LT(std::abs(t.error()), 0.035) << card << " " << t.name;
+      } else if (t.name.rfind("sustained TFLOP/s", 0) == 0) {
+        EXPECT_LT(std::abs(t.error()), 0.02) << card;
+      }
+    }
+    EXPECT_EQ(squares, 9) << card;
+    const RatioSummary r = summarize_ratios(targets);
+    EXPECT_GE(r.count, 6) << card;
+    EXPECT_LE(r.p90_points, p.chunk_ratio_points) << card;
+    const auto others = evaluate_other_squares(p, data);
+    ASSERT_EQ(others.size(), 45u) << card;
+    int within = 0;
+    for (const auto& t : others) within += std::abs(t.error()) <= 0.03;
+    EXPECT_GE(within, 36) << card;
+  }
+}
+
 // The chunk ratios summed up: only "... / 1 chunk" targets count; a ratio on the GPU's side of 1
 // is a gain or a loss as the GPU has it, whatever its distance; 9 in 10 are within the nearest
 // rank's distance.
