@@ -67,8 +67,8 @@ TEST(Calibrate, TheShippedH200ProfileMeetsTheOtherSquareWavesItWasNotFittedTo) {
 
 // Two cards of the pool the profile was not fitted to (data/h200/record_card_eb69 and
 // record_card_abde, recorded a day later): cards differ by 2-4% in what they sustain at 700 W, so
-// the shipped profile is held to 3.5% on their 50%-duty waves, 9 in 10 of their other waves within
-// 3% less the spread (36 of 45), their sustained throughput within 2%, and its accuracy figure
+// the shipped profile is held to 3.5% on their 50%-duty waves, to 36 of their 45 other waves
+// within 3% (43 on its own card), their sustained throughput within 2%, and its accuracy figure
 // must hold: 9 in 10 of their chunk ratios within the points it carries.
 TEST(Calibrate, TheShippedH200ProfileHoldsOnCardsItWasNotFittedTo) {
   const Profile p = load_profile("h200");

@@ -428,26 +428,23 @@ std::vector<Target> evaluate_other_squares(const Profile& p, const CalibrationDa
 RatioSummary summarize_ratios(const std::vector<Target>& targets) {
   RatioSummary r;
   std::vector<double> off;
+  // Each configuration's runs, in the order first met (the model ratio is the same for all).
+  std::vector<std::pair<std::string, std::vector<const Target*>>> runs;
   for (const auto& t : targets) {
-    if (t.name.find(" / 1 chunk") == std::string::npos) continue;
+    const auto ratio = t.name.find(" / 1 chunk");
+    if (ratio == std::string::npos) continue;
     const double points = std::abs(t.simulated - t.measured) * 100;
     off.push_back(points);
     r.within_half_point += points <= 0.5;
     r.same_side += (t.measured < 1) == (t.simulated < 1);
-  }
-  r.count = static_cast<int>(off.size());
-  if (off.empty()) return r;
-  // Each configuration's runs, in the order first met (the model ratio is the same for all).
-  std::vector<std::pair<std::string, std::vector<const Target*>>> runs;
-  for (const auto& t : targets) {
-    if (t.name.find(" / 1 chunk") == std::string::npos) continue;
-    const std::string config =
-        t.name.substr(t.label.size(), t.name.find(" / 1 chunk") - t.label.size());
+    const std::string config = t.name.substr(t.label.size(), ratio - t.label.size());
     auto it =
         std::find_if(runs.begin(), runs.end(), [&](const auto& g) { return g.first == config; });
     if (it == runs.end()) it = runs.insert(runs.end(), {config, {}});
     it->second.push_back(&t);
   }
+  r.count = static_cast<int>(off.size());
+  if (off.empty()) return r;
   for (const auto& [config, ts] : runs) {
     if (ts.size() < 2) continue;
     const auto [lo, hi] = std::minmax_element(
