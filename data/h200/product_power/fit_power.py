@@ -52,3 +52,20 @@ for a in (0.0, 0.5, 1.0):
     best = min(r for r in results if r[1] == a)
     print(f"  a {a:.1f}: best memory {best[2]} W per TB/s, dynamic {best[3]:.0f} W, rms {best[0]:.1f} W")
 print(f"  (profiles/h200.json: memory {profile['power']['memory_w'] / profile['memory']['bandwidth_gbs'] * 1e3:.0f} W per TB/s)")
+
+# The V/f table is estimated; these loads measure its slope near the clock they sustain (1410-1520
+# MHz): with power = base + memory x traffic + k x v(f)^2 x flop rate and v proportional to f^beta
+# there, which beta fits them best (the table's slope at 1450 MHz is about beta 0.6).
+slopes = []
+for b10 in range(0, 21):
+    beta = b10 / 10
+    for mem in range(0, 121, 5):
+        g = [(f / f_max) ** (2 * beta) * tf for _, tf, f, _ in loads]
+        y = [w - base - mem * tbs for w, _, _, tbs in loads]
+        k = sum(gi * yi for gi, yi in zip(g, y)) / sum(gi * gi for gi in g)
+        rms = (sum((k * gi - yi) ** 2 for gi, yi in zip(g, y)) / len(g)) ** 0.5
+        slopes.append((rms, beta, mem))
+best = min(slopes)
+print(f"voltage slope: best beta {best[1]:.1f} (memory {best[2]} W per TB/s, rms {best[0]:.1f} W); "
+      + ", ".join(f"beta {b:.1f} rms {min(s for s in slopes if s[1] == b)[0]:.1f} W"
+                  for b in (0.0, 0.5, 1.0)))
