@@ -45,18 +45,19 @@ check "and is named" grep -q "'sh -c exit 3' exited with 3" "$tmp/f.err"
 
 # a command that marks its steps is measured by them: its start-up is left out (8 rounds: under
 # the sanitizers on a loaded machine each mark's own start-up varies by tens of ms, and 4 rounds
-# once left 20% inside the interval). The run's 0.6 s lead puts half a run (what two iterations
-# of the whole run would each measure) past 400 ms, so a step's bound can leave the end mark's
-# start-up 200 ms (under the sanitizers on this 2-core machine it once took more than 100).
-step() { echo "sleep 0.6; '$ps' mark begin step; sleep $1; '$ps' mark end step; '$ps' mark begin step; sleep $1; '$ps' mark end step"; }
-"$ps" compare --source "$src" --rounds 8 -o "$tmp/r.json" -- sh -c "$(step 0.1)" ::: sh -c "$(step 0.12)" >"$tmp/r.out" 2>&1; rc=$?
+# once left 20% inside the interval). The run's 1 s lead puts half a run (what two iterations
+# of the whole run would each measure) past 600 ms, so a step's bound can leave the end mark's
+# start-up 450 ms (under the sanitizers on a 2-core machine it takes 200 ms and more); the other
+# command's steps are twice as long, so that start-up cannot hide the difference.
+step() { echo "sleep 1; '$ps' mark begin step; sleep $1; '$ps' mark end step; '$ps' mark begin step; sleep $1; '$ps' mark end step"; }
+"$ps" compare --source "$src" --rounds 8 -o "$tmp/r.json" -- sh -c "$(step 0.1)" ::: sh -c "$(step 0.2)" >"$tmp/r.out" 2>&1; rc=$?
 check "compare by regions exits 0" test $rc -eq 0
-check "a step is measured, not the run (two 100 ms steps in 0.8 s runs; a mark process adds its start-up)" "$py" -c "
+check "a step is measured, not the run (two 100 ms steps in 1.2 s runs; a mark process adds its start-up)" "$py" -c "
 import json, sys
 j = json.load(open('$tmp/r.json'))
 ms = [m['ms_per_iteration'] for m in j['measurements'] if m['config'] == 0]
-sys.exit(not (all(95 < x < 300 for x in ms) and all(m['iterations'] == 2 for m in j['measurements'])))"
-check "and the 20% longer steps are found slower" grep -q "^sh -c .*sleep 0.12.*slower" "$tmp/r.out"
+sys.exit(not (all(95 < x < 550 for x in ms) and all(m['iterations'] == 2 for m in j['measurements'])))"
+check "and the twice longer steps are found slower" grep -q "^sh -c .*sleep 0.2.*slower" "$tmp/r.out"
 "$ps" compare --source "$src" --rounds 2 --region nope -- sh -c "$(step 0.01)" ::: true >"$tmp/r2.out" 2>&1; rc=$?
 check "a region asked for and never marked is named" grep -q "marked no region 'nope'" "$tmp/r2.out"
 

@@ -34,7 +34,8 @@ j = json.load(open('$tmp/a.perfetto.json'))
 ev = j['traceEvents']
 counters = [e for e in ev if e['ph'] == 'C' and e['name'] == 'power_usage [W]']
 slices = [e for e in ev if e['ph'] == 'X' and e['name'] == 'phase']
-ok = counters and len(slices) == 1 and 150e3 < slices[0]['dur'] < 400e3
+# the region: its 0.2 s and the end mark's start-up (0.2 s and more under the sanitizers)
+ok = counters and len(slices) == 1 and 150e3 < slices[0]['dur'] < 1e6
 ok = ok and abs(counters[0]['ts'] / 1e6 - time.time()) < 600 and 50 < counters[0]['args']['value'] < 1000
 sys.exit(not ok)"
 
@@ -73,7 +74,7 @@ check "and summarised" grep -q "duration" "$tmp/e.err"
 
 # without a command: record until Ctrl-C
 "$ps" monitor --source "fake:$trace" -o "$tmp/f.csv" 2>"$tmp/f.err" &
-pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; rc=$?
+pid=$!; sleep 2; kill -TERM $pid; wait $pid; rc=$?  # 2 s: its start-up under the sanitizers
 check "recording without a command stops on SIGTERM" test $rc -eq 143
 check "and keeps what it recorded" test "$(grep -vc '^#' "$tmp/f.csv")" -gt 10
 
