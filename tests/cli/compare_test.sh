@@ -52,12 +52,18 @@ check "and is named" grep -q "'sh -c exit 3' exited with 3" "$tmp/f.err"
 step() { echo "sleep 1; '$ps' mark begin step; sleep $1; '$ps' mark end step; '$ps' mark begin step; sleep $1; '$ps' mark end step"; }
 "$ps" compare --source "$src" --rounds 8 -o "$tmp/r.json" -- sh -c "$(step 0.1)" ::: sh -c "$(step 0.2)" >"$tmp/r.out" 2>&1; rc=$?
 check "compare by regions exits 0" test $rc -eq 0
-check "a step is measured, not the run (two 100 ms steps in 1.2 s runs; a mark process adds its start-up)" "$py" -c "
+# Under the sanitizers (scripts/sanitize.sh) on two busy cores a mark's start-up alone varies from
+# 0.2 s to past the steps themselves: the timing checks run in the plain build only.
+if [ "${POWERSHAPE_TIMING_TESTS:-1}" = 0 ]; then
+  echo "skip a step is measured, not the run, and the longer steps are found slower (timing)"
+else
+  check "a step is measured, not the run (two 100 ms steps in 1.2 s runs; a mark process adds its start-up)" "$py" -c "
 import json, sys
 j = json.load(open('$tmp/r.json'))
 ms = [m['ms_per_iteration'] for m in j['measurements'] if m['config'] == 0]
 sys.exit(not (all(95 < x < 550 for x in ms) and all(m['iterations'] == 2 for m in j['measurements'])))"
-check "and the twice longer steps are found slower" grep -q "^sh -c .*sleep 0.2.*slower" "$tmp/r.out"
+  check "and the twice longer steps are found slower" grep -q "^sh -c .*sleep 0.2.*slower" "$tmp/r.out"
+fi
 "$ps" compare --source "$src" --rounds 2 --region nope -- sh -c "$(step 0.01)" ::: true >"$tmp/r2.out" 2>&1; rc=$?
 check "a region asked for and never marked is named" grep -q "marked no region 'nope'" "$tmp/r2.out"
 
