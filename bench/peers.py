@@ -40,7 +40,8 @@ class _Raw:
     """The op through the C API alone, its gradients made; backward() does nothing."""
 
     def __init__(self, run, x, w, t, chunks):
-        self.run, self.args = run, (x.detach(), w.detach(), t, None, None, -100, 0, 0.0, 0.0, 0.0, chunks, True)
+        self.run, self.args = run, (x.detach(), w.detach(), t, None, None, -100, 0, 0.0, 0.0, 0.0, chunks, False,
+                                    True)
 
     def backward(self):
         self.run(*self.args)

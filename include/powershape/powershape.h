@@ -67,7 +67,7 @@ void ps_recorder_close(ps_recorder* r);
 enum { PS_REDUCTION_MEAN = 0, PS_REDUCTION_SUM = 1, PS_REDUCTION_NONE = 2 };
 
 typedef struct ps_lmhead_options {
-  int chunks; /* token chunks (the last ragged); 0: tokens_per_chunk says */
+  int chunks; /* token chunks (the last ragged); 0: tokens_per_chunk says, else the default */
   int64_t tokens_per_chunk;
   int64_t ignore_index; /* -100 */
   int reduction;        /* PS_REDUCTION_* */
@@ -76,15 +76,17 @@ typedef struct ps_lmhead_options {
   float softcap;    /* > 0: logits -> softcap * tanh(logits / softcap) */
   float grad_scale; /* the incoming gradient of the reduced loss */
   int backward;     /* 0: the loss alone */
-  int dw_fp32;      /* dW in fp32 (1) or bf16 (0) */
+  int dw_fp32;      /* dW in fp32 (1) or bf16, the gradient's own dtype (0) */
+  int accumulate;   /* 1: dW and dbias added into what their buffers hold */
+  int fuse_exp;     /* 1: on an sm_90 GPU, the softmax's exponent in the logits product */
 } ps_lmhead_options;
 
 /* Device pointers: x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64; loss and z_loss
  * fp32 scalars, token_loss and lse [N] fp32 (those three may be NULL), dx [N x D] bf16, dw
- * [V x D] fp32 or bf16 (overwritten). bias [V] bf16 (NULL: none; 16-byte aligned) is added to
- * the logits, dbias [V] fp32 receives its gradient (NULL: not wanted); token_grad [N] fp32
- * (NULL: none) multiplies each token's gradient: with PS_REDUCTION_NONE, the incoming gradient
- * of each token's loss. */
+ * [V x D] fp32 or bf16 (overwritten, or added to with accumulate). bias [V] bf16 (NULL: none;
+ * 16-byte aligned) is added to the logits, dbias [V] fp32 receives its gradient (NULL: not wanted);
+ * token_grad [N] fp32 (NULL: none) multiplies each token's gradient: with PS_REDUCTION_NONE, the
+ * incoming gradient of each token's loss. */
 typedef struct ps_lmhead_args {
   const void* x;
   const void* w;
@@ -104,8 +106,9 @@ typedef struct ps_lmhead_args {
   const float* token_grad;
 } ps_lmhead_args;
 
-/* The defaults: 1 chunk, ignore_index -100, mean, no smoothing, z-loss or soft-cap, backward,
- * fp32 dW. */
+/* The defaults: the default chunk count (about 0.5 GiB of logits), ignore_index -100, mean, no
+ * smoothing, z-loss or soft-cap, backward, bf16 dW overwritten, the exponent in the product where
+ * the GPU allows. */
 void ps_lmhead_options_default(ps_lmhead_options* o);
 /* Workspace bytes ps_lmhead_run needs for this shape and options; 0 on error. */
 size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o);

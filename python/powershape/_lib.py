@@ -48,6 +48,8 @@ class LmHeadOptions(ctypes.Structure):
         ("grad_scale", ctypes.c_float),
         ("backward", ctypes.c_int),
         ("dw_fp32", ctypes.c_int),
+        ("accumulate", ctypes.c_int),
+        ("fuse_exp", ctypes.c_int),
     ]
 
 

@@ -2,7 +2,7 @@
 apply_liger_kernel_to_qwen2 and Cut Cross-Entropy's cce_patch do it:
 
     from powershape.torch import patch_causal_lm
-    model = patch_causal_lm(AutoModelForCausalLM.from_config(config), chunks=4)
+    model = patch_causal_lm(AutoModelForCausalLM.from_config(config))
 
 While the model trains with labels, its head and the loss run as powershape's fused op; logits are
 not returned then. Without labels, or in eval mode, the model's own forward runs. Works on any
@@ -16,8 +16,9 @@ import torch
 IGNORE_INDEX = -100
 
 
-def patch_causal_lm(model, chunks: int = 1):
-    """Patches this model instance (not its class) and returns it."""
+def patch_causal_lm(model, chunks=None):
+    """Patches this model instance (not its class) and returns it. chunks: as linear_cross_entropy
+    takes them (None: the op's default count)."""
     for part in ("model", "lm_head"):
         if not hasattr(model, part):
             raise TypeError(f"{type(model).__name__} has no .{part}: not a *ForCausalLM this patch knows")

@@ -46,15 +46,9 @@ def _reference(x, weight, targets, bias, ignore_index, reduction, label_smoothin
     return token.sum() / valid.sum().clamp(min=1)
 
 
-def _dw_fp32(chunks, weight):
-    # One chunk writes dW once: straight into the weight's bf16 saves a cast of V x D floats.
-    # More chunks accumulate dW across chunks, in fp32.
-    return not (int(chunks) == 1 and weight.dtype == torch.bfloat16)
-
-
-def _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward, weight):
+def _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward, dw_fp32):
     o = LmHeadOptions()
-    lib().ps_lmhead_options_default(ctypes.byref(o))
+    lib().ps_lmhead_options_default(ctypes.byref(o))  # chunks 0: the op's own default count
     o.chunks = int(chunks)
     o.ignore_index = int(ignore_index)
     o.reduction = int(reduction)
@@ -62,7 +56,7 @@ def _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, 
     o.z_loss = float(z_loss)
     o.softcap = float(softcap or 0)
     o.backward = 1 if backward else 0
-    o.dw_fp32 = 1 if _dw_fp32(chunks, weight) else 0
+    o.dw_fp32 = 1 if dw_fp32 else 0
     return o
 
 
@@ -71,16 +65,17 @@ def _ptr(t):
 
 
 def _run(x, weight, targets, bias, token_grad, ignore_index, reduction, label_smoothing, z_loss, softcap,
-         chunks, backward):
+         chunks, dw_fp32, backward):
     """Runs the op; returns (loss or token losses, dX, dW, dbias), the gradients empty when not made.
-    token_grad: each token's incoming gradient (reduction 'none''s backward), or None."""
+    token_grad: each token's incoming gradient (reduction 'none''s backward), or None. dW is made in
+    the weight's dtype, or in float32 with dw_fp32."""
     n, d = x.shape
     v = weight.shape[0]
     if token_grad is not None:
         token_grad = token_grad.to(torch.float32).contiguous()
     if bias is not None and bias.data_ptr() % 16:  # the product's bias epilogue reads 16-byte vectors
         bias = bias.clone()
-    o = _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward, weight)
+    o = _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward, dw_fp32)
     ws_bytes = lib().ps_lmhead_workspace_bytes(n, d, v, ctypes.byref(o))
     check(ws_bytes > 0)
     dev = x.device
@@ -128,10 +123,11 @@ class _LinearCrossEntropy(torch.autograd.Function):
     the op again with each token's incoming gradient (the logits are never kept)."""
 
     @staticmethod
-    def forward(ctx, x, weight, targets, bias, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks):
+    def forward(ctx, x, weight, targets, bias, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks,
+                dw_fp32):
         wanted = ctx.needs_input_grad[0] or ctx.needs_input_grad[1] or ctx.needs_input_grad[3]
         ctx.recompute = wanted and reduction == _REDUCTIONS["none"]
-        ctx.params = (ignore_index, reduction, label_smoothing, z_loss, softcap, chunks)
+        ctx.params = (ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, dw_fp32)
         ctx.used = False
         out, dx, dw, db = _run(x, weight, targets, bias, None, *ctx.params, wanted and not ctx.recompute)
         if ctx.recompute:
@@ -157,7 +153,7 @@ class _LinearCrossEntropy(torch.autograd.Function):
         gx = dx if ctx.needs_input_grad[0] else None
         gw = dw.to(w_dtype) if ctx.needs_input_grad[1] else None
         gb = db.to(b_dtype) if ctx.needs_input_grad[3] else None
-        return gx, gw, None, gb, None, None, None, None, None, None
+        return gx, gw, None, gb, None, None, None, None, None, None, None
 
 
 # torch.compile: the same op as a torch.library custom op (torch >= 2.4) with a fake-tensor rule
@@ -169,25 +165,25 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
     @torch.library.custom_op("powershape::linear_cross_entropy", mutates_args=())
     def _custom_op(x: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, bias: Optional[torch.Tensor],
                    token_grad: Optional[torch.Tensor], ignore_index: int, reduction: int, label_smoothing: float,
-                   z_loss: float, softcap: float, chunks: int,
+                   z_loss: float, softcap: float, chunks: int, dw_fp32: bool,
                    backward: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         return _run(x, weight, targets, bias, token_grad, ignore_index, reduction, label_smoothing, z_loss, softcap,
-                    chunks, backward)
+                    chunks, dw_fp32, backward)
 
     @_custom_op.register_fake
     def _(x, weight, targets, bias, token_grad, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks,
-          backward):
+          dw_fp32, backward):
         none = reduction == _REDUCTIONS["none"]
         out = x.new_empty(x.shape[0] if none else (), dtype=torch.float32)
         dx = x.new_empty(x.shape) if backward else x.new_empty(0)
-        dw_dtype = torch.float32 if _dw_fp32(chunks, weight) else weight.dtype
+        dw_dtype = torch.float32 if dw_fp32 else weight.dtype
         dw = weight.new_empty(weight.shape, dtype=dw_dtype) if backward else weight.new_empty(0)
         db = x.new_empty(weight.shape[0] if backward and bias is not None else 0, dtype=torch.float32)
         return out, dx, dw, db
 
     def _setup_context(ctx, inputs, output):
         x, weight, targets, bias = inputs[:4]
-        ctx.params = inputs[5:11]
+        ctx.params = inputs[5:12]
         ctx.recompute = inputs[6] == _REDUCTIONS["none"]
         ctx.save_for_backward(x, weight, targets, bias, *output[1:])
         ctx.dtypes = (weight.dtype, bias.dtype if bias is not None else None)
@@ -200,7 +196,7 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
             dx, dw, db = dx * grad.to(dx.dtype), dw * grad, db * grad
         w_dtype, b_dtype = ctx.dtypes
         gb = db.to(b_dtype) if bias is not None else None
-        return (dx, dw.to(w_dtype), None, gb) + (None,) * 8
+        return (dx, dw.to(w_dtype), None, gb) + (None,) * 9
 
     _custom_op.register_autograd(_custom_backward, setup_context=_setup_context)
 
@@ -240,11 +236,15 @@ def _compiling():
 def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor,
                          bias: Optional[torch.Tensor] = None, ignore_index: int = -100,
                          reduction: str = "mean", label_smoothing: float = 0.0, z_loss: float = 0.0,
-                         softcap: Optional[float] = None, chunks: Union[int, str] = 1) -> torch.Tensor:
+                         softcap: Optional[float] = None, chunks: Union[int, str, None] = None,
+                         accum_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
     """Cross-entropy of softmax(x @ weight.T (+ bias)) against targets, without the full logits.
 
-    chunks: a count, or "auto": the count `powershape tune` chose for this GPU and shape (tuned
-    once, then cached per GPU, driver, power limit and shape).
+    chunks: a count; None (the default): as many as keep the op's memory near Cut Cross-Entropy's
+    (one chunk of logits, about 0.5 GiB) at full speed; or "auto": the count `powershape tune` chose
+    for this GPU and shape (tuned once, then cached per GPU, driver, power limit and shape).
+    accum_dtype: the dtype dW accumulates in across chunks, as Liger-Kernel's: None, the weight's
+    own (bf16: half the bytes each chunk reads and writes), or torch.float32.
 
     x [..., D] and weight [V, D] (bf16 on CUDA), targets [...] int32 or int64; z_loss adds
     z_loss * logsumexp^2 per token; softcap maps logits to softcap * tanh(logits / softcap).
@@ -259,8 +259,10 @@ def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.T
         raise ValueError(f"targets must be int32 or int64, not {targets.dtype}")
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise ValueError(f"bias {tuple(bias.shape)} must be [{weight.shape[0]}]")
-    if chunks != "auto" and (isinstance(chunks, str) or int(chunks) < 1):
-        raise ValueError(f"chunks must be at least 1 or 'auto', not {chunks!r}")
+    if chunks is not None and chunks != "auto" and (isinstance(chunks, str) or int(chunks) < 1):
+        raise ValueError(f"chunks must be at least 1, None or 'auto', not {chunks!r}")
+    if accum_dtype not in (None, torch.float32, weight.dtype):
+        raise ValueError(f"accum_dtype must be None, torch.float32 or the weight's {weight.dtype}, not {accum_dtype}")
     lead = x.shape[:-1]
     x2 = x.reshape(-1, x.shape[-1])
     t2 = targets.reshape(-1)
@@ -277,7 +279,7 @@ def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.T
         forward_only = not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad))
         chunks = _auto_chunks(x2.shape[0], x2.shape[1], weight.shape[0], forward_only, x.device.index or 0)
     params = (int(ignore_index), _REDUCTIONS[reduction], float(label_smoothing), float(z_loss), float(softcap or 0),
-              int(chunks))
+              0 if chunks is None else int(chunks), accum_dtype == torch.float32 and weight.dtype != torch.float32)
     x2, weight, t2 = x2.contiguous(), weight.contiguous(), t2.contiguous()
     if _custom_op is not None and _compiling():
         wanted = torch.is_grad_enabled() and any(
@@ -293,14 +295,15 @@ class LinearCrossEntropyLoss(torch.nn.Module):
     """linear_cross_entropy as a module: loss = LinearCrossEntropyLoss(chunks=4)(x, weight, targets)."""
 
     def __init__(self, ignore_index: int = -100, reduction: str = "mean", label_smoothing: float = 0.0,
-                 z_loss: float = 0.0, softcap: Optional[float] = None, chunks: int = 1):
+                 z_loss: float = 0.0, softcap: Optional[float] = None, chunks: Union[int, str, None] = None,
+                 accum_dtype: Optional[torch.dtype] = None):
         super().__init__()
         self.ignore_index, self.reduction, self.label_smoothing = ignore_index, reduction, label_smoothing
-        self.z_loss, self.softcap, self.chunks = z_loss, softcap, chunks
+        self.z_loss, self.softcap, self.chunks, self.accum_dtype = z_loss, softcap, chunks, accum_dtype
 
     def forward(self, x, weight, targets, bias=None):
         return linear_cross_entropy(x, weight, targets, bias, self.ignore_index, self.reduction,
-                                    self.label_smoothing, self.z_loss, self.softcap, self.chunks)
+                                    self.label_smoothing, self.z_loss, self.softcap, self.chunks, self.accum_dtype)
 
 
 from .hf import patch_causal_lm  # noqa: E402  (needs linear_cross_entropy above)

@@ -32,6 +32,8 @@ k::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
   c.grad_scale = o->grad_scale;
   c.backward = o->backward != 0;
   c.dw_fp32 = o->dw_fp32 != 0;
+  c.accumulate = o->accumulate != 0;
+  c.fuse_exp = o->fuse_exp != 0;
   return c;
 }
 
@@ -70,13 +72,12 @@ extern "C" {
 
 void ps_lmhead_options_default(ps_lmhead_options* o) {
   if (o == nullptr) return;
-  *o = ps_lmhead_options{};
-  o->chunks = 1;
+  *o = ps_lmhead_options{};  // chunks 0: the op's default count
   o->ignore_index = -100;
   o->reduction = PS_REDUCTION_MEAN;
   o->grad_scale = 1;
   o->backward = 1;
-  o->dw_fp32 = 1;
+  o->fuse_exp = 1;
 }
 
 size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o) {

@@ -66,7 +66,7 @@ check "probe reports the sustained-to-boost ratio" grep -q "sustained-to-boost 0
 check "probe --record exits 0" test $rc -eq 0
 check "it writes the trace, the conditions and the kernel times" test -s "$tmp/rec/trace.csv" -a -s "$tmp/rec/conditions.json" -a -s "$tmp/rec/kernels.csv"
 check "square waves at three duties and two gaps, a region each" test "$(grep -c '# region {.*square duty=' "$tmp/rec/trace.csv")" -eq 12
-check "each kernel of the LM head at 1-64 chunks" grep -q '^lmhead 16384x4096x128256 chunks=64,.*,dw,128256,4096,256,' "$tmp/rec/kernels.csv"
+check "each kernel of the LM head at 1-64 chunks" grep -q '^lmhead 16384x4096x128256 chunks=64 dw=bf16,.*,dw,128256,4096,256,' "$tmp/rec/kernels.csv"
 check "each kernel with the clock it ran at (real_mhz)" awk -F, 'NR == 1 { ok = $10 == "real_mhz" } NR > 1 && !($10 > 0) { ok = 0 } END { exit !ok }' "$tmp/rec/kernels.csv"
 "$ps" probe --device sim --record "$tmp/rec" >/dev/null 2>"$tmp/rec2.err"; rc=$?
 check "a folder that holds a recording is not written over" bash -c "test $rc -eq 1 && grep -q 'holds files already' '$tmp/rec2.err'"

@@ -25,11 +25,11 @@ check "sim calibrate runs from any folder on the shipped data" grep -q "against 
 cmake -S "$src/tests/install" -B "$tmp/down" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/down.log" 2>&1 &&
   cmake --build "$tmp/down" >>"$tmp/down.log" 2>&1
 check "a downstream project builds with find_package(powershape)" test $? -eq 0 || cat "$tmp/down.log"
-check "and runs" grep -q "lmhead 4096x896x151936 chunks=8: [0-9.]* J per iteration" <("$tmp/down/downstream")
+check "and runs" grep -q "lmhead 4096x896x151936 chunks=8 dw=bf16: [0-9.]* J per iteration" <("$tmp/down/downstream")
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig c++ "$src/tests/install/downstream.cpp" -o "$tmp/down_pc" \
   $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs powershape) >"$tmp/pc.log" 2>&1
 check "a downstream program builds with pkg-config" test $? -eq 0 || cat "$tmp/pc.log"
-check "and runs" grep -q "chunks=1: [0-9.]* J per iteration" <("$tmp/down_pc")
+check "and runs" grep -q "chunks=1 dw=bf16: [0-9.]* J per iteration" <("$tmp/down_pc")
 if [ -f "$prefix/lib/libpowershape_kernels.a" ]; then
   cmake -S "$src/tests/install" -B "$tmp/down_cuda" -DCMAKE_PREFIX_PATH="$prefix" -DDOWNSTREAM_CUDA=ON \
     >"$tmp/cuda.log" 2>&1 && cmake --build "$tmp/down_cuda" >>"$tmp/cuda.log" 2>&1

@@ -69,7 +69,7 @@ struct Case {
   bool token_grad = false;  // random per-token gradient factors
 };
 
-void run_case(const Case& c, uint64_t seed) {
+void run_one(const Case& c, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> g(0, 1);
   std::uniform_int_distribution<int64_t> pick(0, c.v - 1);
@@ -177,13 +177,25 @@ void run_case(const Case& c, uint64_t seed) {
   a.dw = o.dw_fp32 ? static_cast<void*>(dw32.p) : static_cast<void*>(dw16.p);
   a.workspace = ws.p;
   a.workspace_bytes = wsb;
+  // Accumulating: dW and dbias start as the reference's own, so they must end at twice it.
+  const double grads = o.accumulate ? 2 : 1;
+  if (o.accumulate) {
+    std::vector<float> w32(ref.dw.begin(), ref.dw.end());
+    std::vector<__nv_bfloat16> w16(ref.dw.size());
+    for (std::size_t i = 0; i < w16.size(); ++i) w16[i] = __float2bfloat16(w32[i]);
+    dw32.put(w32);
+    dw16.put(w16);
+    dbias_b.put(std::vector<float>(ref.dbias.begin(), ref.dbias.end()));
+  }
   LmHead op;
   op.run(a, o, nullptr);
   check(cudaDeviceSynchronize());
+  for (auto& g : ref.dw) g *= grads;
+  for (auto& g : ref.dbias) g *= grads;
 
   const double got_loss = loss.get()[0];
   ASSERT_FALSE(std::isnan(got_loss));
-  EXPECT_NEAR(got_loss, ref.loss, 2e-3 * std::abs(ref.loss) + 1e-4);
+  EXPECT_NEAR(got_loss, ref.loss, 1e-3 * std::abs(ref.loss) + 1e-4);
   EXPECT_NEAR(zloss.get()[0], ref.z_loss, 1e-2 * std::abs(ref.z_loss) + 1e-5);
   auto tl = tok.get();
   auto ls = lse.get();
@@ -206,6 +218,21 @@ void run_case(const Case& c, uint64_t seed) {
   if (c.bias) {
     auto h = dbias_b.get();
     EXPECT_LT(rel_error(std::vector<double>(h.begin(), h.end()), ref.dbias), 1e-2);
+  }
+}
+
+// Each case with dW in bf16 (the default) and in fp32, the exponent in the product (where the GPU
+// has it) and in a pass of its own.
+void run_case(const Case& c, uint64_t seed) {
+  for (bool fp32 : {false, true}) {
+    for (bool fuse : {true, false}) {
+      SCOPED_TRACE(std::string("dW ") + (fp32 ? "fp32" : "bf16") +
+                   (fuse ? ", exponent in the product" : ", exponent in its own pass"));
+      Case one = c;
+      one.o.dw_fp32 = fp32;
+      one.o.fuse_exp = fuse;
+      run_one(one, seed);
+    }
   }
 }
 
@@ -234,10 +261,9 @@ TEST_F(LmHeadGpu, LabelSmoothingZLossAndSoftcap) {
   o.softcap = 15;
   run_case({48, 128, 2048, 2, o}, 5);
 }
-TEST_F(LmHeadGpu, NoReductionAndABf16Dw) {
+TEST_F(LmHeadGpu, NoReduction) {
   LmHeadOptions o;
   o.reduction = Reduction::kNone;
-  o.dw_fp32 = false;
   run_case({40, 64, 1000, 2, o}, 6);
 }
 TEST_F(LmHeadGpu, ForwardOnly) {
@@ -260,7 +286,6 @@ TEST_F(LmHeadGpu, ALogitFarAboveTheFirstOnes) {
   run_case({6, 64, 40003, 2, o, false, 60}, 14);
   o.softcap = 50;
   o.z_loss = 1e-3f;
-  o.dw_fp32 = false;
   run_case({6, 64, 40003, 1, o, false, 60}, 15);
 }
 
@@ -334,6 +359,31 @@ TEST_F(LmHeadGpu, ScaleGradientsReadsTheFactorOnTheDevice) {
   for (std::size_t i = 0; i < dw2.size(); ++i) EXPECT_EQ(dw2[i], -0.5f * dwh[i]);
   for (std::size_t i = 0; i < db2.size(); ++i) EXPECT_EQ(db2[i], -0.5f * dbh[i]);
   EXPECT_THROW(LmHead::scale_gradients(a, o, nullptr, nullptr), std::invalid_argument);
+}
+
+// Gradient accumulation: dW and dbias added into what their buffers hold, from the first chunk.
+TEST_F(LmHeadGpu, AccumulatesIntoTheCallersGradients) {
+  Case c{37, 64, 1003, 3, {}};
+  c.o.accumulate = true;
+  c.bias = true;
+  run_case(c, 22);
+  c.chunks = 1;
+  run_case(c, 23);
+}
+
+// On an H200 (sm_90) the exponent is in the product unless label smoothing needs the two-read pass.
+TEST_F(LmHeadGpu, TheExponentIsInTheProductOnSm90) {
+  int dev = 0, major = 0, minor = 0;
+  check(cudaGetDevice(&dev));
+  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  LmHeadOptions o;
+  EXPECT_EQ(LmHead::exp_in_product(o), major == 9 && minor == 0);
+  o.label_smoothing = 0.1f;
+  EXPECT_FALSE(LmHead::exp_in_product(o));
+  o.label_smoothing = 0;
+  o.fuse_exp = false;
+  EXPECT_FALSE(LmHead::exp_in_product(o));
 }
 
 TEST_F(LmHeadGpu, BadShapesAreNamed) {

@@ -1,8 +1,8 @@
 // The simulator's plans against the kernels the GPU runs, in the spirit of ggml's
 // test-backend-ops: for every workload kind and chunk counts 1..64, the kernels GpuWorkload and
 // the LM head op would launch (listed without a GPU) and the plan's phases agree in count, flops
-// and bytes, every kernel the op launches included (the dW accumulation reads and writes its fp32
-// result from the second chunk on).
+// and bytes, every kernel the op launches included (the dW accumulation reads and writes its
+// result from the second chunk on; the exponent in the product moves the pass's work into it).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -38,12 +38,8 @@ std::vector<Launch> launches(const workload::Workload& w, const workload::Rates&
       out.push_back({s.phase, PhaseKind::kIdle, 0, 0, s.seconds});
     } else if (s.kind == WorkloadStep::kLmHead) {
       const auto& l = std::get<workload::LmHead>(w.kind);
-      LmHeadOptions o;
-      o.chunks = w.chunks;
-      o.backward = l.backward;
-      lmhead_steps(l.tokens, o, false, [&](const LmHeadStep& x) {
-        out.push_back(launch_of(kernel_of(x, l.width, l.vocab, l.backward)));
-      });
+      lmhead_steps(l.tokens, lmhead_options(l, w.chunks), false,
+                   [&](const LmHeadStep& x) { out.push_back(launch_of(kernel_of(x, l))); });
     } else {
       out.push_back(launch_of(kernel_of(s)));
     }
@@ -92,6 +88,19 @@ TEST(Steps, EveryKindsKernelsMatchItsPlanAtEveryChunkCount) {
   }
   for (int chunks : {1, 2, 3, 7, 64})
     expect_agree({workload::LmHead{16384, 896, 151936, true, 4, true}, chunks}, h200);
+  // dW in fp32, and the exponent in the product (forward and backward).
+  for (int chunks : {1, 2, 3, 7, 64}) {
+    workload::LmHead l{16384, 896, 151936};
+    l.dw_bytes = 4;
+    expect_agree({l, chunks}, h200);
+    l.products_only = true;
+    expect_agree({l, chunks}, h200);
+    l = {4096, 4096, 128256};
+    l.exp_in_product = true;
+    expect_agree({l, chunks}, h200);
+    l.backward = false;
+    expect_agree({l, chunks}, h200);
+  }
   expect_agree({workload::Products{8192}}, h200);
   for (double period_ms : {0.01, 1.0, 7.0, 50.0, 2000.0}) {
     for (auto gap : {workload::Gap::kIdle, workload::Gap::kMemory}) {
@@ -137,6 +146,30 @@ TEST(Steps, TheBiasGradientIsSummedOnceAChunkAfterThePass) {
   sums = 0;
   lmhead_steps(1000, o, true, [&](const LmHeadStep& s) { sums += s.kind == LmHeadStep::kDbias; });
   EXPECT_EQ(sums, 0);
+}
+
+// Without a chunk count the op takes the fewest chunks of at most 0.5 GiB of logits, each of at
+// least 1024 tokens.
+TEST(Steps, TheDefaultChunkCountKeepsALogitsChunkNearHalfAGib) {
+  EXPECT_EQ(lmhead_default_chunks(16384, 151936), 10);  // 1639 tokens: 0.46 GiB
+  EXPECT_EQ(lmhead_default_chunks(4096, 128256), 2);
+  EXPECT_EQ(lmhead_default_chunks(16384, 128256), 8);
+  EXPECT_EQ(lmhead_default_chunks(1000, 262144), 1);   // never under 1024 tokens a chunk
+  EXPECT_EQ(lmhead_default_chunks(4096, 1 << 21), 4);  // 1024 tokens of 4 MiB rows
+  for (int64_t n : {1, 1000, 16384, 131072}) {
+    for (int64_t v : {32000, 151936, 262144}) {
+      const LmHeadOptions o = lmhead_resolved(LmHeadOptions{}, n, v);
+      const int64_t rows = lmhead_rows_per_chunk(n, o);
+      EXPECT_TRUE(rows * v * 2 <= (int64_t{512} << 20) || rows <= 1024) << n << "x" << v;
+      EXPECT_EQ(o.chunks, lmhead_default_chunks(n, v));
+    }
+  }
+  LmHeadOptions given;
+  given.chunks = 3;
+  EXPECT_EQ(lmhead_resolved(given, 16384, 151936).chunks, 3);
+  given.chunks = 0;
+  given.tokens_per_chunk = 100;
+  EXPECT_EQ(lmhead_resolved(given, 16384, 151936).chunks, 0);
 }
 
 TEST(Steps, ACustomPlanHasNoKernels) {

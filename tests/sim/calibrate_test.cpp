@@ -169,16 +169,19 @@ TEST(Calibrate, TheRereadRuleMeetsTheProductsHbmReads) {
 
 // The h200 profile refitted with the products' HBM re-reads (data/h200/ncu_products, an experiment
 // beside the shipped profile) ranks the 16384x4096x128256 head's chunk counts as every card
-// does: 2 chunks faster than one (cards .977-.990), 8 slower (1.019-1.038).
+// does: 2 chunks faster than one (cards .977-.990), 8 slower (1.019-1.038). The cards ran the op
+// with its fp32 dW then.
 TEST(Calibrate, TheRereadExperimentRanksTheLmHeadsChunksAsTheCardsDo) {
   const Profile p = load_profile(POWERSHAPE_DATA "/h200/ncu_products/h200_rereads.json");
   ASSERT_GT(p.reread_flops, 0);
+  workload::LmHead head{16384, 4096, 128256};
+  head.dw_bytes = 4;
   const auto ms = [&](int chunks) {
     SimOptions o;
     o.lead_in_s = 0;
     o.tail_s = 0;
     o.seconds = 4;
-    const auto r = simulate(p, workload::lmhead_plan({16384, 4096, 128256}, chunks), o).run;
+    const auto r = simulate(p, workload::lmhead_plan(head, chunks), o).run;
     return static_cast<double>(r.end_ns - r.begin_ns) * 1e-6 / r.iterations;
   };
   const double one = ms(1);

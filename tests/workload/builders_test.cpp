@@ -19,12 +19,18 @@ TEST(Builders, TheLmHeadCountsSixNdvAndChunksRaggedly) {
   EXPECT_DOUBLE_EQ(three.phases[13].flops, 2.0 * 332 * 896 * 151936);
   EXPECT_EQ(three.phases[4].name, "dw");                        // the op's order
   EXPECT_DOUBLE_EQ(three.phases[2].bytes, 4.0 * 334 * 151936);  // fused: bf16 read + write
-  // dW accumulates in fp32 from the second chunk on: its result read as well as written.
-  EXPECT_DOUBLE_EQ(three.phases[10].bytes - three.phases[4].bytes, 4.0 * 151936 * 896);
+  // dW accumulates in its dtype (bf16 by default) from the second chunk on: its result read as
+  // well as written; in fp32 twice the bytes.
+  EXPECT_DOUBLE_EQ(three.phases[10].bytes - three.phases[4].bytes, 2.0 * 151936 * 896);
+  LmHead fp32 = s;
+  fp32.dw_bytes = 4;
+  const Plan three32 = lmhead_plan(fp32, 3);
+  EXPECT_DOUBLE_EQ(three32.phases[10].bytes - three32.phases[4].bytes, 4.0 * 151936 * 896);
+  EXPECT_EQ(three32.name, "lmhead 1000x896x151936 chunks=3");  // as recorded before bf16 dW
   EXPECT_EQ(lmhead_plan({1000, 896, 151936, false}, 2).phases.size(), 6u);
   EXPECT_DOUBLE_EQ(lmhead_plan({1000, 896, 151936, true, 16}, 1).phases[2].bytes,
                    16.0 * 1000 * 151936);
-  EXPECT_EQ(three.name, "lmhead 1000x896x151936 chunks=3");
+  EXPECT_EQ(three.name, "lmhead 1000x896x151936 chunks=3 dw=bf16");
 }
 
 TEST(Builders, TheLmHeadsProductsAloneAreItsCeiling) {
@@ -32,11 +38,11 @@ TEST(Builders, TheLmHeadsProductsAloneAreItsCeiling) {
   ASSERT_EQ(p.phases.size(), 3u);
   for (const auto& ph : p.phases) EXPECT_EQ(ph.kind, PhaseKind::kCompute);
   EXPECT_DOUBLE_EQ(p.total_flops(), 6.0 * 1000 * 896 * 151936);
-  EXPECT_EQ(p.name, "lmhead products 1000x896x151936 chunks=1");
+  EXPECT_EQ(p.name, "lmhead products 1000x896x151936 chunks=1 dw=bf16");
 }
 
 // Chunked, the products come a chunk at a time as the op runs them: logits, dW (accumulated in
-// fp32 from the second chunk on, so read and written), dX; the same flops at any count.
+// its bf16 from the second chunk on, so read and written), dX; the same flops at any count.
 TEST(Builders, TheLmHeadsProductsAloneChunkAsTheOpDoes) {
   const Plan one = lmhead_plan({1000, 896, 151936, true, 4, true}, 1);
   const Plan three = lmhead_plan({1000, 896, 151936, true, 4, true}, 3);
@@ -46,10 +52,10 @@ TEST(Builders, TheLmHeadsProductsAloneChunkAsTheOpDoes) {
   for (std::size_t i = 0; i < 9; ++i) EXPECT_EQ(three.phases[i].name, order[i % 3]) << i;
   EXPECT_EQ(three.phases[0].m, 334);  // ceil(1000 / 3) rows, the last chunk ragged
   EXPECT_EQ(three.phases[7].k, 332);
-  const double dw = 151936.0 * 896 * 4;
+  const double dw = 151936.0 * 896 * 2;
   EXPECT_DOUBLE_EQ(three.phases[1].result_bytes, dw);
   EXPECT_DOUBLE_EQ(three.phases[4].result_bytes, 2 * dw);
-  EXPECT_EQ(three.name, "lmhead products 1000x896x151936 chunks=3");
+  EXPECT_EQ(three.name, "lmhead products 1000x896x151936 chunks=3 dw=bf16");
 }
 
 // Forward alone, the pass reads the logits and writes no gradient.

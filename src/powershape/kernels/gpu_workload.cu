@@ -99,10 +99,11 @@ struct GpuWorkload::Impl {
       gemm.run(false, false, s.n, s.m, s.k, buf(1), s.n, bf(2) + s.row0 * ld, ld,
                bf(3) + s.row0 * s.n, s.n, Out::kBf16, 1, 0, nullptr);
     } else if (phase == "dw") {
-      // dW [V x D] (+)= dlogits_c^T X_c: (D x V) = X_c^T (D x r) * dlogits_c (r x V); fp32,
-      // accumulated where the step says (from the second chunk on, as the op does).
+      // dW [V x D] (+)= dlogits_c^T X_c: (D x V) = X_c^T (D x r) * dlogits_c (r x V), in the
+      // step's dtype, accumulated where it says (from the second chunk on, as the op does).
       gemm.run(false, true, s.n, s.m, s.k, bf(0) + s.row0 * s.n, s.n, bf(2) + s.row0 * ld, ld,
-               buf(4), s.n, Out::kFp32, 1, s.accumulate ? 1 : 0, nullptr);
+               buf(4), s.n, s.result_bytes == 4 ? Out::kFp32 : Out::kBf16, 1, s.accumulate ? 1 : 0,
+               nullptr);
     } else {
       throw std::logic_error("no kernel for product '" + phase + "'");
     }
@@ -127,7 +128,7 @@ struct GpuWorkload::Impl {
         return;  // an idle gap, not a kernel to time
       case WorkloadStep::kLmHead:
         lmhead.run(args, options, nullptr, [&](const LmHeadStep& l) {
-          after(kernel_of(l, args.d, args.v, options.backward));
+          after(kernel_of(l, std::get<workload::LmHead>(w.kind)));
         });
         return;
     }
@@ -186,8 +187,10 @@ void GpuWorkload::Impl::allocate() {
     for (int64_t i = 0; i < n; ++i)
       th[static_cast<std::size_t>(i)] = static_cast<int32_t>((i * 7919) % v);
     PS_CUDA(cudaMemcpy(t.p, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
-    options.chunks = w.chunks;
-    options.backward = l->backward;
+    options = lmhead_options(*l, w.chunks);
+    if (l->exp_in_product && !LmHead::exp_in_product(options))
+      throw std::invalid_argument(
+          "lmhead: this GPU cannot take the exponent in the product (sm_90 only)");
     args.x = buf(0);
     args.w = buf(1);
     args.targets = buf(2);

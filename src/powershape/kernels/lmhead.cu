@@ -10,6 +10,7 @@
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/lmhead.hpp"
 #include "powershape/kernels/lmhead_steps.hpp"
+#include "powershape/kernels/logits_exp.cuh"
 #include "powershape/kernels/scale.cuh"
 
 namespace powershape::kernels {
@@ -22,7 +23,7 @@ std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a;
 struct Layout {
   int64_t ld;    // logits row stride: V rounded up to 8 elements (16 bytes)
   int64_t rows;  // tokens per chunk
-  std::size_t logits, token_loss, token_zloss, lse, row_scale, count,
+  std::size_t logits, token_loss, token_zloss, lse, row_scale, count, exp_scratch,
       total;  // byte offsets, total size
 };
 
@@ -42,6 +43,9 @@ Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
   l.lse = take(static_cast<std::size_t>(n) * 4);
   l.row_scale = take(static_cast<std::size_t>(l.rows) * 4);
   l.count = take(sizeof(int));
+  // The exponent-in-the-product path's row statistics (small: 8 bytes a row a 256-logit tile);
+  // sized whenever that path may run, so that the size does not depend on the device.
+  l.exp_scratch = take(lmhead_one_read(o) ? logits_exp_scratch_bytes(l.rows, v) : 0);
   l.total = off;
   return l;
 }
@@ -59,6 +63,8 @@ void validate(const LmHeadArgs& a, const LmHeadOptions& o) {
     bad("the bias must be 16-byte aligned");
   if (!(o.label_smoothing >= 0 && o.label_smoothing < 1)) bad("label_smoothing must be in [0, 1)");
   if (!(o.z_loss >= 0) || !(o.softcap >= 0)) bad("z_loss and softcap must not be negative");
+  if (o.chunks < 0 || o.tokens_per_chunk < 0)
+    bad("chunks and tokens_per_chunk must not be negative");
   if (a.workspace_bytes < LmHead::workspace_bytes(a.n, a.d, a.v, o)) {
     bad("workspace of " + std::to_string(a.workspace_bytes) + " bytes is too small: " +
         std::to_string(LmHead::workspace_bytes(a.n, a.d, a.v, o)) + " needed");
@@ -74,6 +80,10 @@ struct LmHead::Impl {
 LmHead::LmHead() : impl_(std::make_unique<Impl>()) {}
 LmHead::~LmHead() = default;
 
+bool LmHead::exp_in_product(const LmHeadOptions& o) {
+  return o.fuse_exp && lmhead_one_read(o) && logits_exp_available();
+}
+
 LmHead& LmHead::for_current_device() {
   thread_local std::map<int, std::unique_ptr<LmHead>> ops;
   int device = 0;
@@ -84,12 +94,13 @@ LmHead& LmHead::for_current_device() {
 }
 
 std::size_t LmHead::workspace_bytes(int64_t n, int64_t /*d*/, int64_t v, const LmHeadOptions& o) {
-  return layout(n, v, o).total;
+  return layout(n, v, lmhead_resolved(o, n, v)).total;
 }
 
-void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* stream,
+void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& given, CUstream_st* stream,
                  const std::function<void(const LmHeadStep&)>& after_step) {
-  validate(a, o);
+  validate(a, given);
+  const LmHeadOptions o = lmhead_resolved(given, a.n, a.v);
   const Layout l = layout(a.n, a.v, o);
   auto* ws = static_cast<char*>(a.workspace);
   auto* logits = reinterpret_cast<__nv_bfloat16*>(ws + l.logits);
@@ -102,9 +113,50 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
   const bool one_read = lmhead_one_read(o);
   const auto* x = static_cast<const __nv_bfloat16*>(a.x);
   const auto* w = static_cast<const __nv_bfloat16*>(a.w);
+  // The copy engine reads X and W in place: both must start on 16 bytes (rows do: D % 8 == 0).
+  const bool fused = exp_in_product(o) && reinterpret_cast<std::uintptr_t>(a.x) % 16 == 0 &&
+                     reinterpret_cast<std::uintptr_t>(a.w) % 16 == 0;
   const std::size_t tsize = a.targets_int64 ? 8 : 4;
   const bool mean = o.reduction == Reduction::kMean;
   const bool dbias = a.bias != nullptr && a.dbias != nullptr;
+  // The pass's view of a chunk (the exponent-in-the-product path reads it too: targets, options).
+  auto pass_of = [&](const LmHeadStep& s) {
+    CrossEntropyParams p{};
+    p.logits = logits;
+    p.ld = l.ld;
+    p.v = a.v;
+    p.targets = static_cast<const char*>(a.targets) + s.row0 * tsize;
+    p.targets_int64 = a.targets_int64;
+    p.ignore_index = o.ignore_index;
+    p.label_smoothing = o.label_smoothing;
+    p.z_loss = o.z_loss;
+    p.softcap = o.softcap;
+    p.valid_count = count;
+    p.grad_scale = o.grad_scale;
+    p.token_grad = a.token_grad != nullptr ? a.token_grad + s.row0 : nullptr;
+    p.mean = mean;
+    p.write_grad = o.backward;
+    p.token_loss = token_loss + s.row0;
+    p.token_zloss = token_zloss + s.row0;
+    p.lse = lse + s.row0;
+    p.row_scale = row_scale;
+    return p;
+  };
+  auto exp_of = [&](const LmHeadStep& s) {
+    LogitsExpParams e{};
+    e.x = x + s.row0 * a.d;
+    e.w = w;
+    e.bias = static_cast<const __nv_bfloat16*>(a.bias);
+    e.rows = s.rows;
+    e.d = a.d;
+    e.v = a.v;
+    e.ld = l.ld;
+    e.softcap = o.softcap;
+    e.write = o.backward;
+    e.out = logits;
+    e.scratch = ws + l.exp_scratch;
+    return e;
+  };
   lmhead_steps(a.n, o, dbias, [&](const LmHeadStep& s) {
     const __nv_bfloat16* xc = x + s.row0 * a.d;
     // dX_c; it holds X_c times each row's factor (one-read pass) until the dX product.
@@ -114,52 +166,38 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* strea
         count_valid(a.targets, a.targets_int64, a.n, o.ignore_index, count, stream);
         break;
       case LmHeadStep::kLogits:
+        if (fused) {
+          logits_exp(exp_of(s), pass_of(s), stream);
+          break;
+        }
         // logits [rows x V] = X_c W^T: column-major, (V x rows) = W (as D x V, transposed) * X_c^T.
         // A bias adds to each of the V rows of that column-major result (cuBLASLt's epilogue).
         impl_->gemm.run(true, false, a.v, s.rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1,
                         0, stream, a.bias);
         break;
-      case LmHeadStep::kPass: {
-        CrossEntropyParams p{};
-        p.logits = logits;
-        p.ld = l.ld;
-        p.v = a.v;
-        p.targets = static_cast<const char*>(a.targets) + s.row0 * tsize;
-        p.targets_int64 = a.targets_int64;
-        p.ignore_index = o.ignore_index;
-        p.label_smoothing = o.label_smoothing;
-        p.z_loss = o.z_loss;
-        p.softcap = o.softcap;
-        p.valid_count = count;
-        p.grad_scale = o.grad_scale;
-        p.token_grad = a.token_grad != nullptr ? a.token_grad + s.row0 : nullptr;
-        p.mean = mean;
-        p.write_grad = o.backward;
-        p.token_loss = token_loss + s.row0;
-        p.token_zloss = token_zloss + s.row0;
-        p.lse = lse + s.row0;
-        p.row_scale = row_scale;
-        if (one_read) {
-          cross_entropy_scaled(p, s.rows, stream);
+      case LmHeadStep::kPass:
+        if (fused) {
+          logits_exp_finish(exp_of(s), pass_of(s), stream);
+        } else if (one_read) {
+          cross_entropy_scaled(pass_of(s), s.rows, stream);
         } else {
-          cross_entropy(p, s.rows, stream);
+          cross_entropy(pass_of(s), s.rows, stream);
         }
         break;
-      }
       case LmHeadStep::kScaleX:
         scale_rows(xc, row_scale, s.rows, a.d, dxc(), stream);
         break;
       case LmHeadStep::kDbias:
         // The one-read pass leaves each row's factor apart; the two-read one writes dlogits.
-        column_sums(logits, l.ld, s.rows, a.v, one_read ? row_scale : nullptr, s.chunk != 0,
-                    a.dbias, stream);
+        column_sums(logits, l.ld, s.rows, a.v, one_read ? row_scale : nullptr,
+                    s.chunk != 0 || o.accumulate, a.dbias, stream);
         break;
       case LmHeadStep::kDw:
         // dW [V x D] (+)= dlogits^T X_c: column-major (D x V) = X_c^T (D x rows) * dlogits (rows x
-        // V).
+        // V); added from the second chunk on, or from the first into the caller's gradient.
         impl_->gemm.run(false, true, a.d, a.v, s.rows, one_read ? dxc() : xc, a.d, logits, l.ld,
-                        a.dw, a.d, o.dw_fp32 ? Out::kFp32 : Out::kBf16, 1, s.chunk == 0 ? 0.f : 1.f,
-                        stream);
+                        a.dw, a.d, o.dw_fp32 ? Out::kFp32 : Out::kBf16, 1,
+                        s.chunk == 0 && !o.accumulate ? 0.f : 1.f, stream);
         break;
       case LmHeadStep::kDx:
         // dX_c [rows x D] = dlogits W: column-major (D x rows) = W^T (D x V) * dlogits^T (V x

@@ -15,7 +15,9 @@ struct LmHeadStep;  // lmhead_steps.hpp
 enum class Reduction { kMean, kSum, kNone };
 
 struct LmHeadOptions {
-  int chunks = 1;  // token chunks; the last may be ragged. 0: tokens_per_chunk says
+  // Token chunks; the last may be ragged. 0: tokens_per_chunk says, or when it is 0 too, the
+  // default count (lmhead_default_chunks: about half a GiB of logits).
+  int chunks = 0;
   int64_t tokens_per_chunk = 0;
   int64_t ignore_index = -100;
   Reduction reduction = Reduction::kMean;
@@ -24,15 +26,25 @@ struct LmHeadOptions {
   float softcap = 0;     // > 0: logits -> softcap * tanh(logits / softcap)
   float grad_scale = 1;  // the incoming gradient of the reduced loss (kNone: of the sum)
   bool backward = true;  // false: the loss alone
-  bool dw_fp32 =
-      true;  // dW accumulates in fp32; false: a bf16 dW (accumulated in bf16 between chunks)
+  // dW in fp32; by default bf16, the gradient's own dtype, accumulated across chunks in it (as
+  // llmq and Liger-Kernel accumulate it): half the bytes each chunk after the first reads and
+  // writes.
+  bool dw_fp32 = false;
+  // dW (and dbias) added into what their buffers hold, from the first chunk on: a caller that
+  // accumulates gradients over micro-steps pays no pass of its own to add them.
+  bool accumulate = false;
+  // On an sm_90 GPU (and without label smoothing), the softmax's exponent in the logits product's
+  // epilogue (kernels/logits_exp.cuh), with no pass of its own over the logits; false: the
+  // separate one-read pass, as on other GPUs.
+  bool fuse_exp = true;
 };
 
 // Device pointers. x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64; bias [V] bf16 added
 // to the logits (may be null; 16-byte aligned); token_grad [N] fp32, each token's gradient times
 // it (may be null; with kNone: the incoming gradient of each token's loss). Outputs: loss and
 // z_loss (fp32 scalars; z_loss may be null), token_loss and lse ([N] fp32, may be null), dx
-// [N x D] bf16, dw [V x D] fp32 or bf16, dbias [V] fp32 (null: not wanted), all overwritten.
+// [N x D] bf16, dw [V x D] fp32 or bf16, dbias [V] fp32 (null: not wanted), all overwritten (dw
+// and dbias added to with `accumulate`).
 struct LmHeadArgs {
   const void* x = nullptr;
   const void* w = nullptr;
@@ -67,6 +79,8 @@ class LmHead {
   // an event there: probe --record times each kernel so).
   void run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* stream,
            const std::function<void(const LmHeadStep&)>& after_step = {});
+  // Whether run() puts the exponent in the logits product on the current device for these options.
+  static bool exp_in_product(const LmHeadOptions& o);
   // One op per CUDA device and calling thread, made on first use: its product plans are cached,
   // so callers that do not keep an LmHead (the C API, the Python package) reuse them.
   static LmHead& for_current_device();

@@ -25,6 +25,27 @@ struct LmHeadStep {
   int64_t chunk = 0, row0 = 0, rows = 0;
 };
 
+// The chunk count a caller gets by default (chunks 0 and no tokens_per_chunk): the fewest chunks
+// whose logits buffer holds at most kDefaultChunkBytes (the op's memory then stays about half a
+// GiB above Cut Cross-Entropy's, which keeps no logits), of at least kDefaultMinRows tokens each,
+// below which a chunk's products get short and its fixed cost (dW read and written once more)
+// grows against the memory it saves.
+constexpr double kDefaultChunkBytes = 512.0 * (1 << 20);
+constexpr int64_t kDefaultMinRows = 1024;
+inline int lmhead_default_chunks(int64_t n, int64_t v) {
+  const double row_bytes = 2.0 * static_cast<double>((v + 7) / 8 * 8);
+  const int64_t rows =
+      std::max(kDefaultMinRows, static_cast<int64_t>(kDefaultChunkBytes / row_bytes));
+  return static_cast<int>(std::max<int64_t>(1, (n + rows - 1) / rows));
+}
+
+// The options with the default chunk count made explicit for an N x V head.
+inline LmHeadOptions lmhead_resolved(const LmHeadOptions& o, int64_t n, int64_t v) {
+  LmHeadOptions r = o;
+  if (r.chunks == 0 && r.tokens_per_chunk <= 0) r.chunks = lmhead_default_chunks(n, v);
+  return r;
+}
+
 // Tokens per chunk: tokens_per_chunk when set, else the common split into `chunks`.
 inline int64_t lmhead_rows_per_chunk(int64_t n, const LmHeadOptions& o) {
   if (o.tokens_per_chunk > 0) return std::min(o.tokens_per_chunk, n);

@@ -11,7 +11,7 @@
 
 namespace powershape::kernels {
 
-// bf16 operands, a bf16 result (fp32 for dw, read back too when it accumulates).
+// bf16 operands, a result of result_bytes_per_element (read back too when it accumulates).
 inline workload::KernelTime product_kernel(const char* name, int64_t m, int64_t n, int64_t k,
                                            double result_bytes_per_element, bool accumulate) {
   workload::KernelTime t;
@@ -34,9 +34,7 @@ inline workload::KernelTime memory_kernel(const char* name, double bytes) {
 inline workload::KernelTime kernel_of(const WorkloadStep& s) {
   switch (s.kind) {
     case WorkloadStep::kProduct:
-      // The LM head's products alone write dW in fp32, as the op does.
-      return product_kernel(s.phase, s.m, s.n, s.k, std::string_view(s.phase) == "dw" ? 4 : 2,
-                            s.accumulate);
+      return product_kernel(s.phase, s.m, s.n, s.k, s.result_bytes, s.accumulate);
     case WorkloadStep::kSoftmax:
     case WorkloadStep::kStream:
       return memory_kernel(s.phase, s.bytes);
@@ -47,32 +45,50 @@ inline workload::KernelTime kernel_of(const WorkloadStep& s) {
   return memory_kernel(s.phase, 0);
 }
 
-// An LM head step over N x D x V; the one-read pass reads each logit and, backward, writes its
-// gradient in place (the forward pass writes none).
-inline workload::KernelTime kernel_of(const LmHeadStep& s, int64_t d, int64_t v, bool backward) {
-  const double rows = static_cast<double>(s.rows), dd = static_cast<double>(d),
-               vv = static_cast<double>(v);
+// An LM head step of the op as workload `l` runs it. The one-read pass reads each logit and,
+// backward, writes its gradient in place (the forward pass writes none); with the exponent in the
+// product, the product writes the exponents (backward; nothing forward) and the row statistics of
+// each 256-logit tile, which the finishing pass reads.
+inline workload::KernelTime kernel_of(const LmHeadStep& s, const workload::LmHead& l) {
+  const double rows = static_cast<double>(s.rows), dd = static_cast<double>(l.width),
+               vv = static_cast<double>(l.vocab);
+  const double tile_stats = 8 * rows * workload::lmhead_stat_tiles(l.vocab);
   switch (s.kind) {
     case LmHeadStep::kCountValid:
       return memory_kernel("count_valid", 4 * rows);
-    case LmHeadStep::kLogits:
-      return product_kernel("logits", s.rows, v, d, 2, false);
+    case LmHeadStep::kLogits: {
+      if (!l.exp_in_product) return product_kernel("logits", s.rows, l.vocab, l.width, 2, false);
+      auto k = product_kernel("logits", s.rows, l.vocab, l.width, l.backward ? 2 : 0, false);
+      k.bytes += tile_stats;
+      return k;
+    }
     case LmHeadStep::kPass:
-      return memory_kernel("cross_entropy", (backward ? 4 : 2) * rows * vv);
+      if (l.exp_in_product) return memory_kernel("ce_finish", tile_stats + 16 * rows);
+      return memory_kernel("cross_entropy", (l.backward ? 4 : 2) * rows * vv);
     case LmHeadStep::kScaleX:
       return memory_kernel("scale_x", 4 * rows * dd);
     case LmHeadStep::kDbias:
       return memory_kernel("dbias", 2 * rows * vv);
     case LmHeadStep::kDw:
-      return product_kernel("dw", v, d, s.rows, 4, s.chunk > 0);
+      return product_kernel("dw", l.vocab, l.width, s.rows, l.dw_bytes, s.chunk > 0);
     case LmHeadStep::kDx:
-      return product_kernel("dx", s.rows, d, v, 2, false);
+      return product_kernel("dx", s.rows, l.width, l.vocab, 2, false);
     case LmHeadStep::kScaleDx:
       return memory_kernel("scale_dx", 4 * rows * dd);
     case LmHeadStep::kReduce:
       return memory_kernel("reduce", 4 * rows);
   }
   return memory_kernel("?", 0);
+}
+
+// The op's options for workload `l` at `chunks`.
+inline LmHeadOptions lmhead_options(const workload::LmHead& l, int chunks) {
+  LmHeadOptions o;
+  o.chunks = chunks;
+  o.backward = l.backward;
+  o.dw_fp32 = l.dw_bytes == 4;
+  o.fuse_exp = l.exp_in_product;
+  return o;
 }
 
 }  // namespace powershape::kernels

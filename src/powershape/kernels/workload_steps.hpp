@@ -24,6 +24,7 @@ struct WorkloadStep {
   int64_t row0 = 0;  // the chunk's first row
   double bytes = 0, seconds = 0;
   bool accumulate = false;  // a product added into its result (the LM head's dW after chunk 1)
+  double result_bytes = 2;  // bytes of each result element (the LM head's dW: its dtype's)
 };
 
 template <class F>
@@ -56,6 +57,7 @@ void workload_steps(const workload::Workload& w, const workload::Rates& rates, F
                                  f(S{S::kProduct, "logits", r, l->vocab, l->width, row0});
                                  S dw{S::kProduct, "dw", l->vocab, l->width, r, row0};
                                  dw.accumulate = row0 > 0;  // from the second chunk on
+                                 dw.result_bytes = l->dw_bytes;
                                  f(dw);
                                  f(S{S::kProduct, "dx", r, l->width, l->vocab, row0});
                                });
