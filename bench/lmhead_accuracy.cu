@@ -63,7 +63,8 @@ __global__ void softmax64(double* z, int64_t v, const int32_t* t, int64_t n, dou
     }
     if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = x;
     __syncthreads();
-    x = threadIdx.x < blockDim.x / 32 ? part[threadIdx.x] : (max ? -INFINITY : 0.0);
+    const unsigned lane = threadIdx.x % 32;
+    x = lane < blockDim.x / 32 ? part[lane] : (max ? -INFINITY : 0.0);
     for (int o = 16; o > 0; o >>= 1) {
       const double y = __shfl_xor_sync(0xffffffffu, x, o);
       x = max ? fmax(x, y) : x + y;

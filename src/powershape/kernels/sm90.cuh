@@ -48,6 +48,45 @@ __device__ __forceinline__ void bar_wait(uint32_t bar, uint32_t parity) {
       : "memory");
 }
 
+// This block's rank in its cluster.
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+// Every thread of every block of the cluster: barriers initialised before any block uses another's,
+// and no block leaves while another may still write into its shared memory.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile(
+      "barrier.cluster.arrive.release;\n"
+      "barrier.cluster.wait.acquire;\n" ::
+          : "memory");
+}
+
+// Arrives on the barrier at the same shared-memory offset in block `rank` of the cluster.
+__device__ __forceinline__ void bar_arrive_in(uint32_t bar, uint32_t rank) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+
+// A 2-D tile of a tensor map into the same shared-memory offset of every block in `mask`,
+// completing on each one's barrier at bar's offset.
+__device__ __forceinline__ void tma_load_multicast(uint32_t dst, const CUtensorMap* map, int x,
+                                                   int y, uint32_t bar, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::"
+      "cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+      "l"(map), "r"(x), "r"(y), "r"(bar), "h"(mask)
+      : "memory");
+}
+
 // A 2-D tile of a tensor map (x: innermost element, y: row) into shared memory, completing on bar.
 __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, int x, int y,
                                          uint32_t bar) {
@@ -58,11 +97,11 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, i
       : "memory");
 }
 
-// A matrix descriptor for a K-major bf16 tile written by TMA with the 128-byte swizzle: rows of 64
-// elements (128 bytes), 8-row groups 1024 bytes apart.
-__device__ __forceinline__ uint64_t desc_k128(uint32_t addr) {
+// A matrix descriptor for a K-major bf16 tile written by TMA with the 64-byte swizzle: rows of 32
+// elements (64 bytes), 8-row groups 512 bytes apart.
+__device__ __forceinline__ uint64_t desc_k64(uint32_t addr) {
   return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (uint64_t{16 >> 4} << 16) |
-         (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
+         (uint64_t{512 >> 4} << 32) | (uint64_t{2} << 62);
 }
 
 __device__ __forceinline__ void wgmma_fence() {
