@@ -1,8 +1,7 @@
 // How far the LM head's loss, dX and dW lie from an fp64 reference at real shapes: for each shape,
 // logit spread (random-init-like std 1; trained-like std 6) and chunk count, the op with dW in bf16
-// (the default) and in fp32, with the exponent in the product (where the GPU has it) and in a pass
-// of its own. The reference is computed on the GPU in fp64 (cuBLAS DGEMM, an fp64 softmax) from the
-// same bf16 inputs; errors are ||got - ref|| / ||ref||.
+// (the default) and in fp32. The reference is computed on the GPU in fp64 (cuBLAS DGEMM, an fp64
+// softmax) from the same bf16 inputs; errors are ||got - ref|| / ||ref||.
 //   lmhead_accuracy [--shapes N,D,V;N,D,V...] [--chunks 1,2,8,16]
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -156,38 +155,34 @@ void run_shape(int64_t n, int64_t d, int64_t v, double logit_std, const std::vec
   LmHead op;
   for (int chunks : counts) {
     for (bool fp32 : {false, true}) {
-      for (bool fuse : {true, false}) {
-        LmHeadOptions o;
-        o.chunks = chunks;
-        o.dw_fp32 = fp32;
-        o.fuse_exp = fuse;
-        if (fuse && !LmHead::exp_in_product(o)) continue;
-        const std::size_t ws_bytes = LmHead::workspace_bytes(n, d, v, o);
-        Dev<char> ws(ws_bytes);
-        LmHeadArgs a;
-        a.x = x.p;
-        a.w = w.p;
-        a.targets = t.p;
-        a.n = n;
-        a.d = d;
-        a.v = v;
-        a.loss = loss.p;
-        a.dx = dx.p;
-        a.dw = fp32 ? static_cast<void*>(dw32.p) : static_cast<void*>(dw16.p);
-        a.workspace = ws.p;
-        a.workspace_bytes = ws_bytes;
-        op.run(a, o, nullptr);
-        float got = 0;
-        PS_CUDA(cudaMemcpy(&got, loss.p, 4, cudaMemcpyDeviceToHost));
-        const double e_dw =
-            fp32 ? rel_error(dw32.p, dw64.p, v * d, sums) : rel_error(dw16.p, dw64.p, v * d, sums);
-        const double e_dx = rel_error(dx.p, dx64.p, n * d, sums);
-        std::printf("%6ldx%ldx%ld %5.1f %6d %5s %8s %11.2e %11.2e %11.2e\n", static_cast<long>(n),
-                    static_cast<long>(d), static_cast<long>(v), logit_std, chunks,
-                    fp32 ? "fp32" : "bf16", fuse ? "product" : "pass",
-                    std::abs(got - ref_loss) / std::abs(ref_loss), e_dx, e_dw);
-        std::fflush(stdout);
-      }
+      LmHeadOptions o;
+      o.chunks = chunks;
+      o.dw_fp32 = fp32;
+      const std::size_t ws_bytes = LmHead::workspace_bytes(n, d, v, o);
+      Dev<char> ws(ws_bytes);
+      LmHeadArgs a;
+      a.x = x.p;
+      a.w = w.p;
+      a.targets = t.p;
+      a.n = n;
+      a.d = d;
+      a.v = v;
+      a.loss = loss.p;
+      a.dx = dx.p;
+      a.dw = fp32 ? static_cast<void*>(dw32.p) : static_cast<void*>(dw16.p);
+      a.workspace = ws.p;
+      a.workspace_bytes = ws_bytes;
+      op.run(a, o, nullptr);
+      float got = 0;
+      PS_CUDA(cudaMemcpy(&got, loss.p, 4, cudaMemcpyDeviceToHost));
+      const double e_dw =
+          fp32 ? rel_error(dw32.p, dw64.p, v * d, sums) : rel_error(dw16.p, dw64.p, v * d, sums);
+      const double e_dx = rel_error(dx.p, dx64.p, n * d, sums);
+      std::printf("%6ldx%ldx%ld %5.1f %6d %5s %11.2e %11.2e %11.2e\n", static_cast<long>(n),
+                  static_cast<long>(d), static_cast<long>(v), logit_std, chunks,
+                  fp32 ? "fp32" : "bf16", std::abs(got - ref_loss) / std::abs(ref_loss), e_dx,
+                  e_dw);
+      std::fflush(stdout);
     }
   }
   // The bf16 inputs' own floor: the reference's dW rounded to bf16 once.
@@ -220,7 +215,7 @@ int main(int argc, char** argv) {
     const std::vector<int> counts = powershape::util::parse_int_list(chunks, "--chunks");
     cublasHandle_t blas;
     CUBLAS_OK(cublasCreate(&blas));
-    std::printf("%-20s %5s %6s %5s %8s %11s %11s %11s\n", "N x D x V", "std", "chunks", "dW", "exp",
+    std::printf("%-20s %5s %6s %5s %11s %11s %11s\n", "N x D x V", "std", "chunks", "dW",
                 "loss err", "dX err", "dW err");
     std::stringstream ss(shapes);
     for (std::string item; std::getline(ss, item, ';');) {

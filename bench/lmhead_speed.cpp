@@ -3,11 +3,9 @@
 // device memory (measured: workspace, product plans), and the ratio to a ceiling measured in the
 // same run: the same three cuBLASLt products alone, unchunked, dW in the op's dtype. "Sustained"
 // is the experiment engine's: after a warm-up that lasts until the power controller has settled,
-// interleaved shuffled rounds, medians with bootstrap intervals. --exp says where the softmax's
-// exponent is taken (in the logits product, where the GPU has it, or in a pass of its own; both:
-// each chunk count twice, labelled "pass" for the latter), --dw the dtype dW accumulates in.
-//   lmhead_speed [--shapes N,D,V;N,D,V...] [--chunks 1,2,...] [--exp product|pass|both]
-//                [--dw bf16|fp32] [--window S] [--rounds R] [--json F]
+// interleaved shuffled rounds, medians with bootstrap intervals. --dw: the dtype dW accumulates in.
+//   lmhead_speed [--shapes N,D,V;N,D,V...] [--chunks 1,2,...] [--dw bf16|fp32] [--window S]
+//                [--rounds R] [--json F]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -17,7 +15,6 @@
 
 #include "powershape/experiment/engine.hpp"
 #include "powershape/experiment/gpu_backend.hpp"
-#include "powershape/kernels/lmhead.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/args.hpp"
@@ -39,26 +36,14 @@ double target_for(const workload::LmHead& s, int chunks) {
   return 0;
 }
 
-// The variants of the op to measure at each chunk count.
-std::vector<workload::LmHead> variants(const workload::LmHead& shape, const std::string& exp) {
-  workload::LmHead fused = shape, pass = shape;
-  fused.exp_in_product = true;
-  if (exp == "product") return {fused};
-  if (exp == "pass") return {pass};
-  return {fused, pass};
-}
-
 nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape,
-                         const std::vector<int>& chunks, const std::string& exp,
-                         const experiment::Design& design) {
+                         const std::vector<int>& chunks, const experiment::Design& design) {
   std::vector<workload::Plan> configs;
   workload::LmHead ceiling = shape;
   ceiling.products_only = true;
   configs.push_back(workload::lmhead_plan(ceiling, 1));
   for (int c : chunks) {
-    for (const auto& v : variants(shape, exp)) {
-      if (c <= shape.tokens) configs.push_back(workload::lmhead_plan(v, c));
-    }
+    if (c <= shape.tokens) configs.push_back(workload::lmhead_plan(shape, c));
   }
   gpu.set_configs(configs);
   const experiment::Result r = experiment::run_design(gpu, design);
@@ -70,9 +55,7 @@ nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape
   for (std::size_t i = 0; i < r.configs.size(); ++i) {
     const auto& c = r.configs[i];
     const int ch = i == 0 ? 0 : configs[i].workload.chunks;
-    const bool in_product = std::get<workload::LmHead>(configs[i].workload.kind).exp_in_product;
-    const std::string label =
-        i == 0 ? "ceil" : std::to_string(ch) + (in_product || exp == "product" ? "" : " pass");
+    const std::string label = i == 0 ? "ceil" : std::to_string(ch);
     // The ceiling's time over ours: 1 is as fast as the products alone.
     const double of = 1 / c.time_ratio.mid, of_lo = 1 / c.time_ratio.hi,
                  of_hi = 1 / c.time_ratio.lo;
@@ -91,7 +74,6 @@ nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape
     std::fflush(stdout);
     rows.push_back({{"chunks", ch},
                     {"ceiling", i == 0},
-                    {"exp_in_product", in_product},
                     {"dw", shape.dw_bytes == 4 ? "fp32" : "bf16"},
                     {"ms", c.ms_per_iteration},
                     {"tflops", flops / c.ms_per_iteration * 1e-9},
@@ -113,17 +95,13 @@ int main(int argc, char** argv) {
   CLI::App app{"LM head + cross-entropy against the three products alone, sustained, on GPU 0"};
   std::string shapes = "4096,4096,128256;16384,896,151936;16384,4096,128256;131072,896,151936";
   std::string chunks = "1,2,4,8,16,32,64";
-  std::string json_path, exp = "product", dw = "bf16";
+  std::string json_path, dw = "bf16";
   experiment::Design design;
   design.rounds = 3;
   design.window_s = 3;
   design.warmup_max_s = 20;  // the GPU stays hot from one shape to the next
   app.add_option("--shapes", shapes, "N,D,V;N,D,V... (default the four measured shapes)");
   app.add_option("--chunks", chunks, "Chunk counts (default 1,2,4,8,16,32,64)");
-  app.add_option("--exp", exp,
-                 "Where the softmax's exponent is taken: product (in the logits product; the "
-                 "default where the GPU has it), pass (a pass of its own) or both")
-      ->check(CLI::IsMember({"product", "pass", "both"}));
   app.add_option("--dw", dw, "The dtype dW accumulates in: bf16 (default) or fp32")
       ->check(CLI::IsMember({"bf16", "fp32"}));
   app.add_option("--window", design.window_s, "Seconds per measurement (default 3)");
@@ -142,17 +120,11 @@ int main(int argc, char** argv) {
       parsed.back().dw_bytes = dw == "fp32" ? 4 : 2;
     }
     experiment::GpuBackend gpu(experiment::measurement_sampler_options());
-    kernels::LmHeadOptions probe;
-    if (exp != "pass" && !kernels::LmHead::exp_in_product(probe)) {
-      std::printf("(this GPU cannot take the exponent in the product: every row is the pass)\n");
-      exp = "pass";
-    }
     std::printf("%s\n%-22s %7s %11s %8s %9s %7s %6s %7s %9s %7s %s\n", gpu.describe().c_str(),
                 "N x D x V", "chunks", "sustain ms", "TFLOP/s", "J/iter", "W", "MHz", "capped",
                 "extra GiB", "/ceil", "[95% CI]  target");
     nlohmann::json out = {{"device", gpu.device_json()}, {"shapes", nlohmann::json::array()}};
-    for (const auto& shape : parsed)
-      out["shapes"].push_back(run_shape(gpu, shape, counts, exp, design));
+    for (const auto& shape : parsed) out["shapes"].push_back(run_shape(gpu, shape, counts, design));
     if (!json_path.empty()) util::write_json_file(json_path, out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lmhead_speed: %s\n", e.what());

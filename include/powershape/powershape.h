@@ -78,7 +78,6 @@ typedef struct ps_lmhead_options {
   int backward;     /* 0: the loss alone */
   int dw_fp32;      /* dW in fp32 (1) or bf16, the gradient's own dtype (0) */
   int accumulate;   /* 1: dW and dbias added into what their buffers hold */
-  int fuse_exp;     /* 1: on an sm_90 GPU, the softmax's exponent in the logits product */
 } ps_lmhead_options;
 
 /* Device pointers: x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64; loss and z_loss
@@ -107,8 +106,7 @@ typedef struct ps_lmhead_args {
 } ps_lmhead_args;
 
 /* The defaults: the default chunk count (about 0.5 GiB of logits), ignore_index -100, mean, no
- * smoothing, z-loss or soft-cap, backward, bf16 dW overwritten, the exponent in the product where
- * the GPU allows. */
+ * smoothing, z-loss or soft-cap, backward, bf16 dW overwritten. */
 void ps_lmhead_options_default(ps_lmhead_options* o);
 /* Workspace bytes ps_lmhead_run needs for this shape and options; 0 on error. */
 size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o);

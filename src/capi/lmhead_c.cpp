@@ -33,7 +33,6 @@ k::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
   c.backward = o->backward != 0;
   c.dw_fp32 = o->dw_fp32 != 0;
   c.accumulate = o->accumulate != 0;
-  c.fuse_exp = o->fuse_exp != 0;
   return c;
 }
 
@@ -77,7 +76,6 @@ void ps_lmhead_options_default(ps_lmhead_options* o) {
   o->reduction = PS_REDUCTION_MEAN;
   o->grad_scale = 1;
   o->backward = 1;
-  o->fuse_exp = 1;
 }
 
 size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o) {

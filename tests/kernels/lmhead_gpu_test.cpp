@@ -137,98 +137,92 @@ void run_case(const Case& c, uint64_t seed) {
   ro.softcap = c.o.softcap;
   ro.grad_scale = c.o.grad_scale;
   auto ref = reference::lmhead_reference(xd, wd, t, c.n, c.d, c.v, ro);
-  // Each with dW in bf16 (the default) and in fp32, the exponent in the product (where the GPU has
-  // it) and in a pass of its own.
+  // Each with dW in bf16 (the default) and in fp32.
   for (bool fp32 : {false, true}) {
-    for (bool fuse : {true, false}) {
-      SCOPED_TRACE(std::string("dW ") + (fp32 ? "fp32" : "bf16") +
-                   (fuse ? ", exponent in the product" : ", exponent in its own pass"));
-      LmHeadOptions o = c.o;
-      o.chunks = c.chunks;
-      o.dw_fp32 = fp32;
-      o.fuse_exp = fuse;
-      auto want = ref;
+    SCOPED_TRACE(std::string("dW ") + (fp32 ? "fp32" : "bf16"));
+    LmHeadOptions o = c.o;
+    o.chunks = c.chunks;
+    o.dw_fp32 = fp32;
+    auto want = ref;
 
-      Buffer<__nv_bfloat16> dx_b(x.size()), x_b(x.size()), w_b(w.size());
-      Buffer<float> dw32(w.size()), loss(1), zloss(1), tok(static_cast<std::size_t>(c.n)),
-          lse(static_cast<std::size_t>(c.n));
-      Buffer<__nv_bfloat16> dw16(w.size());
-      Buffer<int64_t> t64(t.size());
-      Buffer<int32_t> t32(t.size());
-      x_b.put(x);
-      w_b.put(w);
-      t64.put(t);
-      t32.put(std::vector<int32_t>(t.begin(), t.end()));
-      const std::size_t wsb = LmHead::workspace_bytes(c.n, c.d, c.v, o);
-      Buffer<char> ws(wsb);
-      Buffer<__nv_bfloat16> bias_b(bias.size());
-      Buffer<float> dbias_b(bias.size()), token_grad_b(token_grad.size());
-      bias_b.put(bias);
-      token_grad_b.put(token_grad);
-      LmHeadArgs a;
-      if (c.bias) {
-        a.bias = bias_b.p;
-        a.dbias = dbias_b.p;
-      }
-      if (c.token_grad) a.token_grad = token_grad_b.p;
-      a.x = x_b.p;
-      a.w = w_b.p;
-      a.targets =
-          c.int64_targets ? static_cast<const void*>(t64.p) : static_cast<const void*>(t32.p);
-      a.targets_int64 = c.int64_targets;
-      a.n = c.n;
-      a.d = c.d;
-      a.v = c.v;
-      a.loss = loss.p;
-      a.z_loss = zloss.p;
-      a.token_loss = tok.p;
-      a.lse = lse.p;
-      a.dx = dx_b.p;
-      a.dw = o.dw_fp32 ? static_cast<void*>(dw32.p) : static_cast<void*>(dw16.p);
-      a.workspace = ws.p;
-      a.workspace_bytes = wsb;
-      // Accumulating: dW and dbias start as the reference's own, so they must end at twice it.
-      const double grads = o.accumulate ? 2 : 1;
-      if (o.accumulate) {
-        std::vector<float> w32(want.dw.begin(), want.dw.end());
-        std::vector<__nv_bfloat16> w16(want.dw.size());
-        for (std::size_t i = 0; i < w16.size(); ++i) w16[i] = __float2bfloat16(w32[i]);
-        dw32.put(w32);
-        dw16.put(w16);
-        dbias_b.put(std::vector<float>(want.dbias.begin(), want.dbias.end()));
-      }
-      LmHead op;
-      op.run(a, o, nullptr);
-      check(cudaDeviceSynchronize());
-      for (auto& g : want.dw) g *= grads;
-      for (auto& g : want.dbias) g *= grads;
+    Buffer<__nv_bfloat16> dx_b(x.size()), x_b(x.size()), w_b(w.size());
+    Buffer<float> dw32(w.size()), loss(1), zloss(1), tok(static_cast<std::size_t>(c.n)),
+        lse(static_cast<std::size_t>(c.n));
+    Buffer<__nv_bfloat16> dw16(w.size());
+    Buffer<int64_t> t64(t.size());
+    Buffer<int32_t> t32(t.size());
+    x_b.put(x);
+    w_b.put(w);
+    t64.put(t);
+    t32.put(std::vector<int32_t>(t.begin(), t.end()));
+    const std::size_t wsb = LmHead::workspace_bytes(c.n, c.d, c.v, o);
+    Buffer<char> ws(wsb);
+    Buffer<__nv_bfloat16> bias_b(bias.size());
+    Buffer<float> dbias_b(bias.size()), token_grad_b(token_grad.size());
+    bias_b.put(bias);
+    token_grad_b.put(token_grad);
+    LmHeadArgs a;
+    if (c.bias) {
+      a.bias = bias_b.p;
+      a.dbias = dbias_b.p;
+    }
+    if (c.token_grad) a.token_grad = token_grad_b.p;
+    a.x = x_b.p;
+    a.w = w_b.p;
+    a.targets = c.int64_targets ? static_cast<const void*>(t64.p) : static_cast<const void*>(t32.p);
+    a.targets_int64 = c.int64_targets;
+    a.n = c.n;
+    a.d = c.d;
+    a.v = c.v;
+    a.loss = loss.p;
+    a.z_loss = zloss.p;
+    a.token_loss = tok.p;
+    a.lse = lse.p;
+    a.dx = dx_b.p;
+    a.dw = o.dw_fp32 ? static_cast<void*>(dw32.p) : static_cast<void*>(dw16.p);
+    a.workspace = ws.p;
+    a.workspace_bytes = wsb;
+    // Accumulating: dW and dbias start as the reference's own, so they must end at twice it.
+    const double grads = o.accumulate ? 2 : 1;
+    if (o.accumulate) {
+      std::vector<float> w32(want.dw.begin(), want.dw.end());
+      std::vector<__nv_bfloat16> w16(want.dw.size());
+      for (std::size_t i = 0; i < w16.size(); ++i) w16[i] = __float2bfloat16(w32[i]);
+      dw32.put(w32);
+      dw16.put(w16);
+      dbias_b.put(std::vector<float>(want.dbias.begin(), want.dbias.end()));
+    }
+    LmHead op;
+    op.run(a, o, nullptr);
+    check(cudaDeviceSynchronize());
+    for (auto& g : want.dw) g *= grads;
+    for (auto& g : want.dbias) g *= grads;
 
-      const double got_loss = loss.get()[0];
-      ASSERT_FALSE(std::isnan(got_loss));
-      EXPECT_NEAR(got_loss, want.loss, 1e-3 * std::abs(want.loss) + 1e-4);
-      EXPECT_NEAR(zloss.get()[0], want.z_loss, 1e-2 * std::abs(want.z_loss) + 1e-5);
-      auto tl = tok.get();
-      auto ls = lse.get();
-      EXPECT_LT(rel_error(std::vector<double>(tl.begin(), tl.end()), want.token_loss), 3e-3);
-      EXPECT_LT(rel_error(std::vector<double>(ls.begin(), ls.end()), want.lse), 1e-3);
-      if (!o.backward) continue;
-      auto dxh = dx_b.get();
-      std::vector<double> dxd(dxh.size());
-      for (std::size_t i = 0; i < dxh.size(); ++i) dxd[i] = __bfloat162float(dxh[i]);
-      EXPECT_LT(rel_error(dxd, want.dx), 1e-2);
-      std::vector<double> dwd(w.size());
-      if (o.dw_fp32) {
-        auto h = dw32.get();
-        dwd.assign(h.begin(), h.end());
-      } else {
-        auto h = dw16.get();
-        for (std::size_t i = 0; i < h.size(); ++i) dwd[i] = __bfloat162float(h[i]);
-      }
-      EXPECT_LT(rel_error(dwd, want.dw), 1e-2);
-      if (c.bias) {
-        auto h = dbias_b.get();
-        EXPECT_LT(rel_error(std::vector<double>(h.begin(), h.end()), want.dbias), 1e-2);
-      }
+    const double got_loss = loss.get()[0];
+    ASSERT_FALSE(std::isnan(got_loss));
+    EXPECT_NEAR(got_loss, want.loss, 1e-3 * std::abs(want.loss) + 1e-4);
+    EXPECT_NEAR(zloss.get()[0], want.z_loss, 1e-2 * std::abs(want.z_loss) + 1e-5);
+    auto tl = tok.get();
+    auto ls = lse.get();
+    EXPECT_LT(rel_error(std::vector<double>(tl.begin(), tl.end()), want.token_loss), 3e-3);
+    EXPECT_LT(rel_error(std::vector<double>(ls.begin(), ls.end()), want.lse), 1e-3);
+    if (!o.backward) continue;
+    auto dxh = dx_b.get();
+    std::vector<double> dxd(dxh.size());
+    for (std::size_t i = 0; i < dxh.size(); ++i) dxd[i] = __bfloat162float(dxh[i]);
+    EXPECT_LT(rel_error(dxd, want.dx), 1e-2);
+    std::vector<double> dwd(w.size());
+    if (o.dw_fp32) {
+      auto h = dw32.get();
+      dwd.assign(h.begin(), h.end());
+    } else {
+      auto h = dw16.get();
+      for (std::size_t i = 0; i < h.size(); ++i) dwd[i] = __bfloat162float(h[i]);
+    }
+    EXPECT_LT(rel_error(dwd, want.dw), 1e-2);
+    if (c.bias) {
+      auto h = dbias_b.get();
+      EXPECT_LT(rel_error(std::vector<double>(h.begin(), h.end()), want.dbias), 1e-2);
     }
   }
 }
@@ -367,21 +361,6 @@ TEST_F(LmHeadGpu, AccumulatesIntoTheCallersGradients) {
   run_case(c, 22);
   c.chunks = 1;
   run_case(c, 23);
-}
-
-// On an H200 (sm_90) the exponent is in the product unless label smoothing needs the two-read pass.
-TEST_F(LmHeadGpu, TheExponentIsInTheProductOnSm90) {
-  int dev = 0, major = 0, minor = 0;
-  check(cudaGetDevice(&dev));
-  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  LmHeadOptions o;
-  EXPECT_EQ(LmHead::exp_in_product(o), major == 9 && minor == 0);
-  o.label_smoothing = 0.1f;
-  EXPECT_FALSE(LmHead::exp_in_product(o));
-  o.label_smoothing = 0;
-  o.fuse_exp = false;
-  EXPECT_FALSE(LmHead::exp_in_product(o));
 }
 
 TEST_F(LmHeadGpu, BadShapesAreNamed) {

@@ -16,23 +16,16 @@ TEST(Workload, ANameReadsBackAsTheWorkloadItNames) {
   }
   EXPECT_EQ(name_of({LmHead{4096, 896, 151936, false}, 2}),
             "lmhead forward 4096x896x151936 chunks=2 dw=bf16");
-  // A name without dw=bf16 is the op as recorded before it: dW in fp32, the exponent in a pass.
-  const auto old = std::get<LmHead>(workload_named("lmhead 8x8x8 chunks=2")->kind);
-  EXPECT_EQ(old.dw_bytes, 4);
-  EXPECT_FALSE(old.exp_in_product);
-  LmHead fused{4096, 4096, 128256};
-  fused.exp_in_product = true;
-  EXPECT_EQ(name_of({fused, 2}), "lmhead 4096x4096x128256 chunks=2 dw=bf16 exp=product");
-  const auto back = std::get<LmHead>(workload_named(name_of({fused, 2}))->kind);
-  EXPECT_EQ(back.dw_bytes, 2);
-  EXPECT_TRUE(back.exp_in_product);
+  // A name without dw=bf16 is the op as recorded before it: dW in fp32.
+  EXPECT_EQ(std::get<LmHead>(workload_named("lmhead 8x8x8 chunks=2")->kind).dw_bytes, 4);
+  EXPECT_EQ(std::get<LmHead>(workload_named("lmhead 8x8x8 chunks=2 dw=bf16")->kind).dw_bytes, 2);
   EXPECT_FALSE(std::get<LmHead>(workload_named("lmhead forward 8x8x8 chunks=1")->kind).backward);
   EXPECT_TRUE(
       std::get<LmHead>(workload_named("lmhead products 8x8x8 chunks=2")->kind).products_only);
   for (const char* bad :
        {"lmhead 16384x896 chunks=2", "msm 8x8x8 chunks=9", "lmhead chunks=2",
         "square 10x1x1 chunks=1", "msm products 8x8x8 chunks=1", "msm 8x8x8 chunks=0",
-        "msm 8x-8x8 chunks=1", "lmhead 8x8x8 chunks=1 dw=fp16", "lmhead 8x8x8 chunks=1 exp=pass"})
+        "msm 8x-8x8 chunks=1", "lmhead 8x8x8 chunks=1 dw=fp16", "lmhead 8x8x8 chunks=1 dw=bf16 x"})
     EXPECT_FALSE(workload_named(bad).has_value()) << bad;
 }
 

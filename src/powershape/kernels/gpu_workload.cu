@@ -188,9 +188,6 @@ void GpuWorkload::Impl::allocate() {
       th[static_cast<std::size_t>(i)] = static_cast<int32_t>((i * 7919) % v);
     PS_CUDA(cudaMemcpy(t.p, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
     options = lmhead_options(*l, w.chunks);
-    if (l->exp_in_product && !LmHead::exp_in_product(options))
-      throw std::invalid_argument(
-          "lmhead: this GPU cannot take the exponent in the product (sm_90 only)");
     args.x = buf(0);
     args.w = buf(1);
     args.targets = buf(2);

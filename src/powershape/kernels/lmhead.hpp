@@ -33,10 +33,6 @@ struct LmHeadOptions {
   // dW (and dbias) added into what their buffers hold, from the first chunk on: a caller that
   // accumulates gradients over micro-steps pays no pass of its own to add them.
   bool accumulate = false;
-  // On an sm_90 GPU (and without label smoothing), the softmax's exponent in the logits product's
-  // epilogue (kernels/logits_exp.cuh), with no pass of its own over the logits; false: the
-  // separate one-read pass, as on other GPUs.
-  bool fuse_exp = true;
 };
 
 // Device pointers. x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64; bias [V] bf16 added
@@ -79,8 +75,6 @@ class LmHead {
   // an event there: probe --record times each kernel so).
   void run(const LmHeadArgs& a, const LmHeadOptions& o, CUstream_st* stream,
            const std::function<void(const LmHeadStep&)>& after_step = {});
-  // Whether run() puts the exponent in the logits product on the current device for these options.
-  static bool exp_in_product(const LmHeadOptions& o);
   // One op per CUDA device and calling thread, made on first use: its product plans are cached,
   // so callers that do not keep an LmHead (the C API, the Python package) reuse them.
   static LmHead& for_current_device();

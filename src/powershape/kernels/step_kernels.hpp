@@ -46,24 +46,16 @@ inline workload::KernelTime kernel_of(const WorkloadStep& s) {
 }
 
 // An LM head step of the op as workload `l` runs it. The one-read pass reads each logit and,
-// backward, writes its gradient in place (the forward pass writes none); with the exponent in the
-// product, the product writes the exponents (backward; nothing forward) and the row statistics of
-// each 256-logit tile, which the finishing pass reads.
+// backward, writes its gradient in place (the forward pass writes none).
 inline workload::KernelTime kernel_of(const LmHeadStep& s, const workload::LmHead& l) {
   const double rows = static_cast<double>(s.rows), dd = static_cast<double>(l.width),
                vv = static_cast<double>(l.vocab);
-  const double tile_stats = 8 * rows * workload::lmhead_stat_tiles(l.vocab);
   switch (s.kind) {
     case LmHeadStep::kCountValid:
       return memory_kernel("count_valid", 4 * rows);
-    case LmHeadStep::kLogits: {
-      if (!l.exp_in_product) return product_kernel("logits", s.rows, l.vocab, l.width, 2, false);
-      auto k = product_kernel("logits", s.rows, l.vocab, l.width, l.backward ? 2 : 0, false);
-      k.bytes += tile_stats;
-      return k;
-    }
+    case LmHeadStep::kLogits:
+      return product_kernel("logits", s.rows, l.vocab, l.width, 2, false);
     case LmHeadStep::kPass:
-      if (l.exp_in_product) return memory_kernel("ce_finish", tile_stats + 16 * rows);
       return memory_kernel("cross_entropy", (l.backward ? 4 : 2) * rows * vv);
     case LmHeadStep::kScaleX:
       return memory_kernel("scale_x", 4 * rows * dd);
@@ -87,7 +79,6 @@ inline LmHeadOptions lmhead_options(const workload::LmHead& l, int chunks) {
   o.chunks = chunks;
   o.backward = l.backward;
   o.dw_fp32 = l.dw_bytes == 4;
-  o.fuse_exp = l.exp_in_product;
   return o;
 }
 

@@ -96,8 +96,6 @@ SquareSizing size_square(const Square& s, const Rates& r) {
   return z;
 }
 
-int64_t lmhead_stat_tiles(int64_t vocab) { return (vocab + kLmHeadStatTile - 1) / kLmHeadStatTile; }
-
 Plan lmhead_plan(const LmHead& w, int chunks) {
   require(w.tokens > 0 && w.width > 0 && w.vocab > 0, "lmhead: N, D and V must be positive");
   require(chunks >= 1 && chunks <= w.tokens, "lmhead: chunks must be between 1 and N");
@@ -119,24 +117,15 @@ Plan lmhead_plan(const LmHead& w, int chunks) {
   // The op's kernels in its order (kernels/lmhead_steps.hpp): the valid targets counted, then a
   // chunk at a time the logits, the pass, and backward X_c scaled by each row's factor (the
   // one-read pass leaves it apart), dW accumulated in its dtype (read and written from the second
-  // chunk on), dX_c and its scaling; the per-token losses summed at the end. With the exponent in
-  // the product, the product writes exponents (backward) and each tile's row statistics, and the
-  // pass only reads those.
+  // chunk on), dX_c and its scaling; the per-token losses summed at the end.
   const double tokens = static_cast<double>(w.tokens);
-  const double tiles = static_cast<double>(lmhead_stat_tiles(w.vocab));
   plan.phases.push_back(stream("count_valid", 4 * tokens));
   for_each_chunk(w.tokens, rows_per_chunk(w.tokens, chunks), [&](int64_t c, int64_t, int64_t rows) {
     const double n = static_cast<double>(rows);
-    if (w.exp_in_product) {
-      plan.phases.push_back(product("logits", n, v, d, w.backward ? 2 : 0));
-      plan.phases.back().bytes += 8 * n * tiles;
-      plan.phases.push_back(stream("ce_finish", 8 * n * tiles + 16 * n));
-    } else {
-      plan.phases.push_back(product("logits", n, v, d));
-      // Forward alone, the pass writes no gradient: it moves the read half of its bytes.
-      plan.phases.push_back(
-          stream("cross_entropy", (w.backward ? 1 : 0.5) * w.ce_bytes_per_logit * n * v));
-    }
+    plan.phases.push_back(product("logits", n, v, d));
+    // Forward alone, the pass writes no gradient: it moves the read half of its bytes.
+    plan.phases.push_back(
+        stream("cross_entropy", (w.backward ? 1 : 0.5) * w.ce_bytes_per_logit * n * v));
     if (w.backward) {
       plan.phases.push_back(stream("scale_x", 4 * n * d));
       plan.phases.push_back(product("dw", v, d, n, w.dw_bytes, c > 0));

@@ -52,10 +52,6 @@ SquareSizing size_square(const Square& s, const Rates& r);
 // LM head: per chunk the logits product, the pass over the logits and, with backward, the dX and
 // dW products; products_only: the three products alone, chunked as the op chunks them.
 Plan lmhead_plan(const LmHead& w, int chunks);
-// The tiles of a row of V logits whose statistics the exponent-in-the-product path keeps
-// (kernels/logits_exp.cu's tile width).
-constexpr int64_t kLmHeadStatTile = 256;
-int64_t lmhead_stat_tiles(int64_t vocab);
 // msm: per chunk of rows Q K^T, the softmax over S (bf16 read and written), P V.
 Plan msm_plan(const Msm& w, int chunks);
 Plan products_plan(const Products& w);

@@ -15,11 +15,9 @@ std::string dims(int64_t a, int64_t b, int64_t c) {
 std::string name_of(const Workload& w) {
   const std::string chunks = " chunks=" + std::to_string(w.chunks);
   if (const auto* l = std::get_if<LmHead>(&w.kind)) {
-    // How dW is kept and where the exponent is taken follow the chunk count. A name without them
-    // is the op as it was before either existed (an fp32 dW, a pass of its own): recorded data
-    // keeps its meaning.
-    const std::string how =
-        std::string(l->dw_bytes == 2 ? " dw=bf16" : "") + (l->exp_in_product ? " exp=product" : "");
+    // The dW dtype follows the chunk count; a name without it is the op as recorded before bf16
+    // dW existed (fp32): recorded data keeps its meaning.
+    const std::string how = l->dw_bytes == 2 ? " dw=bf16" : "";
     if (l->products_only)
       return "lmhead products " + dims(l->tokens, l->width, l->vocab) + chunks + how;
     return (l->backward ? "lmhead " : "lmhead forward ") + dims(l->tokens, l->width, l->vocab) +
@@ -57,13 +55,8 @@ std::optional<Workload> workload_named(const std::string& name) {
     l.products_only = products;
     l.dw_bytes = 4;
     for (std::string how; in >> how;) {
-      if (how == "dw=bf16") {
-        l.dw_bytes = 2;
-      } else if (how == "exp=product") {
-        l.exp_in_product = true;
-      } else {
-        return std::nullopt;
-      }
+      if (how != "dw=bf16") return std::nullopt;
+      l.dw_bytes = 2;
     }
     return Workload{l, n};
   }

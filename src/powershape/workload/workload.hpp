@@ -23,10 +23,6 @@ struct LmHead {
   bool products_only = false;
   // Bytes of each dW element: 2 (bf16, the gradient's dtype: the op's default) or 4 (fp32).
   double dw_bytes = 2;
-  // The softmax's exponent in the logits product's epilogue (the op on an sm_90 GPU,
-  // kernels/logits_exp.cuh): the product writes exp(z - c), and a small pass over each row's tile
-  // statistics replaces the cross-entropy pass over the logits.
-  bool exp_in_product = false;
 };
 
 // The chunking paper's minimal reproduction: S = Q K^T (rows x width x cols), softmax over S,
@@ -58,9 +54,8 @@ struct Workload {
 // "lmhead 16384x896x151936 chunks=4" (forward and backward; "lmhead forward ..." the forward
 // pass alone, "lmhead products ..." the products alone), as plans and tables name it.
 std::string name_of(const Workload& w);
-// The workload a name_of names: "lmhead [forward|products] 131072x896x151936 chunks=8 [dw=bf16]
-// [exp=product]" (without dw=bf16: an fp32 dW) or "msm 65536x512x65536 chunks=4"; nullopt for any
-// other name.
+// The workload a name_of names: "lmhead [forward|products] 131072x896x151936 chunks=8 [dw=bf16]"
+// (without dw=bf16: an fp32 dW) or "msm 65536x512x65536 chunks=4"; nullopt for any other name.
 std::optional<Workload> workload_named(const std::string& name);
 
 }  // namespace powershape::workload
