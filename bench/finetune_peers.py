@@ -97,8 +97,8 @@ def round_of(loss_fn, ids, labels, opt, steps, micro, monitor):
     seconds = time.perf_counter() - t0
     w = monitor.end_window("round")
     return {"ms": seconds / steps * 1e3, "j": (w.energy_j or float("nan")) / steps,
-            "peak_gib": torch.cuda.max_memory_allocated() / 2**30, "mhz": w.sm_clock_mhz,
-            "capped": w.power_capped, "loss": loss.item()}
+            "peak_gib": torch.cuda.max_memory_allocated() / 2**30, "mhz": w.sm_clock_mhz or float("nan"),
+            "capped": float("nan") if w.power_capped is None else w.power_capped, "loss": loss.item()}
 
 
 def main():
