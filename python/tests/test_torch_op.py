@@ -75,25 +75,29 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="chunks"):
         linear_cross_entropy(x, w, t, chunks="best")
     assert torch.allclose(linear_cross_entropy(x, w, t, chunks="auto"), linear_cross_entropy(x, w, t))
+    with pytest.raises(ValueError, match="accum_dtype"):
+        linear_cross_entropy(x, w, t, accum_dtype=torch.float16)
     with pytest.raises(ValueError, match="bias"):
         linear_cross_entropy(x, w, t, bias=torch.zeros(3))
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
-@pytest.mark.parametrize("chunks", [1, 3])
-@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"label_smoothing": 0.1}, {"z_loss": 1e-4, "softcap": 30.0}])
+@pytest.mark.parametrize("chunks", [1, 3, None])  # None: the op's default count
+@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"label_smoothing": 0.1}, {"z_loss": 1e-4, "softcap": 30.0},
+                                {"accum_dtype": torch.float32}])
 def test_cuda_matches_the_reference_in_bf16(chunks, kw):
     x, w, t = inputs("cuda", n=256, d=128, v=4099, dtype=torch.bfloat16)
     ours = linear_cross_entropy(x, w, t, chunks=chunks, **kw)
     gx, gw = torch.autograd.grad(ours * 2, (x, w))  # a scaled incoming gradient
     xr, wr = x.detach().float().cpu().requires_grad_(), w.detach().float().cpu().requires_grad_()
-    ref = linear_cross_entropy(xr, wr, t.cpu(), **kw)
+    ref = linear_cross_entropy(xr, wr, t.cpu(), **{k: v for k, v in kw.items() if k != "accum_dtype"})
     rx, rw = torch.autograd.grad(ref * 2, (xr, wr))
     assert abs(ours.item() - ref.item()) <= 2e-2 * abs(ref.item()) + 1e-3
     # bf16 gradients: within 2% of the largest element (a bf16 step at the scale of the sum's
     # gradients is 1%), and the scaled incoming gradient applied.
     assert torch.allclose(gx.float().cpu(), rx, rtol=0, atol=2e-2 * rx.abs().max().item())
     assert torch.allclose(gw.float().cpu(), rw, rtol=0, atol=2e-2 * rw.abs().max().item())
+    assert gw.dtype == w.dtype  # whatever dW accumulated in, the gradient has the weight's dtype
     # An incoming gradient of 1 takes the path without the scaling pass.
     g1x, g1w = torch.autograd.grad(linear_cross_entropy(x, w, t, chunks=chunks, **kw), (x, w))
     assert torch.allclose(g1x.float() * 2, gx.float(), rtol=1e-2, atol=1e-3 * gx.abs().max().item())
