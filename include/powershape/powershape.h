@@ -2,8 +2,8 @@
  * and run the chunked LM head + cross-entropy. Plain C, no C++ types: any language can bind it
  * (the Python package does, with ctypes). Link libpowershape_c.so.
  *
- * Errors: a function that fails returns NULL or a negative value, and ps_last_error() says why in
- * one line (per thread). */
+ * Errors: a function that fails returns NULL or a negative value, ps_last_error() says why in one
+ * line and ps_last_error_kind() what kind of failure it was (per thread). */
 #ifndef POWERSHAPE_POWERSHAPE_H
 #define POWERSHAPE_POWERSHAPE_H
 
@@ -21,6 +21,16 @@ extern "C" {
 const char* ps_version(void);
 /* Why the last call on this thread failed; "" when it did not. */
 const char* ps_last_error(void);
+/* What kind of failure it was: a caller's bad argument, file or shape (PS_ERROR_INVALID_INPUT),
+ * something this machine, driver or device lacks (PS_ERROR_UNSUPPORTED), or a device, driver or
+ * system call that failed (PS_ERROR_DEVICE); PS_ERROR_NONE when it did not fail. */
+enum {
+  PS_ERROR_NONE = 0,
+  PS_ERROR_INVALID_INPUT = 1,
+  PS_ERROR_UNSUPPORTED = 2,
+  PS_ERROR_DEVICE = 3
+};
+int ps_last_error_kind(void);
 /* The clock regions are stamped on: CLOCK_MONOTONIC, ns. */
 int64_t ps_now_ns(void);
 

@@ -135,6 +135,7 @@ def lib():
     sigs = {
         "ps_version": (cs, []),
         "ps_last_error": (cs, []),
+        "ps_last_error_kind": (ctypes.c_int, []),
         "ps_now_ns": (i64, []),
         "ps_recorder_open": (vp, [cs, ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_double]),
         "ps_recorder_gpu_count": (ctypes.c_int, [vp]),
@@ -162,7 +163,12 @@ def lib():
     return L
 
 
+PS_ERROR_INVALID_INPUT = 1  # include/powershape/powershape.h
+
+
 def check(ok):
-    """Raises PowershapeError with the library's reason when `ok` is false."""
+    """When `ok` is false, raises the library's reason: ValueError for a caller's bad argument,
+    file or shape, PowershapeError for what the machine lacks or a device that failed."""
     if not ok:
-        raise PowershapeError(lib().ps_last_error().decode(errors="replace"))
+        why = lib().ps_last_error().decode(errors="replace")
+        raise (ValueError if lib().ps_last_error_kind() == PS_ERROR_INVALID_INPUT else PowershapeError)(why)

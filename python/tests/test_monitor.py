@@ -27,10 +27,13 @@ def test_windows_over_a_replayed_h200_trace():
 
 
 def test_errors_are_one_line_and_name_the_thing():
-    with pytest.raises(powershape.PowershapeError, match="bogus"):
+    # A caller's mistake is a ValueError; what the machine lacks a PowershapeError.
+    with pytest.raises(ValueError, match="bogus"):
         powershape.Monitor("bogus")
+    with pytest.raises(powershape.PowershapeError, match="hwmon|rails"):
+        powershape.Monitor("hwmon:/nonexistent")
     with powershape.Monitor("fake:" + DATA) as m:
-        with pytest.raises(powershape.PowershapeError, match="no region 'never' is open"):
+        with pytest.raises(ValueError, match="no region 'never' is open"):
             m.end_window("never")
     with pytest.raises(ValueError, match="closed"):
         m.begin_window("late")

@@ -17,7 +17,8 @@ ps_chunker* ps_chunker_open(const int* arms, int n_arms, const char* objective, 
     namespace e = powershape::experiment;
     e::ChunkerOptions o;
     if (arms != nullptr) {
-      if (n_arms < 1 || n_arms > 64) throw std::invalid_argument("chunker: 1 to 64 chunk counts");
+      if (n_arms < 1 || n_arms > 64)
+        throw powershape::invalid_input("chunker: 1 to 64 chunk counts");
       o.arms.assign(arms, arms + n_arms);
     }
     o.objective = e::parse_objective(objective != nullptr ? objective : "time", p_max_w);
@@ -29,7 +30,7 @@ int ps_chunker_next(const ps_chunker* c) { return c != nullptr ? c->impl.next() 
 
 int ps_chunker_report(ps_chunker* c, int chunks, double ms, double joules) {
   return powershape::capi::guarded<int>(-1, [&] {
-    if (c == nullptr) throw std::invalid_argument("chunker: NULL");
+    if (c == nullptr) throw powershape::invalid_input("chunker: NULL");
     c->impl.report(chunks, ms, joules);
     return 0;
   });

@@ -17,9 +17,9 @@ namespace {
 namespace k = powershape::kernels;
 
 k::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
-  if (o == nullptr) throw std::invalid_argument("lmhead: options are NULL");
+  if (o == nullptr) throw powershape::invalid_input("lmhead: options are NULL");
   if (o->reduction < PS_REDUCTION_MEAN || o->reduction > PS_REDUCTION_NONE) {
-    throw std::invalid_argument("lmhead: reduction must be PS_REDUCTION_MEAN, _SUM or _NONE");
+    throw powershape::invalid_input("lmhead: reduction must be PS_REDUCTION_MEAN, _SUM or _NONE");
   }
   k::LmHeadOptions c;
   c.chunks = o->chunks;
@@ -37,7 +37,7 @@ k::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
 }
 
 k::LmHeadArgs to_cpp(const ps_lmhead_args* a) {
-  if (a == nullptr) throw std::invalid_argument("lmhead: args are NULL");
+  if (a == nullptr) throw powershape::invalid_input("lmhead: args are NULL");
   k::LmHeadArgs c;
   c.x = a->x;
   c.w = a->w;
@@ -61,7 +61,8 @@ k::LmHeadArgs to_cpp(const ps_lmhead_args* a) {
 }
 #else
 [[noreturn]] void no_cuda() {
-  throw std::runtime_error("lmhead: this libpowershape_c was built without CUDA (build with nvcc)");
+  throw powershape::unsupported(
+      "lmhead: this libpowershape_c was built without CUDA (build with nvcc)");
 }
 #endif
 
@@ -81,7 +82,8 @@ void ps_lmhead_options_default(ps_lmhead_options* o) {
 size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o) {
   return powershape::capi::guarded<size_t>(0, [&]() -> size_t {
 #ifdef POWERSHAPE_CAPI_CUDA
-    if (n < 1 || d < 1 || v < 1) throw std::invalid_argument("lmhead: N, D and V must be positive");
+    if (n < 1 || d < 1 || v < 1)
+      throw powershape::invalid_input("lmhead: N, D and V must be positive");
     return k::LmHead::workspace_bytes(n, d, v, to_cpp(o));
 #else
     (void)n, (void)d, (void)v, (void)o;
@@ -119,8 +121,10 @@ int ps_lmhead_tuned_chunks(int64_t n, int64_t d, int64_t v, int forward_only, co
                            int gpu) {
   return powershape::capi::guarded<int>(-1, [&]() -> int {
     namespace e = powershape::experiment;
-    if (n < 1 || d < 1 || v < 1) throw std::invalid_argument("lmhead: N, D and V must be positive");
-    if (objective == nullptr) throw std::invalid_argument("tuned chunks: the objective is NULL");
+    if (n < 1 || d < 1 || v < 1)
+      throw powershape::invalid_input("lmhead: N, D and V must be positive");
+    if (objective == nullptr)
+      throw powershape::invalid_input("tuned chunks: the objective is NULL");
     powershape::telemetry::NvmlSource nvml({gpu});
     const nlohmann::json device = {{"device", powershape::trace::to_json(nvml.devices().at(0))}};
     powershape::workload::Workload w{powershape::workload::LmHead{n, d, v}, 1};

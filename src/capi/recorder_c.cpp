@@ -96,13 +96,14 @@ int64_t ps_now_ns(void) { return powershape::telemetry::steady_now_ns(); }
 
 ps_recorder* ps_recorder_open(const char* source, const int* gpus, int n_gpus, double interval_ms) {
   return powershape::capi::guarded<ps_recorder*>(nullptr, [&] {
-    if (source == nullptr) throw std::invalid_argument("ps_recorder_open: source is NULL");
+    if (source == nullptr) throw powershape::invalid_input("ps_recorder_open: source is NULL");
     if (!(interval_ms >= 0 && interval_ms <= 60'000)) {
-      throw std::invalid_argument("ps_recorder_open: interval_ms must be in [0, 60000], found " +
-                                  std::to_string(interval_ms));
+      throw powershape::invalid_input(
+          "ps_recorder_open: interval_ms must be in [0, 60000], found " +
+          std::to_string(interval_ms));
     }
     if (n_gpus < 0 || (n_gpus > 0 && gpus == nullptr))
-      throw std::invalid_argument("ps_recorder_open: bad GPU list");
+      throw powershape::invalid_input("ps_recorder_open: bad GPU list");
     powershape::telemetry::SamplerOptions o;
     if (interval_ms > 0)
       o.period = std::chrono::nanoseconds(static_cast<int64_t>(interval_ms * 1e6));
@@ -115,7 +116,7 @@ ps_recorder* ps_recorder_open(const char* source, const int* gpus, int n_gpus, d
 
 int ps_recorder_gpu_count(const ps_recorder* r) {
   return powershape::capi::guarded<int>(-1, [&] {
-    if (r == nullptr) throw std::invalid_argument("ps_recorder_gpu_count: recorder is NULL");
+    if (r == nullptr) throw powershape::invalid_input("ps_recorder_gpu_count: recorder is NULL");
     return static_cast<int>(r->r->devices().size());
   });
 }
@@ -123,7 +124,7 @@ int ps_recorder_gpu_count(const ps_recorder* r) {
 int ps_region_begin(ps_recorder* r, const char* name, int64_t t_ns) {
   return powershape::capi::guarded<int>(-1, [&] {
     if (r == nullptr || name == nullptr)
-      throw std::invalid_argument("ps_region_begin: recorder or name is NULL");
+      throw powershape::invalid_input("ps_region_begin: recorder or name is NULL");
     const int64_t t = t_ns != 0 ? t_ns : ps_now_ns();
     r->r->begin(name, t);
     forward({true, t, name});
@@ -134,7 +135,7 @@ int ps_region_begin(ps_recorder* r, const char* name, int64_t t_ns) {
 int ps_region_end(ps_recorder* r, const char* name, int64_t t_ns, ps_summary* out, int n_out) {
   return powershape::capi::guarded<int>(-1, [&] {
     if (r == nullptr || name == nullptr)
-      throw std::invalid_argument("ps_region_end: recorder or name is NULL");
+      throw powershape::invalid_input("ps_region_end: recorder or name is NULL");
     const int64_t t = t_ns != 0 ? t_ns : ps_now_ns();
     const int n = copy_out(r->r->end(name, t), out, n_out);
     forward({false, t, name});
@@ -145,9 +146,10 @@ int ps_region_end(ps_recorder* r, const char* name, int64_t t_ns, ps_summary* ou
 int ps_region_summary(const ps_recorder* r, const char* name, ps_summary* out, int n_out) {
   return powershape::capi::guarded<int>(-1, [&] {
     if (r == nullptr || name == nullptr)
-      throw std::invalid_argument("ps_region_summary: recorder or name is NULL");
+      throw powershape::invalid_input("ps_region_summary: recorder or name is NULL");
     auto s = r->r->last(name);
-    if (s.empty()) throw std::invalid_argument(std::string("no region '") + name + "' has ended");
+    if (s.empty())
+      throw powershape::invalid_input(std::string("no region '") + name + "' has ended");
     return copy_out(s, out, n_out);
   });
 }

@@ -7,6 +7,7 @@
 
 #include "child.hpp"
 #include "powershape/advise/apply.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::cli {
 
@@ -38,7 +39,9 @@ int restore_left(const ApplyArgs&) {
   return 0;
 }
 
-int apply_setting(const ApplyArgs& a, const advise::Setting& s) {
+namespace {
+
+int apply_setting_as_asked(const ApplyArgs& a, const advise::Setting& s) {
   for (const auto& l : advise::restore_leftovers(
            advise::state_dir(), [](const nlohmann::json& t) { return advise::open_target(t); }))
     std::printf("powershape: %s\n", l.c_str());
@@ -71,6 +74,16 @@ int apply_setting(const ApplyArgs& a, const advise::Setting& s) {
     std::printf("powershape: put %s back as it was\n", target->describe().c_str());
   }
   return code;
+}
+
+}  // namespace
+
+int apply_setting(const ApplyArgs& a, const advise::Setting& s) {
+  try {
+    return apply_setting_as_asked(a, s);
+  } catch (const std::exception& e) {
+    rethrow_with("--apply: ", e);
+  }
 }
 
 }  // namespace powershape::cli

@@ -2,6 +2,7 @@
 #include <exception>
 #include <string>
 
+#include "error_message.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/util/printable.hpp"
 #include "powershape/util/share_dir.hpp"
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "powershape: %s\n", e.what());
+    std::fprintf(stderr, "powershape: %s\n", powershape::cli::message_of(app, e).c_str());
     return 1;
   }
   return powershape::cli::exit_code();

@@ -217,7 +217,7 @@ int run_monitor(const MonitorOptions& o) {
     throw std::runtime_error("--slow-interval: expected milliseconds between --interval and 60000");
   }
   auto source = trace::open_source(
-      o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "--gpus"));
+      o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "gpus"));
   const auto locks = claim_outputs(o);
   std::unique_ptr<MetricsServer> server;
   if (!o.prometheus.empty()) {

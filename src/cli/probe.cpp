@@ -61,7 +61,7 @@ int run_probe(const ProbeArgs& a) {
     if (c == std::string::npos) break;
     s = c + 1;
   }
-  std::vector<int> periods = util::parse_int_list(a.periods, "--periods");
+  std::vector<int> periods = util::parse_int_list(a.periods, "periods");
   for (int p : periods) {
     if (p < 1 || p > 3'600'000)
       throw std::runtime_error("--periods: expected periods of 1 to 3600000 ms");

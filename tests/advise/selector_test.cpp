@@ -5,6 +5,7 @@
 #include <random>
 
 #include "powershape/sim/simulator.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::advise {
@@ -28,7 +29,7 @@ TEST(Selector, LearnsARelationAndRoundTrips) {
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(s.predict(x[i]), y[i], 0.03);
   const Selector back = Selector::from_json(s.to_json());
   EXPECT_DOUBLE_EQ(back.predict(x[0]), s.predict(x[0]));
-  EXPECT_THROW(Selector::train({x[0], x[1]}, {0.5, 0.5}), std::invalid_argument);
+  EXPECT_THROW(Selector::train({x[0], x[1]}, {0.5, 0.5}), powershape::Error);
   auto j = s.to_json();
   j["weights"] = {1, 2};
   EXPECT_THROW(Selector::from_json(j), std::runtime_error);

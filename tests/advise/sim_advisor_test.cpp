@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::advise {
@@ -85,17 +86,17 @@ TEST(SimAdvisor, RefusesUnboundedOrUnpairedRuns) {
   const auto plan = plan_on(p, {workload::Products{4096}});
   SimAdviseOptions o = quick();
   o.seeds = 1;
-  EXPECT_THROW(simulate_settings(p, plan, {Setting{}}, o), std::invalid_argument);
+  EXPECT_THROW(simulate_settings(p, plan, {Setting{}}, o), powershape::Error);
   o = quick();
   o.seconds = 1e6;
-  EXPECT_THROW(simulate_settings(p, plan, {Setting{}}, o), std::invalid_argument);
-  EXPECT_THROW(simulate_settings(p, plan, {{1000, 0, ""}}, quick()), std::invalid_argument);
+  EXPECT_THROW(simulate_settings(p, plan, {Setting{}}, o), powershape::Error);
+  EXPECT_THROW(simulate_settings(p, plan, {{1000, 0, ""}}, quick()), powershape::Error);
   // An iteration of hours would make a sweep of settings unbounded.
   const auto huge = plan_on(p, {workload::Products{1'000'000}});
-  EXPECT_THROW(simulate_settings(p, huge, {Setting{}}, quick()), std::invalid_argument);
+  EXPECT_THROW(simulate_settings(p, huge, {Setting{}}, quick()), powershape::Error);
   EXPECT_THROW(search_settings(p, huge, {Knob::kClock}, experiment::parse_objective("energy", 700),
                                -1, 8, quick()),
-               std::invalid_argument);
+               powershape::Error);
 }
 
 }  // namespace powershape::advise

@@ -4,6 +4,7 @@
 
 #include "powershape/advise/sim_advisor.hpp"
 #include "powershape/sim/simulator.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::advise {
@@ -138,7 +139,7 @@ TEST(TraceAdvisor, RefusesATraceWithoutWork) {
   EXPECT_THROW(fit_trace_model(d.trace(), 0, voltage_curve(p)), std::runtime_error);
   const Recorded r = record(p, {workload::Products{4096}}, 3, false);
   const TraceModel m = fit_trace_model(r.trace, 0, voltage_curve(p));
-  EXPECT_THROW(predict_from_trace(m, {{1000, 0, ""}}), std::invalid_argument);
+  EXPECT_THROW(predict_from_trace(m, {{1000, 0, ""}}), powershape::Error);
 }
 
 }  // namespace powershape::advise

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "powershape/sim/simulator.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::analysis {
@@ -92,8 +93,8 @@ TEST(Phases, WithoutUtilisationIdleIsLowPower) {
 
 TEST(Phases, RefusesWhatItCannotClass) {
   const auto t = simulated({workload::Products{4096}}, 1);
-  EXPECT_THROW(classify_phases(t, 0, {.window_s = 0.001}), std::invalid_argument);
-  EXPECT_THROW(classify_phases(t, 0, {.window_s = 1e9}), std::invalid_argument);
+  EXPECT_THROW(classify_phases(t, 0, {.window_s = 0.001}), powershape::Error);
+  EXPECT_THROW(classify_phases(t, 0, {.window_s = 1e9}), powershape::Error);
   EXPECT_THROW(classify_phases(t, 3), std::runtime_error);  // no such GPU: no power readings
 }
 

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::analysis {
 namespace {
@@ -62,11 +63,11 @@ TEST(Recorder, RegionsOverlapAndErrorsNameTheRegion) {
   const int64_t t = telemetry::steady_now_ns();
   r.begin("a", t);
   r.begin("b", t + 1'000'000);
-  EXPECT_THROW(r.end("c", t + 2'000'000), std::invalid_argument);
-  EXPECT_THROW(r.end("b", t), std::invalid_argument);  // before it began
-  EXPECT_EQ(r.end("a", t + 30'000'000).size(), 1u);    // "b" stays open
+  EXPECT_THROW(r.end("c", t + 2'000'000), powershape::Error);
+  EXPECT_THROW(r.end("b", t), powershape::Error);    // before it began
+  EXPECT_EQ(r.end("a", t + 30'000'000).size(), 1u);  // "b" stays open
   EXPECT_EQ(r.end("b", t + 40'000'000)[0].begin_ns, t + 1'000'000);
-  EXPECT_THROW(r.begin("", t), std::invalid_argument);
+  EXPECT_THROW(r.begin("", t), powershape::Error);
   EXPECT_TRUE(r.last("never").empty());
 }
 

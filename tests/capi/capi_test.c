@@ -58,9 +58,11 @@ int main(int argc, char** argv) {
 
   CHECK("ending a region not open fails", ps_region_end(r, "nope", 0, NULL, 0) == -1);
   CHECK("and says which", strstr(ps_last_error(), "nope") != NULL);
+  CHECK("a caller's mistake", ps_last_error_kind() == PS_ERROR_INVALID_INPUT);
   CHECK("a summary of no region fails", ps_region_summary(r, "never", s, 1) == -1);
   CHECK("an empty name fails", ps_region_begin(r, "", 0) == -1);
-  CHECK("a success clears the error", ps_region_begin(r, "x", 0) == 0 && ps_last_error()[0] == 0);
+  CHECK("a success clears the error", ps_region_begin(r, "x", 0) == 0 && ps_last_error()[0] == 0 &&
+                                           ps_last_error_kind() == PS_ERROR_NONE);
   ps_recorder_close(r);
   ps_recorder_close(NULL);
 
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
 
   CHECK("a bad source fails", ps_recorder_open("bogus", NULL, 0, 10) == NULL);
   CHECK("and names it", strstr(ps_last_error(), "bogus") != NULL);
+  CHECK("as the caller's mistake", ps_last_error_kind() == PS_ERROR_INVALID_INPUT);
   CHECK("a bad interval fails", ps_recorder_open(source, NULL, 0, -1) == NULL);
   CHECK("and names it", strstr(ps_last_error(), "interval_ms") != NULL);
 
@@ -103,6 +106,7 @@ int main(int argc, char** argv) {
 #else
   CHECK("without CUDA the LM head says so",
         ws == 0 && strstr(ps_last_error(), "without CUDA") != NULL);
+  CHECK("as what this build lacks", ps_last_error_kind() == PS_ERROR_UNSUPPORTED);
   CHECK("run too", ps_lmhead_run(NULL, &o, NULL) == -1);
   CHECK("and scaling", ps_lmhead_scale_gradients(NULL, &o, NULL, NULL) == -1);
 #endif

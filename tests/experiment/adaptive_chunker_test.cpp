@@ -7,6 +7,7 @@
 #include <random>
 
 #include "powershape/sim/simulator.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::experiment {
@@ -78,11 +79,11 @@ TEST(AdaptiveChunker, ConvergesLosesLittleAndFollowsAChange) {
 TEST(AdaptiveChunker, BadOptionsAreRefused) {
   ChunkerOptions o;
   o.arms = {};
-  EXPECT_THROW(AdaptiveChunker{o}, std::invalid_argument);
+  EXPECT_THROW(AdaptiveChunker{o}, powershape::Error);
   o.arms = {0, 2};
-  EXPECT_THROW(AdaptiveChunker{o}, std::invalid_argument);
+  EXPECT_THROW(AdaptiveChunker{o}, powershape::Error);
   AdaptiveChunker c({});
-  EXPECT_THROW(c.report(1, 0, 1), std::invalid_argument);
+  EXPECT_THROW(c.report(1, 0, 1), powershape::Error);
 }
 
 // On the simulator (dgx-spark and jetson-agx-orin, the LM head at 8192x896x151936): settled within

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "experiment/fake_backend.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::experiment {
 
@@ -80,7 +81,7 @@ TEST(Engine, CallsAResolvedDifferenceUnderTheMinimumEffectWithin) {
   d.min_effect = 0;
   EXPECT_EQ(run_design(b2, d).configs[1].time_verdict, "faster");
   d.min_effect = 1;
-  EXPECT_THROW(run_design(b2, d), std::invalid_argument);
+  EXPECT_THROW(run_design(b2, d), powershape::Error);
 }
 
 TEST(Engine, NamesTheBaselineBestWhenNothingBeatsItClearly) {
@@ -116,10 +117,10 @@ TEST(Engine, RejectsADesignItCannotRun) {
   FakeBackend b({1.0}, 0.001, 1);
   Design d;
   d.rounds = 1;
-  EXPECT_THROW(run_design(b, d), std::invalid_argument);
+  EXPECT_THROW(run_design(b, d), powershape::Error);
   d.rounds = 4;
   d.baseline = 3;
-  EXPECT_THROW(run_design(b, d), std::invalid_argument);
+  EXPECT_THROW(run_design(b, d), powershape::Error);
 }
 
 }  // namespace powershape::experiment

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::experiment {
 
 TEST(Stats, MedianOfOddAndEvenCounts) {
@@ -71,8 +73,8 @@ TEST(Stats, TheIntervalIsNotTooWideToFindAnEffect) {
 }
 
 TEST(Stats, NeedsTwoPairs) {
-  EXPECT_THROW(ratio_interval({1}, {1}, 1), std::invalid_argument);
-  EXPECT_THROW(ratio_interval({1, 2}, {1}, 1), std::invalid_argument);
+  EXPECT_THROW(ratio_interval({1}, {1}, 1), powershape::Error);
+  EXPECT_THROW(ratio_interval({1, 2}, {1}, 1), powershape::Error);
 }
 
 }  // namespace powershape::experiment

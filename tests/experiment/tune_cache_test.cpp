@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::experiment {
 
 // The key names what moves the best count: the GPU, its driver and power limit, the workload and
@@ -22,7 +24,7 @@ TEST(TuneCache, KeysNameTheGpuItsLimitTheWorkloadAndTheObjective) {
   EXPECT_EQ(tune_key(sim, "msm 1,2,3", "energy"),
             "sim:dgx-spark | simulator | 160 W | msm 1,2,3 | energy");
   EXPECT_THROW(tune_workload_name("square", workload::Workload{workload::Square{}, 1}),
-               std::invalid_argument);
+               powershape::Error);
 }
 
 // Stored counts come back by key; other keys, a missing file and a broken one give none.

@@ -1,6 +1,6 @@
 #pragma once
 // What the fuzz targets share: the input as text, and the rule they check. A reader or builder
-// given any bytes returns or throws std::runtime_error (std::invalid_argument for a builder's
+// given any bytes returns or throws std::runtime_error (powershape::Error for a builder's
 // values) with a message; anything else escaping (a JSON library's type error, bad_alloc, a
 // crash, a hang, a sanitizer report) is a finding.
 #include <cstddef>
@@ -30,7 +30,7 @@ void expect_clean(F&& f) {
     f();
   } catch (const std::runtime_error& e) {
     if (std::string(e.what()).empty()) throw std::logic_error("an error without a message");
-  } catch (const std::invalid_argument& e) {
+  } catch (const powershape::Error& e) {
     if (std::string(e.what()).empty()) throw std::logic_error("an error without a message");
   }
 }

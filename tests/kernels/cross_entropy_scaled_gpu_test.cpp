@@ -7,6 +7,7 @@
 #include <string>
 
 #include "powershape/kernels/cross_entropy.cuh"
+#include "powershape/util/error.hpp"
 
 namespace powershape::kernels {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 std::string message_of(void (*f)()) {
   try {
     f();
-  } catch (const std::invalid_argument& e) {
+  } catch (const powershape::Error& e) {
     return e.what();
   }
   return "";

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "powershape/kernels/gpu_workload.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::kernels {
@@ -79,7 +80,7 @@ TEST_F(GpuWorkloadGpu, EachKernelIsTimedInThePlansOrder) {
 
 TEST_F(GpuWorkloadGpu, ACustomPlanIsRefused) {
   EXPECT_THROW(GpuWorkload(workload::Workload{workload::Custom{}}, {1e15, 1e12}),
-               std::invalid_argument);
+               powershape::Error);
 }
 
 }  // namespace powershape::kernels

@@ -10,6 +10,7 @@
 
 #include "powershape/kernels/lmhead.hpp"
 #include "powershape/reference/lmhead_ref.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::kernels {
 namespace {
@@ -350,7 +351,7 @@ TEST_F(LmHeadGpu, ScaleGradientsReadsTheFactorOnTheDevice) {
   auto dw2 = dw.get(), db2 = dbias.get();
   for (std::size_t i = 0; i < dw2.size(); ++i) EXPECT_EQ(dw2[i], -0.5f * dwh[i]);
   for (std::size_t i = 0; i < db2.size(); ++i) EXPECT_EQ(db2[i], -0.5f * dbh[i]);
-  EXPECT_THROW(LmHead::scale_gradients(a, o, nullptr, nullptr), std::invalid_argument);
+  EXPECT_THROW(LmHead::scale_gradients(a, o, nullptr, nullptr), powershape::Error);
 }
 
 // Gradient accumulation: dW and dbias added into what their buffers hold, from the first chunk.
@@ -372,7 +373,7 @@ TEST_F(LmHeadGpu, BadShapesAreNamed) {
   try {
     op.run(a, {}, nullptr);
     FAIL();
-  } catch (const std::invalid_argument& e) {
+  } catch (const powershape::Error& e) {
     EXPECT_NE(std::string(e.what()).find("D = 100 must be a multiple of 8"), std::string::npos);
   }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "powershape/kernels/step_kernels.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::kernels {
@@ -120,7 +121,7 @@ TEST(Steps, TheLmHeadChunksTokensOrTakesTokensPerChunk) {
   EXPECT_EQ(rows, (std::vector<int64_t>{400, 400, 200}));
   o.tokens_per_chunk = 0;
   o.chunks = 0;
-  EXPECT_THROW(lmhead_steps(1000, o, false, [](const LmHeadStep&) {}), std::invalid_argument);
+  EXPECT_THROW(lmhead_steps(1000, o, false, [](const LmHeadStep&) {}), powershape::Error);
 }
 
 // A bias's gradient is summed once a chunk, after the pass has written dlogits and before the
@@ -170,7 +171,7 @@ TEST(Steps, TheDefaultChunkCountKeepsALogitsChunkNearHalfAGib) {
 TEST(Steps, ACustomPlanHasNoKernels) {
   EXPECT_THROW(workload_steps(workload::Workload{workload::Custom{}}, {1e15, 1e12},
                               [](const WorkloadStep&) {}),
-               std::invalid_argument);
+               powershape::Error);
 }
 
 }  // namespace

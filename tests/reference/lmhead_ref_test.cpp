@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::reference {
 namespace {
 
@@ -109,7 +111,7 @@ TEST(LmHeadReference, BiasAndPerTokenGradientsMatchFiniteDifferences) {
     EXPECT_NEAR(r.dw[i], (weighted(p.x, wp, o.bias) - weighted(p.x, wm, o.bias)) / (2 * h), 1e-6);
   }
   o.bias.pop_back();
-  EXPECT_THROW(lmhead_reference(p.x, p.w, p.t, p.n, p.d, p.v, o), std::invalid_argument);
+  EXPECT_THROW(lmhead_reference(p.x, p.w, p.t, p.n, p.d, p.v, o), powershape::Error);
 }
 
 TEST(LmHeadReference, IgnoredTokensAddNothing) {
@@ -120,8 +122,7 @@ TEST(LmHeadReference, IgnoredTokensAddNothing) {
   double sum = 0;
   for (double l : r.token_loss) sum += l;
   EXPECT_NEAR(r.loss, sum / 4, 1e-12);  // mean over the 4 valid tokens
-  EXPECT_THROW(lmhead_reference(p.x, p.w, {0, 1, 2, 3, 7}, p.n, p.d, p.v, {}),
-               std::invalid_argument);
+  EXPECT_THROW(lmhead_reference(p.x, p.w, {0, 1, 2, 3, 7}, p.n, p.d, p.v, {}), powershape::Error);
 }
 
 }  // namespace powershape::reference

@@ -321,9 +321,9 @@ TEST(Calibrate, AddsOtherCardsReproResultsEachRatioOnItsOwnCard) {
   }
   EXPECT_EQ(msm4, 2);
   EXPECT_EQ(testing::error_of([&] { add_repro(d, POWERSHAPE_DATA "/h200/nope"); }),
-            "--repro: " POWERSHAPE_DATA "/h200/nope is not a folder");
+            "repro: " POWERSHAPE_DATA "/h200/nope is not a folder");
   EXPECT_EQ(testing::error_of([&] { add_repro(d, POWERSHAPE_DATA "/h200/record"); }),
-            "--repro: " POWERSHAPE_DATA "/h200/record holds no repro_*.json");
+            "repro: " POWERSHAPE_DATA "/h200/record holds no repro_*.json");
 }
 
 TEST(Calibrate, AMissingFileIsNamed) {
@@ -331,7 +331,7 @@ TEST(Calibrate, AMissingFileIsNamed) {
     read_calibration_data("/nonexistent");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), "--data: /nonexistent is not a folder");
+    EXPECT_EQ(std::string(e.what()), "data: /nonexistent is not a folder");
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "powershape/analysis/summary.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::sim {
@@ -93,7 +94,7 @@ TEST(Simulator, MemoryPhasesRunAtTheBandwidth) {
   o.iterations = 100;
   auto r = simulate(p, plan, o);
   EXPECT_NEAR(static_cast<double>(r.run.end_ns - r.run.begin_ns) * 1e-9, 0.1, 0.002);
-  EXPECT_THROW(simulate(p, plan, SimOptions{}), std::invalid_argument);
+  EXPECT_THROW(simulate(p, plan, SimOptions{}), powershape::Error);
 }
 
 // A row-by-row kernel's later passes come from L2 while its rows fit the device's l2_row_bytes,

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
 #include "powershape/workload/chunks.hpp"
 
 namespace powershape::workload {
@@ -79,11 +80,11 @@ TEST(Builders, TheMsmSoftmaxReadsItsRowsAgain) {
 }
 
 TEST(Builders, BadShapesAreRejected) {
-  EXPECT_THROW(lmhead_plan({0, 896, 100}, 1), std::invalid_argument);
-  EXPECT_THROW(lmhead_plan({10, 896, 100}, 11), std::invalid_argument);
-  EXPECT_THROW(msm_plan({10, 0, 10}, 1), std::invalid_argument);
-  EXPECT_THROW(square_plan({10, 1.0, Gap::kIdle}, {1e12, 1e12}), std::invalid_argument);
-  EXPECT_THROW(make_plan({Custom{}}, {1e12, 1e12}), std::invalid_argument);
+  EXPECT_THROW(lmhead_plan({0, 896, 100}, 1), powershape::Error);
+  EXPECT_THROW(lmhead_plan({10, 896, 100}, 11), powershape::Error);
+  EXPECT_THROW(msm_plan({10, 0, 10}, 1), powershape::Error);
+  EXPECT_THROW(square_plan({10, 1.0, Gap::kIdle}, {1e12, 1e12}), powershape::Error);
+  EXPECT_THROW(make_plan({Custom{}}, {1e12, 1e12}), powershape::Error);
 }
 
 TEST(Builders, EfficiencyFallsForSmallAndShortProducts) {
@@ -129,7 +130,7 @@ TEST(Builders, ASquareWaveIsSizedInWholeProductColumns) {
       EXPECT_EQ(size_square({ms, 0.37, Gap::kIdle}, {rate, 1e12}).last_k % 64, 0);
   }
   // A period past an hour would overflow the column count (found by the plan fuzzer).
-  EXPECT_THROW(size_square({8.8e88, 0.5, Gap::kIdle}, {1e15, 1e12}), std::invalid_argument);
+  EXPECT_THROW(size_square({8.8e88, 0.5, Gap::kIdle}, {1e15, 1e12}), powershape::Error);
   EXPECT_NO_THROW(size_square({3.6e6, 0.5, Gap::kIdle}, {1e15, 1e12}));
 }
 
@@ -146,7 +147,7 @@ TEST(Chunks, RowsSplitByCeilDivisionWithARaggedLastChunk) {
   EXPECT_EQ(total, 1000);
   EXPECT_EQ(count, 3);
   EXPECT_EQ(last, 332);
-  EXPECT_THROW(rows_per_chunk(10, 0), std::invalid_argument);
+  EXPECT_THROW(rows_per_chunk(10, 0), powershape::Error);
 }
 
 }  // namespace powershape::workload

@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "powershape/telemetry/nvml_api.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 
 namespace powershape::advise {
@@ -32,10 +33,10 @@ class NvmlTarget : public SettingsTarget {
     const auto& api = lib_.api();
     unsigned n = 0;
     if (api.DeviceGetCount(&n) != nvml::kSuccess || gpu < 0 || static_cast<unsigned>(gpu) >= n)
-      throw std::runtime_error("--apply: no GPU " + std::to_string(gpu) + " (NVML sees " +
-                               std::to_string(n) + ")");
+      throw invalid_input("no GPU " + std::to_string(gpu) + " (NVML sees " + std::to_string(n) +
+                          ")");
     if (api.DeviceGetHandleByIndex(static_cast<unsigned>(gpu), &dev_) != nvml::kSuccess)
-      throw std::runtime_error("--apply: cannot open GPU " + std::to_string(gpu));
+      throw device_error("cannot open GPU " + std::to_string(gpu));
   }
   std::string describe() const override { return "GPU " + std::to_string(gpu_) + " (NVML)"; }
   json snapshot() override {
@@ -43,13 +44,13 @@ class NvmlTarget : public SettingsTarget {
     const auto& api = lib_.api();
     if (api.DeviceGetPowerManagementLimit == nullptr ||
         api.DeviceGetPowerManagementLimit(dev_, &mw) != nvml::kSuccess)
-      throw std::runtime_error("--apply: cannot read GPU " + std::to_string(gpu_) +
-                               "'s power limit, so it could not be restored; nothing was set");
+      throw device_error("cannot read GPU " + std::to_string(gpu_) +
+                         "'s power limit, so it could not be restored; nothing was set");
     return {{"target", {{"kind", "nvml"}, {"gpu", gpu_}}}, {"power_limit_mw", mw}};
   }
   void set(const Setting& s) override {
     if (!s.power_mode.empty())
-      throw std::runtime_error("--apply: power modes are a Jetson's (nvpmodel), not NVML's");
+      throw unsupported("power modes are a Jetson's (nvpmodel), not NVML's");
     const auto& api = lib_.api();
     if (s.power_limit_w > 0)
       check(api.DeviceSetPowerManagementLimit == nullptr
@@ -92,11 +93,10 @@ class NvmlTarget : public SettingsTarget {
   void check(nvml::Return r, const std::string& what) const {
     if (r == nvml::kSuccess) return;
     if (r == nvml::kErrorNoPermission)
-      throw std::runtime_error("--apply: setting " + what + " on GPU " + std::to_string(gpu_) +
-                               " needs root or CAP_SYS_ADMIN (NVML: " + lib_.api().error_string(r) +
-                               ")");
-    throw std::runtime_error("--apply: setting " + what + " on GPU " + std::to_string(gpu_) +
-                             " failed (NVML: " + lib_.api().error_string(r) + ")");
+      throw device_error("setting " + what + " on GPU " + std::to_string(gpu_) +
+                         " needs root or CAP_SYS_ADMIN (NVML: " + lib_.api().error_string(r) + ")");
+    throw device_error("setting " + what + " on GPU " + std::to_string(gpu_) +
+                       " failed (NVML: " + lib_.api().error_string(r) + ")");
   }
   nvml::Library lib_;
   int gpu_;
@@ -106,7 +106,7 @@ class NvmlTarget : public SettingsTarget {
 std::string read_line(const fs::path& p) {
   std::ifstream in(p);
   std::string s;
-  if (!in || !std::getline(in, s)) throw std::runtime_error("--apply: cannot read " + p.string());
+  if (!in || !std::getline(in, s)) throw device_error("cannot read " + p.string());
   return s;
 }
 
@@ -115,8 +115,8 @@ void write_line(const fs::path& p, const std::string& v) {
   out << v << '\n';
   out.flush();
   if (!out) {
-    throw std::runtime_error("--apply: cannot write " + p.string() +
-                             (errno == EACCES || errno == EPERM ? " (needs root)" : ""));
+    throw device_error("cannot write " + p.string() +
+                       (errno == EACCES || errno == EPERM ? " (needs root)" : ""));
   }
 }
 
@@ -142,7 +142,7 @@ int mode_id(const std::string& name) {
       {"MAXN", 0}, {"15W", 1}, {"30W", 2}, {"50W", 3}};
   for (const auto& [n, id] : kModes)
     if (name == n) return id;
-  throw std::runtime_error("--apply: no nvpmodel mode '" + name + "' (MAXN, 15W, 30W, 50W)");
+  throw invalid_input("no nvpmodel mode '" + name + "' (MAXN, 15W, 30W, 50W)");
 }
 
 // The mode `nvpmodel -q` reports (its last line is the id), or -1 when it cannot say.
@@ -162,8 +162,8 @@ int current_mode() {
 
 void set_mode(int id) {
   if (!output_of(nvpmodel() + " -m " + std::to_string(id)))
-    throw std::runtime_error("--apply: `" + nvpmodel() + " -m " + std::to_string(id) +
-                             "` failed (it needs root; a mode that needs a reboot is refused)");
+    throw device_error("`" + nvpmodel() + " -m " + std::to_string(id) +
+                       "` failed (it needs root; a mode that needs a reboot is refused)");
 }
 
 // A Jetson: its GPU devfreq for the clock cap, nvpmodel for the power mode.
@@ -171,7 +171,7 @@ class JetsonTarget : public SettingsTarget {
  public:
   explicit JetsonTarget(std::string dir) : dir_(std::move(dir)) {
     if (!fs::exists(fs::path(dir_) / "max_freq"))
-      throw std::runtime_error("--apply: " + dir_ + " is not a devfreq folder (no max_freq)");
+      throw invalid_input(dir_ + " is not a devfreq folder (no max_freq)");
   }
   std::string describe() const override { return "Jetson GPU (" + dir_ + ")"; }
   json snapshot() override {
@@ -182,13 +182,12 @@ class JetsonTarget : public SettingsTarget {
   }
   void set(const Setting& s) override {
     if (s.power_limit_w > 0)
-      throw std::runtime_error(
-          "--apply: a Jetson's power budget is its nvpmodel mode; give a mode, not a limit");
+      throw invalid_input("a Jetson's power budget is its nvpmodel mode; give a mode, not a limit");
     if (!s.power_mode.empty()) {
       const int id = mode_id(s.power_mode);
       if (current_mode() < 0)
-        throw std::runtime_error("--apply: cannot read the current mode with `" + nvpmodel() +
-                                 " -q`, so it could not be restored; nothing was set");
+        throw device_error("cannot read the current mode with `" + nvpmodel() +
+                           " -q`, so it could not be restored; nothing was set");
       set_mode(id);
     }
     if (s.clock_cap_mhz <= 0) return;
@@ -264,11 +263,11 @@ Applied::Applied(SettingsTarget& target, const Setting& s, const std::string& re
   if (fs::exists(record_)) {
     const json old = util::read_json_file(record_);
     if (alive(old.value("pid", 0L)))
-      throw std::runtime_error("--apply: " + target_.describe() + " is held by powershape (pid " +
-                               std::to_string(old.value("pid", 0L)) + ", " + record_ + ")");
-    throw std::runtime_error("--apply: " + record_ +
-                             " is left from a run that did not finish; `powershape advise "
-                             "--restore` puts that setting back first");
+      throw device_error(target_.describe() + " is held by powershape (pid " +
+                         std::to_string(old.value("pid", 0L)) + ", " + record_ + ")");
+    throw device_error(record_ +
+                       " is left from a run that did not finish; `powershape advise "
+                       "--restore` puts that setting back first");
   }
   util::write_json_file(record_, snapshot_);  // before anything changes
   held_ = true;
@@ -300,7 +299,7 @@ std::unique_ptr<SettingsTarget> open_target(const json& target, const std::strin
   const std::string kind = target.value("kind", "");
   if (kind == "nvml") return nvml_target(target.value("gpu", 0), nvml_path);
   if (kind == "devfreq") return devfreq_target(target.value("dir", ""));
-  throw std::runtime_error("restore record: unknown target kind '" + kind + "'");
+  throw invalid_input("restore record: unknown target kind '" + kind + "'");
 }
 
 std::vector<std::string> restore_leftovers(
@@ -323,8 +322,8 @@ std::vector<std::string> restore_leftovers(
                      rec.value("setting", std::string("?")) + "' (pid " +
                      std::to_string(rec.value("pid", 0L)) + " did not finish)");
     } catch (const nlohmann::json::exception& x) {
-      throw std::runtime_error(e.path().string() + ": not a restore record (" +
-                               util::strip_json_code(x.what()) + ")");
+      throw device_error(e.path().string() + ": not a restore record (" +
+                         util::strip_json_code(x.what()) + ")");
     }
     fs::remove(e.path(), ec);
   }

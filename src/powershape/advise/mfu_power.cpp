@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 
 namespace powershape::advise {
@@ -14,16 +15,16 @@ namespace {
 
 double number(const json& j, const char* key, const std::string& where) {
   if (!j.contains(key) || !j.at(key).is_number() || !std::isfinite(j.at(key).get<double>()))
-    throw std::runtime_error(where + ": '" + key + "' is not a number");
+    throw invalid_input(where + ": '" + key + "' is not a number");
   return j.at(key).get<double>();
 }
 
 std::vector<MfuPoint> from_conditions(const json& j, const std::string& file, double peak) {
   if (!j.is_object() || !j.contains("conditions") || !j.at("conditions").is_array())
-    throw std::runtime_error(file + ": expected an object with a 'conditions' list");
+    throw invalid_input(file + ": expected an object with a 'conditions' list");
   std::vector<MfuPoint> out;
   for (const auto& c : j.at("conditions")) {
-    if (!c.is_object()) throw std::runtime_error(file + ": a condition is not an object");
+    if (!c.is_object()) throw invalid_input(file + ": a condition is not an object");
     const std::string kind = c.value("kind", "");
     const std::string name = c.value("name", kind);
     const std::string where = file + ": condition '" + name + "'";
@@ -42,7 +43,7 @@ std::vector<MfuPoint> from_conditions(const json& j, const std::string& file, do
       continue;
     }
     if (!(p.power_w > 0 && p.power_w < 1e5 && p.mfu >= 0 && p.mfu < 10))
-      throw std::runtime_error(where + ": power or throughput out of range");
+      throw invalid_input(where + ": power or throughput out of range");
     out.push_back(p);
   }
   return out;
@@ -56,7 +57,7 @@ std::vector<MfuPoint> from_summaries(const std::string& dir, double peak) {
     const std::string file = dir + "/" + name;
     if (!std::filesystem::exists(file)) continue;
     const json j = util::read_json_file(file);
-    if (!j.is_object()) throw std::runtime_error(file + ": expected an object");
+    if (!j.is_object()) throw invalid_input(file + ": expected an object");
     for (const auto& [key, c] : j.items()) {
       if (!c.is_object() || !c.contains("burst_tf_med")) continue;
       const std::string where = file + ": '" + key + "'";
@@ -69,7 +70,7 @@ std::vector<MfuPoint> from_summaries(const std::string& dir, double peak) {
       p.power_w = number(c, "energy_J", where) / number(c, "secs", where);
       p.power_capped = c.contains("cap_frac") ? number(c, "cap_frac", where) : 0;
       if (!(p.power_w > 0 && p.power_w < 1e5 && p.mfu >= 0 && p.mfu < 10))
-        throw std::runtime_error(where + ": power or throughput out of range");
+        throw invalid_input(where + ": power or throughput out of range");
       out.push_back(p);
     }
   }
@@ -79,9 +80,9 @@ std::vector<MfuPoint> from_summaries(const std::string& dir, double peak) {
 }  // namespace
 
 std::vector<MfuPoint> read_mfu_points(const std::string& dir, double peak_flops_per_s) {
-  if (!(peak_flops_per_s > 0)) throw std::invalid_argument("peak FLOP/s must be positive");
+  if (!(peak_flops_per_s > 0)) throw invalid_input("peak FLOP/s must be positive");
   if (!std::filesystem::is_directory(dir))
-    throw std::runtime_error(dir + ": not a folder (expected a probe --record folder)");
+    throw invalid_input(dir + ": not a folder (expected a probe --record folder)");
   const std::string conditions = dir + "/conditions.json";
   std::vector<MfuPoint> out;
   try {
@@ -89,12 +90,12 @@ std::vector<MfuPoint> read_mfu_points(const std::string& dir, double peak_flops_
               ? from_conditions(util::read_json_file(conditions), conditions, peak_flops_per_s)
               : from_summaries(dir, peak_flops_per_s);
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(dir + ": unexpected JSON type: " + util::strip_json_code(e.what()));
+    throw invalid_input(dir + ": unexpected JSON type: " + util::strip_json_code(e.what()));
   }
   if (out.empty())
-    throw std::runtime_error(dir +
-                             ": no conditions with power and throughput (expected "
-                             "conditions.json from probe --record, or data/h200's summaries)");
+    throw invalid_input(dir +
+                        ": no conditions with power and throughput (expected "
+                        "conditions.json from probe --record, or data/h200's summaries)");
   return out;
 }
 
@@ -115,12 +116,12 @@ MfuModel fit_mfu(const std::vector<MfuPoint>& points, double cap_share) {
     hi = std::max(hi, p.mfu);
   }
   if (n >= 2 && hi - lo < kMinMfuSpread)
-    throw std::runtime_error("the uncapped compute conditions span MFU " + std::to_string(lo) +
-                             " to " + std::to_string(hi) +
-                             ": too narrow to fit a slope (probe --record runs 25-75% duties)");
+    throw invalid_input("the uncapped compute conditions span MFU " + std::to_string(lo) + " to " +
+                        std::to_string(hi) +
+                        ": too narrow to fit a slope (probe --record runs 25-75% duties)");
   const double det = n * sxx - sx * sx;
   if (n < 2 || det <= 1e-12 * n * sxx)
-    throw std::runtime_error(
+    throw invalid_input(
         "the MFU power model needs 2 or more uncapped compute conditions "
         "at different MFU; the recording has " +
         std::to_string(static_cast<int>(n)));

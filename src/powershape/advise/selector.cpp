@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "powershape/analysis/phases.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/share_dir.hpp"
 
@@ -24,7 +25,7 @@ const std::array<const char*, kFeatureCount>& Features::names() {
 
 Features features_of(const trace::Trace& t, int gpu, double power_limit_w, double max_mhz) {
   if (!(power_limit_w > 0 && max_mhz > 0))
-    throw std::invalid_argument("features: the power limit and maximum clock must be positive");
+    throw invalid_input("features: the power limit and maximum clock must be positive");
   analysis::PhaseOptions o;
   o.window_s = 0.25;
   const auto w = analysis::classify_phases(t, gpu, o);
@@ -43,7 +44,7 @@ Features features_of(const trace::Trace& t, int gpu, double power_limit_w, doubl
     capped += x.power_capped * s;
     util += std::max(0.0, x.util_mem_pct) / 100 * s;
   }
-  if (busy <= 0) throw std::runtime_error("features: the run has no busy window");
+  if (busy <= 0) throw invalid_input("features: the run has no busy window");
   f.compute /= total;
   f.memory /= total;
   f.bursty /= total;
@@ -70,8 +71,8 @@ Selector Selector::train(const std::vector<Features>& x, const std::vector<doubl
                          double lambda) {
   const std::size_t n = x.size(), k = 2 * kFeatureCount;
   if (n != y.size() || n < k + 1)
-    throw std::invalid_argument("selector: need as many targets as runs, and more runs (" +
-                                std::to_string(n) + ") than terms (" + std::to_string(k) + ")");
+    throw invalid_input("selector: need as many targets as runs, and more runs (" +
+                        std::to_string(n) + ") than terms (" + std::to_string(k) + ")");
   Selector s;
   s.mean_.assign(k, 0);
   s.scale_.assign(k, 0);
@@ -124,12 +125,12 @@ Selector Selector::from_json(const nlohmann::json& j) {
   const std::size_t k = 2 * kFeatureCount;
   auto vec = [&](const char* key, std::size_t size) {
     if (!j.is_object() || !j.contains(key) || !j.at(key).is_array() || j.at(key).size() != size)
-      throw std::runtime_error(std::string("selector: '") + key + "' must be a list of " +
-                               std::to_string(size) + " numbers");
+      throw invalid_input(std::string("selector: '") + key + "' must be a list of " +
+                          std::to_string(size) + " numbers");
     std::vector<double> out;
     for (const auto& v : j.at(key)) {
       if (!v.is_number() || !std::isfinite(v.get<double>()))
-        throw std::runtime_error(std::string("selector: '") + key + "' holds a non-number");
+        throw invalid_input(std::string("selector: '") + key + "' holds a non-number");
       out.push_back(v.get<double>());
     }
     return out;
@@ -139,7 +140,7 @@ Selector Selector::from_json(const nlohmann::json& j) {
   s.scale_ = vec("scale", k);
   s.weights_ = vec("weights", k + 1);
   for (double v : s.scale_)
-    if (!(v > 0)) throw std::runtime_error("selector: 'scale' must be positive");
+    if (!(v > 0)) throw invalid_input("selector: 'scale' must be positive");
   s.lo_ = j.value("lowest", 0.3);
   return s;
 }

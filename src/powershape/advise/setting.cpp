@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::advise {
 
 std::string Setting::describe() const {
@@ -36,8 +38,7 @@ std::vector<Knob> parse_knobs(const std::string& s) {
     else if (k == "mode")
       out.push_back(Knob::kMode);
     else
-      throw std::invalid_argument("--knobs: expected a list of clock, power, mode; got '" + k +
-                                  "'");
+      throw invalid_input("knobs", "expected a list of clock, power, mode; got '" + k + "'");
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
@@ -51,7 +52,7 @@ bool has(const std::vector<Knob>& k, Knob x) { return std::find(k.begin(), k.end
 std::vector<Setting> grid(const SettingRange& r, const std::vector<Knob>& knobs, int points,
                           bool every) {
   if (!(r.max_mhz > r.min_mhz && r.clock_step_mhz > 0))
-    throw std::invalid_argument("device clock range: expected min < max and a positive step");
+    throw invalid_input("device clock range: expected min < max and a positive step");
   std::vector<Setting> out{Setting{}};
   auto add = [&](const Setting& s) {
     if (!(out.back() == s)) out.push_back(s);
@@ -120,8 +121,7 @@ double SettingRange::snap_clock_mhz(double mhz) const {
 
 std::vector<Setting> candidate_settings(const SettingRange& r, const std::vector<Knob>& knobs,
                                         int points) {
-  if (points < 2 || points > 200)
-    throw std::invalid_argument("--points: expected 2 to 200 values a knob");
+  if (points < 2 || points > 200) throw invalid_input("points", "expected 2 to 200 values a knob");
   return grid(r, knobs, points, false);
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "powershape/sim/simulator.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::advise {
 
@@ -114,14 +115,14 @@ Outcome outcome_of(const Setting& s, const std::vector<Sample>& runs,
 
 void check(const sim::Profile& p, const workload::Plan& plan, const SimAdviseOptions& o) {
   if (!(o.seconds >= 0.1 && o.seconds <= 600))
-    throw std::invalid_argument("--seconds: expected 0.1 to 600 s a setting");
-  if (o.seeds < 2 || o.seeds > 20) throw std::invalid_argument("--seeds: expected 2 to 20");
+    throw invalid_input("seconds", "expected 0.1 to 600 s a setting");
+  if (o.seeds < 2 || o.seeds > 20) throw invalid_input("seeds", "expected 2 to 20");
   // Each setting and seed runs whole iterations three times (finding its temperature, warming
   // up, measuring): an iteration must stay short for a sweep of settings to stay bounded.
   double nominal_s = 0;
   for (const auto& ph : plan.phases) nominal_s += sim::phase_seconds(p, ph, p.max_mhz);
   if (!(nominal_s <= kMaxIterationS))
-    throw std::invalid_argument(
+    throw invalid_input(
         "'" + plan.name + "' takes " + std::to_string(nominal_s) + " s an iteration at " + p.name +
         "'s peak rates; advise simulates many: at most " +
         std::to_string(static_cast<int>(kMaxIterationS)) + " s (a smaller --shape)");
@@ -134,7 +135,7 @@ std::vector<Outcome> simulate_settings(const sim::Profile& p, const workload::Pl
                                        const SimAdviseOptions& o) {
   check(p, plan, o);
   if (settings.empty() || !settings.front().is_default())
-    throw std::invalid_argument("the settings must start with the baseline");
+    throw invalid_input("the settings must start with the baseline");
   const std::vector<Sample> base = runs_of(p, plan, settings.front(), o);
   std::vector<Outcome> out;
   for (std::size_t i = 0; i < settings.size(); ++i)

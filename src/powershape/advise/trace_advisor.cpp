@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "powershape/analysis/series.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::advise {
 using analysis::PhaseClass;
@@ -125,9 +126,9 @@ TraceModelOptions trace_options(const sim::Profile& p) {
 
 TraceModel fit_trace_model(const trace::Trace& t, int gpu, const VoltageCurve& v,
                            const TraceModelOptions& o) {
-  if (!(v.max_mhz > 0)) throw std::invalid_argument("voltage curve: no maximum clock");
+  if (!(v.max_mhz > 0)) throw invalid_input("voltage curve: no maximum clock");
   if (!(o.memory_clock_share >= 0 && o.memory_clock_share <= 1))
-    throw std::invalid_argument("memory clock share: expected 0 to 1");
+    throw invalid_input("memory clock share: expected 0 to 1");
   TraceModel m;
   m.volts = v;
   m.windows = analysis::classify_phases(t, gpu, o.phases);
@@ -144,10 +145,10 @@ TraceModel fit_trace_model(const trace::Trace& t, int gpu, const VoltageCurve& v
     }
   }
   if (busy_windows < 2)
-    throw std::runtime_error("the trace has " + std::to_string(busy_windows) +
-                             " busy window(s) of " + std::to_string(o.phases.window_s) +
-                             " s; the advisor needs at least 2 (a longer recording, or a "
-                             "shorter --window)");
+    throw invalid_input("the trace has " + std::to_string(busy_windows) + " busy window(s) of " +
+                        std::to_string(o.phases.window_s) +
+                        " s; the advisor needs at least 2 (a longer recording, or a "
+                        "shorter --window)");
   m.idle_w = idle_s > 0 ? idle_e / idle_s : o.idle_w >= 0 ? std::min(o.idle_w, lowest) : lowest;
   // Memory power above idle, per window.
   double mem_floor = 1e300;
@@ -286,7 +287,7 @@ Totals replay(const TraceModel& m, const std::vector<std::size_t>& pick, const S
 std::vector<Outcome> predict_from_trace(const TraceModel& m, const std::vector<Setting>& settings,
                                         uint64_t seed, int resamples) {
   if (settings.empty() || !settings.front().is_default())
-    throw std::invalid_argument("the settings must start with the baseline");
+    throw invalid_input("the settings must start with the baseline");
   std::array<double, analysis::kPhaseClassCount> share{};
   for (const auto& c : m.classes) share[static_cast<std::size_t>(c.cls)] = c.clock_share;
   std::vector<std::size_t> all(m.windows.size());

@@ -6,6 +6,7 @@
 
 #include "powershape/analysis/energy.hpp"
 #include "powershape/analysis/series.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::analysis {
 using telemetry::Signal;
@@ -53,14 +54,14 @@ double spread(const std::vector<Point>& pts, int64_t from, int64_t to) {
 std::vector<PhaseWindow> classify_phases(const trace::Trace& t, int gpu, const PhaseOptions& o,
                                          int64_t from_ns, int64_t to_ns) {
   if (!(o.window_s >= 0.01 && o.window_s <= 3600))
-    throw std::invalid_argument("phase window: expected 10 ms to 1 h, got " +
-                                std::to_string(o.window_s) + " s");
+    throw invalid_input("phase window: expected 10 ms to 1 h, got " + std::to_string(o.window_s) +
+                        " s");
   // The finest power series the trace has: the driver's 50 Hz buffer, else the polls.
   std::vector<Point> fine = series(t, gpu, Signal::kDriverPower);
   if (fine.size() < 2) fine = series(t, gpu, Signal::kPowerInstant);
   if (fine.size() < 2) fine = series(t, gpu, Signal::kPowerUsage);
   if (fine.size() < 2)
-    throw std::runtime_error("GPU " + std::to_string(gpu) + " has too few power readings");
+    throw invalid_input("GPU " + std::to_string(gpu) + " has too few power readings");
   const auto counter = series(t, gpu, Signal::kEnergy);
   const auto clock = series(t, gpu, Signal::kSmClock);
   const auto util = series(t, gpu, Signal::kUtilGpu);

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::analysis {
 namespace {
 
@@ -17,7 +19,7 @@ constexpr int64_t kMarginNs = 10'000'000'000;
 Recorder::Recorder(std::unique_ptr<telemetry::Source> source, telemetry::SamplerOptions o)
     : source_(std::move(source)), options_(o), sampler_(*source_, o) {
   if (source_->devices().empty())
-    throw std::runtime_error(source_->describe() + ": no devices to record");
+    throw invalid_input(source_->describe() + ": no devices to record");
   trace_.source = source_->describe();
   trace_.devices = source_->devices();
   sampler_.start();
@@ -55,8 +57,7 @@ void Recorder::collect() {
 }
 
 void Recorder::begin(const std::string& name, int64_t t_ns) {
-  if (auto why = telemetry::region_name_problem(name); !why.empty())
-    throw std::invalid_argument(why);
+  if (auto why = telemetry::region_name_problem(name); !why.empty()) throw invalid_input(why);
   std::lock_guard lock(mu_);
   open_.push_back({name, -1, t_ns, 0});
 }
@@ -67,9 +68,8 @@ std::vector<Summary> Recorder::end(const std::string& name, int64_t t_ns) {
     std::lock_guard lock(mu_);
     auto it =
         std::find_if(open_.rbegin(), open_.rend(), [&](const auto& o) { return o.name == name; });
-    if (it == open_.rend()) throw std::invalid_argument("no region '" + name + "' is open");
-    if (t_ns < it->begin_ns)
-      throw std::invalid_argument("region '" + name + "' would end before it began");
+    if (it == open_.rend()) throw invalid_input("no region '" + name + "' is open");
+    if (t_ns < it->begin_ns) throw invalid_input("region '" + name + "' would end before it began");
     r = *it;
     r.end_ns = t_ns;
     open_.erase(std::next(it).base());

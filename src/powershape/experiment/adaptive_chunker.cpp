@@ -4,18 +4,19 @@
 #include <stdexcept>
 
 #include "powershape/experiment/stats.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::experiment {
 
 AdaptiveChunker::AdaptiveChunker(ChunkerOptions o) : o_(std::move(o)) {
-  if (o_.arms.empty()) throw std::invalid_argument("AdaptiveChunker: no chunk counts");
+  if (o_.arms.empty()) throw invalid_input("AdaptiveChunker: no chunk counts");
   for (int a : o_.arms) {
-    if (a < 1) throw std::invalid_argument("AdaptiveChunker: chunk counts start at 1");
+    if (a < 1) throw invalid_input("AdaptiveChunker: chunk counts start at 1");
   }
   std::sort(o_.arms.begin(), o_.arms.end());
   o_.arms.erase(std::unique(o_.arms.begin(), o_.arms.end()), o_.arms.end());
   if (o_.per_rung < 1 || o_.probe_every < 1)
-    throw std::invalid_argument("AdaptiveChunker: per_rung and probe_every start at 1");
+    throw invalid_input("AdaptiveChunker: per_rung and probe_every start at 1");
   best_ = o_.arms.front();
   explore(o_.arms);
 }
@@ -77,7 +78,7 @@ void AdaptiveChunker::halve_if_due() {
 }
 
 void AdaptiveChunker::report(int chunks, double ms, double joules) {
-  if (!(ms > 0)) throw std::invalid_argument("AdaptiveChunker: a step's time must be positive");
+  if (!(ms > 0)) throw invalid_input("AdaptiveChunker: a step's time must be positive");
   ++steps_;
   const double s = o_.objective.score(ms, joules);
   if (phase_ == Phase::kExplore) {

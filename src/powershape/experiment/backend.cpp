@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "powershape/analysis/summary.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::experiment {
 
@@ -31,7 +32,7 @@ telemetry::SamplerOptions measurement_sampler_options() {
 }
 
 std::vector<workload::KernelTime> Backend::time_kernels(std::size_t, int) {
-  throw std::runtime_error(describe() + " runs no kernels of its own to time");
+  throw unsupported(describe() + " runs no kernels of its own to time");
 }
 
 std::vector<std::pair<double, double>> Backend::probe_clock_step(std::size_t, double, double) {

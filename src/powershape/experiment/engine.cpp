@@ -10,6 +10,7 @@
 
 #include "powershape/analysis/series.hpp"
 #include "powershape/analysis/step_response.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::experiment {
 namespace {
@@ -65,12 +66,12 @@ void warm_up(Backend& backend, const Design& d, Result& r) {
 
 Result run_design(Backend& backend, const Design& d) {
   const std::size_t n = backend.config_count();
-  if (n == 0) throw std::invalid_argument("the design has no configurations");
-  if (d.baseline >= n) throw std::invalid_argument("the baseline is not one of the configurations");
-  if (d.rounds < 2) throw std::invalid_argument("a design needs two rounds or more");
-  if (!(d.window_s > 0)) throw std::invalid_argument("the window must be positive");
+  if (n == 0) throw invalid_input("the design has no configurations");
+  if (d.baseline >= n) throw invalid_input("the baseline is not one of the configurations");
+  if (d.rounds < 2) throw invalid_input("a design needs two rounds or more");
+  if (!(d.window_s > 0)) throw invalid_input("the window must be positive");
   if (!(d.min_effect >= 0 && d.min_effect < 1))
-    throw std::invalid_argument("the minimum effect must be in [0, 1)");
+    throw invalid_input("the minimum effect must be in [0, 1)");
   // Bounded before it starts: rounds x configurations x (window + the longest cool-down) plus
   // the warm-up, within a day, on any device.
   const double planned = static_cast<double>(d.rounds) * static_cast<double>(n) *
@@ -81,7 +82,7 @@ Result run_design(Backend& backend, const Design& d) {
     m << d.rounds << " rounds of " << n << " configurations in " << d.window_s
       << " s windows plan up to " << std::lround(planned)
       << " s of measurement, more than a day: fewer rounds, configurations or seconds";
-    throw std::invalid_argument(m.str());
+    throw invalid_input(m.str());
   }
   Result r;
   r.backend = backend.describe();

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::experiment {
 namespace {
 
@@ -46,17 +48,17 @@ std::unique_ptr<Backend> open_gpu_backend(const telemetry::SamplerOptions& o) {
     break;
   }
   if (lib == nullptr) {
-    throw std::runtime_error(error.empty()
-                                 ? "this build has no GPU backend (no " + std::string(kPluginName) +
-                                       " at " + tried + "; it is built with nvcc)"
-                                 : "cannot load the GPU backend: " + error);
+    throw unsupported(error.empty()
+                          ? "this build has no GPU backend (no " + std::string(kPluginName) +
+                                " at " + tried + "; it is built with nvcc)"
+                          : "cannot load the GPU backend: " + error);
   }
   auto open = reinterpret_cast<OpenGpuBackendFn>(dlsym(lib, kOpenGpuBackendSymbol));
   if (open == nullptr)
-    throw std::runtime_error(std::string("the GPU backend plugin has no ") + kOpenGpuBackendSymbol);
+    throw unsupported(std::string("the GPU backend plugin has no ") + kOpenGpuBackendSymbol);
   char why[512] = "";
   Backend* b = open(&o, why, sizeof why);
-  if (b == nullptr) throw std::runtime_error(why);
+  if (b == nullptr) throw unsupported(why);
   return std::unique_ptr<Backend>(b);
 }
 

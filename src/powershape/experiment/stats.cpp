@@ -5,6 +5,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::experiment {
 namespace {
 
@@ -62,7 +64,7 @@ double median(std::vector<double> v) {
 Interval ratio_interval(const std::vector<double>& a, const std::vector<double>& b, uint64_t seed,
                         int resamples) {
   if (a.size() != b.size() || a.size() < 2)
-    throw std::invalid_argument("ratio_interval: need two or more pairs");
+    throw invalid_input("ratio_interval: need two or more pairs");
   std::vector<double> logs;
   for (std::size_t i = 0; i < a.size(); ++i) logs.push_back(std::log(a[i] / b[i]));
   auto mean = [](const std::vector<double>& v) {

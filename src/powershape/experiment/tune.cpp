@@ -10,6 +10,7 @@
 
 #include "powershape/experiment/sim_backend.hpp"
 #include "powershape/experiment/stats.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::experiment {
 
@@ -65,14 +66,12 @@ Objective parse_objective(const std::string& s, double p_max_w) {
       used = 0;
     }
     if (used == 0 || used != s.size() - 5 || !(o.eta >= 0 && o.eta <= 1)) {
-      throw std::runtime_error("--objective: cost:ETA needs ETA in [0, 1], found '" + s + "'");
+      throw invalid_input("objective", "cost:ETA needs ETA in [0, 1], found '" + s + "'");
     }
-    if (!(p_max_w > 0))
-      throw std::runtime_error("--objective: cost needs the device's power limit");
+    if (!(p_max_w > 0)) throw invalid_input("objective", "cost needs the device's power limit");
     return o;
   }
-  throw std::runtime_error("--objective: expected time, energy, edp or cost:ETA, found '" + s +
-                           "'");
+  throw invalid_input("objective", "expected time, energy, edp or cost:ETA, found '" + s + "'");
 }
 
 namespace {
@@ -104,15 +103,15 @@ double median_of(const std::map<int, Measurement>& rounds, const auto& get) {
 TuneResult tune(Backend& backend, const TuneOptions& o) {
   const std::size_t n = backend.config_count();
   const std::size_t base = o.warmup.baseline;
-  if (n == 0) throw std::invalid_argument("tune: no candidates");
-  if (base >= n) throw std::invalid_argument("tune: the baseline is not a candidate");
+  if (n == 0) throw invalid_input("tune: no candidates");
+  if (base >= n) throw invalid_input("tune: the baseline is not a candidate");
   if (o.max_rounds < 2 || !(o.window_s > 0))
-    throw std::invalid_argument("tune: two rounds or more, and a positive window");
+    throw invalid_input("tune: two rounds or more, and a positive window");
   if (!o.predicted.empty() && o.predicted.size() != n)
-    throw std::invalid_argument("tune: one prediction per candidate");
+    throw invalid_input("tune: one prediction per candidate");
   const double planned = static_cast<double>(o.max_rounds) * static_cast<double>(n) * o.window_s;
   if (planned + o.warmup.warmup_max_s > kMaxDesignSeconds)
-    throw std::invalid_argument("tune: the budget plans more than a day of measurement");
+    throw invalid_input("tune: the budget plans more than a day of measurement");
 
   TuneResult r;
   r.baseline = base;

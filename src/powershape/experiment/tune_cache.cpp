@@ -8,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 
 namespace powershape::experiment {
@@ -20,7 +21,7 @@ std::string tune_workload_name(const std::string& kind, const workload::Workload
     return kind + " " + shape(l->tokens, l->width, l->vocab);
   if (const auto* m = std::get_if<workload::Msm>(&w.kind))
     return kind + " " + shape(m->rows, m->width, m->cols);
-  throw std::invalid_argument("tune: only the LM head and msm are tuned");
+  throw invalid_input("tune: only the LM head and msm are tuned");
 }
 
 std::string tune_cache_path() {
@@ -49,7 +50,7 @@ std::string tune_key(const nlohmann::json& device_json, const std::string& workl
     device = "sim:" + device_json.at("profile").value("name", "");
     driver = "simulator";
   } else {
-    throw std::invalid_argument("tune_key: no device or profile in the device description");
+    throw invalid_input("tune_key: no device or profile in the device description");
   }
   const double w = device_power_limit_w(device_json);
   const std::string limit = w > 0 ? std::to_string(std::llround(w)) + " W" : "?";
@@ -83,7 +84,7 @@ void store_chunks(const std::string& key, int chunks, const nlohmann::json& deta
   const std::string tmp = path + ".tmp" + std::to_string(getpid());
   util::write_json_file(tmp, all);
   std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot write " + path + ": " + ec.message());
+  if (ec) throw device_error("cannot write " + path + ": " + ec.message());
 }
 
 }  // namespace powershape::experiment

@@ -2,6 +2,7 @@
 
 #include "powershape/kernels/clock_probe.hpp"
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::kernels {
 namespace {
@@ -50,7 +51,7 @@ struct ClockProbe::Impl {
 ClockProbe::ClockProbe(int64_t max_bins, int64_t bin_ns)
     : max_bins_(max_bins), bin_ns_(bin_ns), impl_(std::make_unique<Impl>()) {
   if (max_bins < 1 || bin_ns < 1000)
-    throw std::invalid_argument("clock probe: bins >= 1 and bin_ns >= 1000");
+    throw invalid_input("clock probe: bins >= 1 and bin_ns >= 1000");
   PS_CUDA(cudaMalloc(&impl_->d_mhz, static_cast<std::size_t>(max_bins) * sizeof(double)));
 }
 

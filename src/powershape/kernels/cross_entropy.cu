@@ -4,6 +4,7 @@
 #include "powershape/kernels/ce_math.cuh"
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::kernels {
 namespace {
@@ -141,8 +142,7 @@ __global__ void __launch_bounds__(kSumWarps * 32)
 
 void column_sums(const __nv_bfloat16* g, int64_t ld, int64_t rows, int64_t v, const float* scale,
                  bool accumulate, float* out, cudaStream_t stream) {
-  if (ld % 8 != 0 || ld < v)
-    throw std::invalid_argument("column_sums: ld must be >= v, a multiple of 8");
+  if (ld % 8 != 0 || ld < v) throw invalid_input("column_sums: ld must be >= v, a multiple of 8");
   const int64_t vecs = ld / 8;
   const auto blocks = static_cast<unsigned>((vecs + 31) / 32);
   column_sums_kernel<<<blocks, kSumWarps * 32, 0, stream>>>(reinterpret_cast<const uint4*>(g), vecs,

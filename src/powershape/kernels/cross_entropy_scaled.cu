@@ -15,6 +15,7 @@
 #include "powershape/kernels/ce_math.cuh"
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::kernels {
 namespace {
@@ -183,9 +184,9 @@ __global__ void scale_rows_kernel(const uint4* in, const float* scale, int64_t r
 
 void cross_entropy_scaled(const CrossEntropyParams& p, int64_t rows, cudaStream_t stream) {
   if (p.label_smoothing != 0.f)
-    throw std::invalid_argument("cross_entropy_scaled: label smoothing needs cross_entropy");
+    throw invalid_input("cross_entropy_scaled: label smoothing needs cross_entropy");
   if (p.write_grad && p.row_scale == nullptr)
-    throw std::invalid_argument("cross_entropy_scaled: row_scale is required");
+    throw invalid_input("cross_entropy_scaled: row_scale is required");
   if (rows == 0) return;
   if (p.softcap > 0) {
     ce_scaled_kernel<true><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(p);
@@ -197,7 +198,7 @@ void cross_entropy_scaled(const CrossEntropyParams& p, int64_t rows, cudaStream_
 
 void scale_rows(const __nv_bfloat16* in, const float* scale, int64_t rows, int64_t d,
                 __nv_bfloat16* out, cudaStream_t stream) {
-  if (d % 8 != 0) throw std::invalid_argument("scale_rows: d must be a multiple of 8");
+  if (d % 8 != 0) throw invalid_input("scale_rows: d must be a multiple of 8");
   if (rows == 0) return;
   const int64_t n = rows * (d / 8);
   const unsigned blocks = static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 132 * 16));

@@ -7,19 +7,21 @@
 #include <stdexcept>
 #include <string>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::kernels {
 
 inline void check_cuda(cudaError_t e, const char* what, const char* file, int line) {
   if (e != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + " failed at " + file + ":" + std::to_string(line) +
-                             ": " + cudaGetErrorString(e));
+    throw device_error(std::string(what) + " failed at " + file + ":" + std::to_string(line) +
+                       ": " + cudaGetErrorString(e));
   }
 }
 
 inline void check_cublas(cublasStatus_t s, const char* what, const char* file, int line) {
   if (s != CUBLAS_STATUS_SUCCESS) {
-    throw std::runtime_error(std::string(what) + " failed at " + file + ":" + std::to_string(line) +
-                             ": cuBLAS status " + std::to_string(static_cast<int>(s)));
+    throw device_error(std::string(what) + " failed at " + file + ":" + std::to_string(line) +
+                       ": cuBLAS status " + std::to_string(static_cast<int>(s)));
   }
 }
 

@@ -1,5 +1,6 @@
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/gemm.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::kernels {
 
@@ -47,7 +48,7 @@ const Gemm::Plan& Gemm::plan(const Key& key) {
   PS_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle_, p.desc, p.a, p.b, p.d, p.d, pref, 1, &result,
                                            &found));
   cublasLtMatmulPreferenceDestroy(pref);
-  if (found == 0) throw std::runtime_error("cuBLASLt has no algorithm for this product");
+  if (found == 0) throw device_error("cuBLASLt has no algorithm for this product");
   p.algo = result.algo;
   return plans_.emplace(key, p).first->second;
 }

@@ -15,6 +15,7 @@
 #include "powershape/kernels/step_kernels.hpp"
 #include "powershape/kernels/synthetic.cuh"
 #include "powershape/kernels/workload_steps.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::kernels {
 namespace {
@@ -25,8 +26,7 @@ struct DeviceBuffer {
   void* p = nullptr;
   explicit DeviceBuffer(int64_t bytes) {
     if (cudaMalloc(&p, static_cast<std::size_t>(bytes)) != cudaSuccess) {
-      throw std::runtime_error("cannot allocate " + std::to_string(bytes >> 20) +
-                               " MiB on the GPU");
+      throw device_error("cannot allocate " + std::to_string(bytes >> 20) + " MiB on the GPU");
     }
   }
   ~DeviceBuffer() { cudaFree(p); }
@@ -165,7 +165,7 @@ void GpuWorkload::Impl::allocate() {
     if (sq->gap == workload::Gap::kMemory) add(kStreamBytes);
   } else if (const auto* m = std::get_if<workload::Msm>(&w.kind)) {
     if (m->width % 8 != 0 || m->cols % 8 != 0)
-      throw std::invalid_argument("msm: d and cols must be multiples of 8");
+      throw invalid_input("msm: d and cols must be multiples of 8");
     random_bf16(m->rows * m->width, 1, 1.0f);                        // Q
     random_bf16(m->cols * m->width, 2, 0.2f);                        // K
     random_bf16(m->cols * m->width, 3, 1.0f);                        // V

@@ -11,6 +11,7 @@
 #include "powershape/kernels/lmhead.hpp"
 #include "powershape/kernels/lmhead_steps.hpp"
 #include "powershape/kernels/scale.cuh"
+#include "powershape/util/error.hpp"
 
 namespace powershape::kernels {
 namespace {
@@ -47,7 +48,7 @@ Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
 }
 
 void validate(const LmHeadArgs& a, const LmHeadOptions& o) {
-  auto bad = [](const std::string& what) { throw std::invalid_argument("lmhead: " + what); };
+  auto bad = [](const std::string& what) { throw invalid_input("lmhead: " + what); };
   if (a.n < 1 || a.d < 1 || a.v < 1) bad("N, D and V must be positive");
   if (a.d % 8 != 0)
     bad("D = " + std::to_string(a.d) +
@@ -187,7 +188,7 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& given, CUstream_st* s
 
 void LmHead::scale_gradients(const LmHeadArgs& a, const LmHeadOptions& o, const float* factor,
                              CUstream_st* stream) {
-  if (factor == nullptr) throw std::invalid_argument("lmhead: the gradient's factor is null");
+  if (factor == nullptr) throw invalid_input("lmhead: the gradient's factor is null");
   if (a.dx != nullptr) scale_unless_one(a.dx, a.n * a.d, false, factor, stream);
   if (a.dw != nullptr) scale_unless_one(a.dw, a.v * a.d, o.dw_fp32, factor, stream);
   if (a.dbias != nullptr) scale_unless_one(a.dbias, a.v, true, factor, stream);

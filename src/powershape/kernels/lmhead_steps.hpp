@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "powershape/kernels/lmhead.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/workload/chunks.hpp"
 
 namespace powershape::kernels {
@@ -50,7 +51,7 @@ inline LmHeadOptions lmhead_resolved(const LmHeadOptions& o, int64_t n, int64_t 
 inline int64_t lmhead_rows_per_chunk(int64_t n, const LmHeadOptions& o) {
   if (o.tokens_per_chunk > 0) return std::min(o.tokens_per_chunk, n);
   if (o.chunks < 1)
-    throw std::invalid_argument("lmhead: chunks must be at least 1 (or tokens_per_chunk set)");
+    throw invalid_input("lmhead: chunks must be at least 1 (or tokens_per_chunk set)");
   return workload::rows_per_chunk(n, o.chunks);
 }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <variant>
 
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 #include "powershape/workload/chunks.hpp"
 
@@ -65,7 +66,7 @@ void workload_steps(const workload::Workload& w, const workload::Rates& rates, F
       f(S{S::kLmHead, "lmhead"});
     }
   } else {
-    throw std::invalid_argument("a custom plan has no kernels: only the simulator runs it");
+    throw invalid_input("a custom plan has no kernels: only the simulator runs it");
   }
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::reference {
 
 LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<double>& w,
@@ -11,12 +13,12 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
                               const LmHeadOptions& o) {
   if (static_cast<int64_t>(x.size()) != n * d || static_cast<int64_t>(w.size()) != v * d ||
       static_cast<int64_t>(targets.size()) != n) {
-    throw std::invalid_argument("lmhead_reference: sizes do not match N, D, V");
+    throw invalid_input("lmhead_reference: sizes do not match N, D, V");
   }
   const bool bias = !o.bias.empty();
   if ((bias && static_cast<int64_t>(o.bias.size()) != v) ||
       (!o.token_grad.empty() && static_cast<int64_t>(o.token_grad.size()) != n)) {
-    throw std::invalid_argument("lmhead_reference: bias must have V and token_grad N entries");
+    throw invalid_input("lmhead_reference: bias must have V and token_grad N entries");
   }
   LmHeadResult r;
   r.token_loss.assign(static_cast<std::size_t>(n), 0);
@@ -51,7 +53,7 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
     r.lse[static_cast<std::size_t>(i)] = lse;
     const int64_t t = targets[static_cast<std::size_t>(i)];
     if (t == o.ignore_index) continue;
-    if (t < 0 || t >= v) throw std::invalid_argument("lmhead_reference: target out of range");
+    if (t < 0 || t >= v) throw invalid_input("lmhead_reference: target out of range");
     const double zl = o.z_loss * lse * lse;
     r.token_loss[static_cast<std::size_t>(i)] = (1 - eps) * (lse - z[static_cast<std::size_t>(t)]) +
                                                 eps * (lse - sum_z / static_cast<double>(v)) + zl;

@@ -11,6 +11,7 @@
 #include "powershape/report/bins.hpp"
 #include "powershape/report/page.hpp"
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::report {
 namespace {
@@ -96,7 +97,7 @@ json gpu_data(const trace::Trace& t, int gpu, int64_t t0, const Bins& b) {
 void require(const json& j, const char* what, std::initializer_list<const char*> keys) {
   for (const char* k : keys) {
     if (!j.is_object() || !j.contains(k))
-      throw std::runtime_error(std::string(what) + ": no '" + k + "' (not a " + what + " file?)");
+      throw invalid_input(std::string(what) + ": no '" + k + "' (not a " + what + " file?)");
   }
 }
 
@@ -104,7 +105,7 @@ void require(const json& j, const char* what, std::initializer_list<const char*>
 
 json report_data(const ReportInputs& in, std::size_t max_bins) {
   if (!in.trace && !in.probe && !in.repro)
-    throw std::runtime_error("nothing to report: give a trace, --probe or --repro");
+    throw invalid_input("nothing to report: give a trace, --probe or --repro");
   json d = {{"title", in.title},       {"source", ""},
             {"start_utc", nullptr},    {"note", ""},
             {"gpus", json::array()},   {"regions", json::array()},
@@ -142,7 +143,7 @@ json report_data(const ReportInputs& in, std::size_t max_bins) {
       d["events"].push_back({{"t_s", rel(e.t_ns)}, {"gpu", e.gpu}, {"what", e.what}});
     d["summary"] = in.summary ? *in.summary : analysis::to_json(analysis::summarize(t));
   } else if (in.trace) {
-    throw std::runtime_error("the trace has no samples");
+    throw invalid_input("the trace has no samples");
   }
   if (in.probe) {
     require(*in.probe, "probe", {"points", "boost_tflops", "sustained_tflops"});
@@ -173,10 +174,10 @@ std::string render_page(const json& data) {
 void write_report(const std::string& path, const ReportInputs& in) {
   const std::string page = render_page(report_data(in));
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  if (!f) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
   f << page;
   f.flush();
-  if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  if (!f) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace powershape::report

@@ -18,6 +18,7 @@
 #include "powershape/sim/simulator.hpp"
 #include "powershape/sim/thermal.hpp"
 #include "powershape/trace/csv_reader.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/builders.hpp"
 
@@ -30,13 +31,13 @@ namespace {
 double field(const nlohmann::json& j, const std::string& path, const char* obj, const char* key,
              double most = 1e12) {
   if (!j.is_object() || !j.contains(obj) || !j.at(obj).is_object() || !j.at(obj).contains(key)) {
-    throw std::runtime_error(path + ": missing " + obj + "." + key);
+    throw invalid_input(path + ": missing " + obj + "." + key);
   }
   const auto& v = j.at(obj).at(key);
   if (!v.is_number() || !(v.get<double>() > 0) || !(v.get<double>() <= most)) {
     std::ostringstream m;
     m << path << ": " << obj << "." << key << ": expected a positive number up to " << most;
-    throw std::runtime_error(m.str());
+    throw invalid_input(m.str());
   }
   return v.get<double>();
 }
@@ -78,7 +79,7 @@ std::vector<CalibrationData::Sustained> read_repro(const std::string& dir) {
   for (const auto& f : files) {
     util::read_as(f, [&](const nlohmann::json& j) {
       if (!j.is_object() || !j.contains("configs") || !j.at("configs").is_array())
-        throw std::runtime_error("expected repro -o's JSON, with a 'configs' list");
+        throw invalid_input("expected repro -o's JSON, with a 'configs' list");
       for (const auto& c : j.at("configs")) {
         const auto w = workload::workload_named(c.at("name").get<std::string>());
         if (!w) continue;  // a configuration the fit has no plan for
@@ -86,8 +87,8 @@ std::vector<CalibrationData::Sustained> read_repro(const std::string& dir) {
                      mhz = c.at("sm_clock_mhz").get<double>(),
                      watts = c.at("avg_power_w").get<double>();
         if (!(ms > 0 && ms < 1e7 && mhz > 0 && mhz < 1e5 && watts > 0 && watts < 1e5))
-          throw std::runtime_error("configuration '" + c.at("name").get<std::string>() +
-                                   "': ms, clock or power out of range");
+          throw invalid_input("configuration '" + c.at("name").get<std::string>() +
+                              "': ms, clock or power out of range");
         out.push_back({c.at("name").get<std::string>(), *w, ms, mhz, watts, f, ""});
       }
       return 0;
@@ -101,17 +102,17 @@ CalibrationData read_record(const std::string& dir) {
   const std::string path = dir + "/conditions.json";
   const auto j = util::read_json_file(path);
   if (!j.contains("conditions") || !j.at("conditions").is_array())
-    throw std::runtime_error(path + ": no 'conditions' list (not a probe --record folder?)");
+    throw invalid_input(path + ": no 'conditions' list (not a probe --record folder?)");
   bool sustained = false;
   for (const auto& c : j.at("conditions")) {
     const std::string kind = c.value("kind", "");
     const std::string name = c.value("name", "?");
     const auto get = [&](const char* key, double hi) {
       if (!c.contains(key) || !c.at(key).is_number())
-        throw std::runtime_error(path + ": " + name + ": no number '" + key + "'");
+        throw invalid_input(path + ": " + name + ": no number '" + key + "'");
       const double v = c.at(key).get<double>();
       if (!(v > 0 && v <= hi))
-        throw std::runtime_error(path + ": " + name + "." + key + ": out of range");
+        throw invalid_input(path + ": " + name + "." + key + ": out of range");
       return v;
     };
     if (kind == "square") {
@@ -133,15 +134,14 @@ CalibrationData read_record(const std::string& dir) {
       d.sustained_s = get("seconds", 86400);
     }
   }
-  if (d.square.empty())
-    throw std::runtime_error(path + ": no square waves at 50% duty with idle gaps");
+  if (d.square.empty()) throw invalid_input(path + ": no square waves at 50% duty with idle gaps");
   if (j.value("peak_tflops", 0.0) > 0 && j.value("copy_gbs", 0.0) > 0)
     d.rates = {j.at("peak_tflops").get<double>() * 1e12, j.at("copy_gbs").get<double>() * 1e9};
   if (d.rates.flops_per_s <= 0) {  // no rates: not sized as recorded
     d.square_power.clear();
     d.other_squares.clear();
   }
-  if (!sustained) throw std::runtime_error(path + ": no sustained condition");
+  if (!sustained) throw invalid_input(path + ": no sustained condition");
   std::sort(d.square.begin(), d.square.end());
   const double n = static_cast<double>(workload::SquareSizing::kBurstSize);
   d.square_flops = 2 * n * n * n;
@@ -155,7 +155,7 @@ CalibrationData read_record(const std::string& dir) {
       d.step_response_ms =
           analysis::step_response_ms(d.thermal, 0, 0, 1700, r.begin_ns).value_or(-1);
   }
-  if (d.step_response_ms < 0) throw std::runtime_error(dir + "/trace.csv: no load step");
+  if (d.step_response_ms < 0) throw invalid_input(dir + "/trace.csv: no load step");
   return d;
 }
 
@@ -164,9 +164,9 @@ CalibrationData read_record(const std::string& dir) {
 void add_repro(CalibrationData& d, const std::string& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
-    throw std::runtime_error("--repro: " + dir + " is not a folder");
+    throw invalid_input("repro", dir + " is not a folder");
   auto more = read_repro(dir);
-  if (more.empty()) throw std::runtime_error("--repro: " + dir + " holds no repro_*.json");
+  if (more.empty()) throw invalid_input("repro", dir + " holds no repro_*.json");
   auto path = std::filesystem::path(dir).lexically_normal();
   if (!path.has_filename()) path = path.parent_path();  // "repro_check/"
   const std::string label = path.filename().string();
@@ -179,7 +179,7 @@ void add_repro(CalibrationData& d, const std::string& dir) {
 CalibrationData read_calibration_data(const std::string& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
-    throw std::runtime_error("--data: " + dir + " is not a folder");
+    throw invalid_input("data", dir + " is not a folder");
   std::vector<workload::KernelTime> kernels;  // read first: the cheaper files to check
   if (std::filesystem::exists(dir + "/kernels.csv", ec))
     kernels = workload::read_kernel_times(dir + "/kernels.csv");
@@ -207,7 +207,7 @@ CalibrationData read_calibration_data(const std::string& dir) {
       return n > 0 ? sum / n : 0.0;
     };
     if (start == probe.size())
-      throw std::runtime_error(dir + name + ": the clock never leaves its idle value");
+      throw invalid_input(dir + name + ": the clock never leaves its idle value");
     d.probe_first_ms_mhz = mean(0, 1);
     d.probe_50_100_ms_mhz = mean(50, 100);
     break;
@@ -226,7 +226,7 @@ CalibrationData read_h200_layout(const std::string& dir) {
     d.square.emplace_back(field(sq, sq_path, key.c_str(), "period_ms", 3.6e6) * 1e-3,
                           field(sq, sq_path, key.c_str(), "burst_tf_med"));
   }
-  if (d.square.empty()) throw std::runtime_error(sq_path + ": no square-wave conditions");
+  if (d.square.empty()) throw invalid_input(sq_path + ": no square-wave conditions");
   std::sort(d.square.begin(), d.square.end());
   d.continuous_tflops = field(sq, sq_path, "gemm_only", "burst_tf_med");
   d.square_flops = 2.0 * 4096 * 4096 * 4096;  // the products data/h200 used
@@ -236,8 +236,7 @@ CalibrationData read_h200_layout(const std::string& dir) {
   d.sustained_clock_mhz = field(sus, sus_path, "sustained_60s", "clk_mean");
   d.sustained_s = field(sus, sus_path, "sustained_60s", "secs");
   d.step_response_ms = step_response_ms(trace::read_csv(dir + "/gemm_sustained_trace.csv"));
-  if (d.step_response_ms < 0)
-    throw std::runtime_error(dir + "/gemm_sustained_trace.csv: no load step");
+  if (d.step_response_ms < 0) throw invalid_input(dir + "/gemm_sustained_trace.csv: no load step");
   d.thermal = trace::read_csv(dir + "/sustained_60s_trace.csv");
   return d;
 }
@@ -477,7 +476,7 @@ double thermal_rms_c(const Profile& p, const trace::Trace& t) {
   auto power = analysis::series(t, 0, Signal::kPowerInstant);
   auto temp = analysis::series(t, 0, Signal::kGpuTemp);
   if (power.size() < 2 || temp.empty())
-    throw std::runtime_error("thermal trace: no power or temperature");
+    throw invalid_input("thermal trace: no power or temperature");
   // Start in steady state at the first reading: the ambient follows from it.
   Profile q = p;
   q.ambient_c = static_cast<double>(temp.front().value) - static_cast<double>(power.front().value) *

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "powershape/sim/simulator.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::sim {
@@ -109,7 +110,7 @@ double kernel_ms(const Profile& p, const workload::KernelTime& k) {
 }
 
 KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
-  if (ks.empty()) throw std::runtime_error("kernels.csv: no kernels to fit");
+  if (ks.empty()) throw invalid_input("kernels.csv: no kernels to fit");
   KernelFit f;
   const std::vector<workload::Phase> phases = phases_of(p, ks);
   f.before = per_config(p, ks, phases);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/share_dir.hpp"
 
@@ -17,19 +18,19 @@ namespace {
 
 const json& section(const json& j, const char* key) {
   if (!j.contains(key) || !j.at(key).is_object()) {
-    throw std::runtime_error(std::string(key) + ": missing section");
+    throw invalid_input(std::string(key) + ": missing section");
   }
   return j.at(key);
 }
 
 double num(const json& sec, const char* sec_name, const char* key, double lo, double hi) {
   const std::string where = std::string(sec_name) + "." + key;
-  if (!sec.contains(key)) throw std::runtime_error(where + ": missing");
-  if (!sec.at(key).is_number()) throw std::runtime_error(where + ": expected a number");
+  if (!sec.contains(key)) throw invalid_input(where + ": missing");
+  if (!sec.at(key).is_number()) throw invalid_input(where + ": expected a number");
   double v = sec.at(key).get<double>();
   if (!(v >= lo && v <= hi)) {
-    throw std::runtime_error(where + ": " + std::to_string(v) + " is out of range [" +
-                             std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw invalid_input(where + ": " + std::to_string(v) + " is out of range [" +
+                        std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
   return v;
 }
@@ -104,45 +105,44 @@ double Profile::volts(double mhz) const {
 }
 
 Profile profile_from_json(const json& j) {
-  if (!j.is_object()) throw std::runtime_error("profile: expected an object");
+  if (!j.is_object()) throw invalid_input("profile: expected an object");
   Profile p;
-  if (!j.contains("name") || !j.at("name").is_string()) throw std::runtime_error("name: missing");
+  if (!j.contains("name") || !j.at("name").is_string()) throw invalid_input("name: missing");
   p.name = j.at("name").get<std::string>();
   p.status =
       j.contains("status") && j.at("status").is_string() ? j.at("status").get<std::string>() : "";
   if (p.status != "calibrated" && p.status != "estimated") {
-    throw std::runtime_error("status: expected calibrated or estimated");
+    throw invalid_input("status: expected calibrated or estimated");
   }
   if (!j.contains("sources") || !j.at("sources").is_array() || j.at("sources").empty()) {
-    throw std::runtime_error("sources: expected a non-empty list of where the figures come from");
+    throw invalid_input("sources: expected a non-empty list of where the figures come from");
   }
   for (const auto& s : j.at("sources")) {
     if (!s.is_string())
-      throw std::runtime_error("sources: expected strings naming where the figures come from");
+      throw invalid_input("sources: expected strings naming where the figures come from");
     p.sources.push_back(s.get<std::string>());
   }
   for (const Field& f : kFields)
     p.*f.member = num(section(j, f.section), f.section, f.key, f.lo, f.hi);
-  if (p.min_mhz >= p.max_mhz)
-    throw std::runtime_error("clocks.min_mhz: must be below clocks.max_mhz");
+  if (p.min_mhz >= p.max_mhz) throw invalid_input("clocks.min_mhz: must be below clocks.max_mhz");
   if (p.fast_limit_w < p.power_limit_w) {
-    throw std::runtime_error("governor.fast_limit_w: must be at least governor.power_limit_w");
+    throw invalid_input("governor.fast_limit_w: must be at least governor.power_limit_w");
   }
   const json& clocks = section(j, "clocks");
   if (!clocks.contains("vf_table") || !clocks.at("vf_table").is_array() ||
       clocks.at("vf_table").size() < 2) {
-    throw std::runtime_error("clocks.vf_table: expected at least two [MHz, volts] pairs");
+    throw invalid_input("clocks.vf_table: expected at least two [MHz, volts] pairs");
   }
   for (const auto& e : clocks.at("vf_table")) {
     if (!e.is_array() || e.size() != 2 || !e[0].is_number() || !e[1].is_number() ||
         !(e[1].get<double>() > 0)) {
-      throw std::runtime_error("clocks.vf_table: expected [MHz, volts] pairs with volts > 0");
+      throw invalid_input("clocks.vf_table: expected [MHz, volts] pairs with volts > 0");
     }
     if (!p.vf_table.empty() && e[0].get<double>() <= p.vf_table.back().first) {
-      throw std::runtime_error("clocks.vf_table: MHz must ascend");
+      throw invalid_input("clocks.vf_table: MHz must ascend");
     }
     if (!p.vf_table.empty() && e[1].get<double>() < p.vf_table.back().second) {
-      throw std::runtime_error("clocks.vf_table: volts must not fall as the clock rises");
+      throw invalid_input("clocks.vf_table: volts must not fall as the clock rises");
     }
     p.vf_table.emplace_back(e[0].get<double>(), e[1].get<double>());
   }
@@ -150,9 +150,8 @@ Profile profile_from_json(const json& j) {
   // heats without bound.
   const double gain = p.leakage_w * p.leakage_per_c * (p.r_die_c_per_w + p.r_sink_c_per_w);
   if (gain >= 0.5) {
-    throw std::runtime_error(
-        "power.leakage_per_c: leakage_w x leakage_per_c x (r_die + r_sink) = " +
-        std::to_string(gain) + ": leakage would run away (at most 0.5)");
+    throw invalid_input("power.leakage_per_c: leakage_w x leakage_per_c x (r_die + r_sink) = " +
+                        std::to_string(gain) + ": leakage would run away (at most 0.5)");
   }
   if (const json& g = section(j, "governor"); g.contains("medium_window_ms") ||
                                               g.contains("medium_gain_mhz_per_w_s") ||
@@ -163,7 +162,7 @@ Profile profile_from_json(const json& j) {
   }
   if (const json& s = section(j, "sensor"); s.contains("reports_power_cap")) {
     if (!s.at("reports_power_cap").is_boolean())
-      throw std::runtime_error("sensor.reports_power_cap: expected true or false");
+      throw invalid_input("sensor.reports_power_cap: expected true or false");
     p.reports_power_cap = s.at("reports_power_cap").get<bool>();
   }
   if (j.contains("kernels")) {
@@ -175,12 +174,12 @@ Profile profile_from_json(const json& j) {
     if (k.contains("memory_efficiency")) {
       const json& m = k.at("memory_efficiency");
       if (!m.is_object())
-        throw std::runtime_error("kernels.memory_efficiency: expected {\"kernel\": fraction}");
+        throw invalid_input("kernels.memory_efficiency: expected {\"kernel\": fraction}");
       for (auto it = m.begin(); it != m.end(); ++it) {
         if (!it.value().is_number() || !(it.value().get<double>() > 0) ||
             it.value().get<double>() > 1)
-          throw std::runtime_error("kernels.memory_efficiency." + it.key() +
-                                   ": expected a fraction in (0, 1]");
+          throw invalid_input("kernels.memory_efficiency." + it.key() +
+                              ": expected a fraction in (0, 1]");
         p.memory_efficiency.emplace_back(it.key(), it.value().get<double>());
       }
     }
@@ -188,15 +187,14 @@ Profile profile_from_json(const json& j) {
   if (j.contains("accuracy"))
     p.chunk_ratio_points = num(section(j, "accuracy"), "accuracy", "chunk_ratio_points", 0, 100);
   if (j.contains("power_modes")) {
-    if (!j.at("power_modes").is_array()) throw std::runtime_error("power_modes: expected a list");
+    if (!j.at("power_modes").is_array()) throw invalid_input("power_modes: expected a list");
     for (const auto& m : j.at("power_modes")) {
       if (!m.is_object() || !m.contains("name") || !m.at("name").is_string()) {
-        throw std::runtime_error(
-            "power_modes: expected objects with a name, power_limit_w and max_mhz");
+        throw invalid_input("power_modes: expected objects with a name, power_limit_w and max_mhz");
       }
       Profile::Mode mode{m.value("name", ""), num(m, "power_modes", "power_limit_w", 1, 5000),
                          num(m, "power_modes", "max_mhz", p.min_mhz, p.max_mhz)};
-      if (mode.name.empty()) throw std::runtime_error("power_modes.name: missing");
+      if (mode.name.empty()) throw invalid_input("power_modes.name: missing");
       p.power_modes.push_back(mode);
     }
   }
@@ -257,8 +255,8 @@ Profile load_profile(const std::string& name_or_path) {
       if (e.path().extension() == ".json")
         names += (names.empty() ? "" : ", ") + e.path().stem().string();
     }
-    throw std::runtime_error("no profile '" + name_or_path + "' (profiles in " + profiles_dir() +
-                             ": " + names + ")");
+    throw invalid_input("no profile '" + name_or_path + "' (profiles in " + profiles_dir() + ": " +
+                        names + ")");
   }
   in.close();
   return util::read_as(path.string(), [](const json& j) { return profile_from_json(j); });
@@ -299,8 +297,8 @@ void apply_power_mode(Profile& p, const std::string& mode) {
     }
     names += (names.empty() ? "" : ", ") + m.name;
   }
-  throw std::runtime_error("profile " + p.name + " has no power mode '" + mode + "'" +
-                           (names.empty() ? "" : " (modes: " + names + ")"));
+  throw invalid_input("profile " + p.name + " has no power mode '" + mode + "'" +
+                      (names.empty() ? "" : " (modes: " + names + ")"));
 }
 
 }  // namespace powershape::sim

@@ -9,6 +9,7 @@
 #include "powershape/sim/power_model.hpp"
 #include "powershape/sim/sensor.hpp"
 #include "powershape/sim/thermal.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
 
 namespace powershape::sim {
@@ -203,7 +204,7 @@ struct SimDevice::State {
 };
 
 SimDevice::SimDevice(Profile p, const DeviceOptions& o) {
-  if (!(o.step_s > 0)) throw std::invalid_argument("the simulation step must be positive");
+  if (!(o.step_s > 0)) throw invalid_input("the simulation step must be positive");
   s_ = std::make_unique<State>(std::move(p), o);
   const Profile& q = s_->p;
   if (o.start_temp_c > q.ambient_c) {
@@ -224,9 +225,9 @@ void SimDevice::idle(double seconds) {
 }
 
 RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seconds) {
-  if (plan.phases.empty()) throw std::invalid_argument("the plan has no phases");
+  if (plan.phases.empty()) throw invalid_input("the plan has no phases");
   if (iterations <= 0 && !(seconds > 0))
-    throw std::invalid_argument("give a number of iterations or a duration");
+    throw invalid_input("give a number of iterations or a duration");
   const std::vector<PhaseCost> costs = costs_of(s_->p, plan);
   RunRecord r;
   r.begin_ns = s_->t;
@@ -236,15 +237,15 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
     // Bounded before it starts: one iteration within a simulated day, and at most 5e7 phase
     // ends (a record each; a plan of nanosecond phases run for seconds would make billions).
     if (!(nominal_s <= 86400)) {
-      throw std::invalid_argument("one iteration of '" + plan.name + "' lasts " +
-                                  std::to_string(nominal_s) +
-                                  " s at the device's peak rates, more than a simulated day");
+      throw invalid_input("one iteration of '" + plan.name + "' lasts " +
+                          std::to_string(nominal_s) +
+                          " s at the device's peak rates, more than a simulated day");
     }
     const double iters =
         iterations > 0 ? iterations : seconds / std::max(nominal_s, 1e-9) * 1.05 + 1;
     const double ends = iters * static_cast<double>(plan.phases.size());
     if (ends > 5e7) {
-      throw std::invalid_argument(
+      throw invalid_input(
           "'" + plan.name + "' would end about " + std::to_string(std::llround(ends)) +
           " phases in this run (at most 50000000): its phases are too short for so many iterations "
           "or seconds");
@@ -252,10 +253,9 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
     const double steps = (iterations > 0 ? iterations * nominal_s : seconds) /
                          (static_cast<double>(s_->step_ns) * 1e-9);
     if (steps > 2e9) {  // ~a minute or two of CPU
-      throw std::invalid_argument("this run would take about " +
-                                  std::to_string(std::llround(steps)) +
-                                  " simulation steps (at most 2000000000): a coarser step "
-                                  "(--step-ms) or a shorter run");
+      throw invalid_input("this run would take about " + std::to_string(std::llround(steps)) +
+                          " simulation steps (at most 2000000000): a coarser step "
+                          "(--step-ms) or a shorter run");
     }
     r.ends_ns.reserve(static_cast<std::size_t>(ends));
   }
@@ -292,10 +292,9 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
     double mhz = 0;
     r.energy_j += s_->step(&costs, phase, left, on_end, &mhz);
     if (!std::isfinite(r.energy_j) || !std::isfinite(s_->thermal.die_c())) {
-      throw std::runtime_error(
-          "simulation: the device's power or temperature became non-finite at " +
-          std::to_string(static_cast<double>(s_->t) * 1e-9) +
-          " s (a profile whose figures no real device has?)");
+      throw invalid_input("simulation: the device's power or temperature became non-finite at " +
+                          std::to_string(static_cast<double>(s_->t) * 1e-9) +
+                          " s (a profile whose figures no real device has?)");
     }
     clock_time += mhz;
     phase_clock += mhz * static_cast<double>(s_->t - counted);
@@ -309,12 +308,12 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
 
 void SimDevice::set_power_limit_w(double w) {
   if (!(w >= s_->p.power_limit_w * 0.1 && w <= s_->p.fast_limit_w))
-    throw std::invalid_argument("power limit outside 10% of the profile's limit to its fast limit");
+    throw invalid_input("power limit outside 10% of the profile's limit to its fast limit");
   s_->governor.set_power_limit_w(w);
 }
 
 void SimDevice::set_ambient_c(double c) {
-  if (!(c >= -20 && c <= 60)) throw std::invalid_argument("ambient outside -20..60 C");
+  if (!(c >= -20 && c <= 60)) throw invalid_input("ambient outside -20..60 C");
   s_->thermal.set_ambient_c(c);
 }
 
@@ -372,7 +371,7 @@ double phase_seconds(const Profile& p, const workload::Phase& ph, double mhz) {
 
 SimResult simulate(const Profile& p, const workload::Plan& plan, const SimOptions& o) {
   if (o.iterations <= 0 && !(o.seconds > 0))
-    throw std::invalid_argument("give a number of iterations or a duration");
+    throw invalid_input("give a number of iterations or a duration");
   DeviceOptions d = o;
   d.expected_s = o.lead_in_s + o.seconds + o.tail_s;
   SimDevice dev(p, d);

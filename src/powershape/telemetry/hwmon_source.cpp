@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::telemetry {
 namespace fs = std::filesystem;
@@ -46,9 +47,9 @@ HwmonSource::HwmonSource(const fs::path& root) : root_(root) {
     }
   }
   if (rails_.empty()) {
-    throw std::runtime_error("no INA3221 power rails under " + root.string() +
-                             " (expected hwmon*/name = ina3221 with in<k>_label, in<k>_input, "
-                             "curr<k>_input)");
+    throw unsupported("no INA3221 power rails under " + root.string() +
+                      " (expected hwmon*/name = ina3221 with in<k>_label, in<k>_input, "
+                      "curr<k>_input)");
   }
   for (std::size_t i = 0; i < rails_.size(); ++i) {
     const std::string& l = rails_[i].label;

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::telemetry {
 
 std::optional<Mark> parse_mark(const std::string& line) {
@@ -30,10 +32,10 @@ std::string format_mark(const Mark& m) {
 void send_mark(const std::string& path, const Mark& m) {
   const std::string line = format_mark(m);
   const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  if (fd < 0) throw device_error("cannot open " + path + ": " + std::strerror(errno));
   const ssize_t n = write(fd, line.data(), line.size());
   close(fd);
-  if (n != static_cast<ssize_t>(line.size())) throw std::runtime_error("cannot write " + path);
+  if (n != static_cast<ssize_t>(line.size())) throw device_error("cannot write " + path);
 }
 
 }  // namespace powershape::telemetry

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::telemetry::nvml {
 
 int64_t to_int64(ValueType type, const Value& v) {
@@ -43,7 +45,7 @@ void resolve(void* handle, F& fn, const char* name) {
 Library::Library(const std::string& path) {
   handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) {
-    throw std::runtime_error("no NVIDIA driver: cannot load " + path + " (" + dlerror() + ")");
+    throw unsupported("no NVIDIA driver: cannot load " + path + " (" + dlerror() + ")");
   }
   resolve(handle_, api_.Init, "nvmlInit_v2");
   resolve(handle_, api_.Shutdown, "nvmlShutdown");
@@ -76,13 +78,12 @@ Library::Library(const std::string& path) {
   if (api_.Init == nullptr || api_.DeviceGetCount == nullptr ||
       api_.DeviceGetHandleByIndex == nullptr) {
     dlclose(handle_);
-    throw std::runtime_error(path +
-                             " lacks nvmlInit_v2/nvmlDeviceGetCount_v2: not an NVML library");
+    throw unsupported(path + " lacks nvmlInit_v2/nvmlDeviceGetCount_v2: not an NVML library");
   }
   if (Return r = api_.Init(); r != kSuccess) {
     std::string why = api_.error_string(r);
     dlclose(handle_);
-    throw std::runtime_error("no NVIDIA driver: nvmlInit failed (" + why + ")");
+    throw unsupported("no NVIDIA driver: nvmlInit failed (" + why + ")");
   }
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::telemetry {
 namespace {
@@ -45,23 +46,23 @@ NvmlSource::NvmlSource(const std::vector<int>& gpus, const std::string& library)
   const auto& api = lib_->api();
   unsigned count = 0;
   if (nvml::Return r = api.DeviceGetCount(&count); r != nvml::kSuccess) {
-    throw std::runtime_error("NVML cannot count GPUs: " + api.error_string(r));
+    throw device_error("NVML cannot count GPUs: " + api.error_string(r));
   }
-  if (count == 0) throw std::runtime_error("NVML sees no GPU");
+  if (count == 0) throw unsupported("NVML sees no GPU");
   std::vector<int> chosen = gpus;
   if (chosen.empty()) {
     for (unsigned i = 0; i < count; ++i) chosen.push_back(static_cast<int>(i));
   }
   for (int index : chosen) {
     if (index < 0 || static_cast<unsigned>(index) >= count) {
-      throw std::runtime_error("no GPU " + std::to_string(index) + ": NVML sees " +
-                               std::to_string(count) + " (0.." + std::to_string(count - 1) + ")");
+      throw invalid_input("no GPU " + std::to_string(index) + ": NVML sees " +
+                          std::to_string(count) + " (0.." + std::to_string(count - 1) + ")");
     }
     Gpu g;
     if (nvml::Return r = api.DeviceGetHandleByIndex(static_cast<unsigned>(index), &g.handle);
         r != nvml::kSuccess) {
-      throw std::runtime_error("NVML cannot open GPU " + std::to_string(index) + ": " +
-                               api.error_string(r));
+      throw device_error("NVML cannot open GPU " + std::to_string(index) + ": " +
+                         api.error_string(r));
     }
     gpus_.push_back(g);
     infos_.push_back(read_info(index, gpus_.back()));

@@ -12,6 +12,7 @@
 
 #include "powershape/telemetry/counter_unwrap.hpp"
 #include "powershape/trace/json_codec.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/printable.hpp"
 
 namespace powershape::trace {
@@ -67,7 +68,7 @@ class Parser {
   [[noreturn]] void fail(std::size_t col, const std::string& what) const {
     std::string where = name_ + ":" + std::to_string(line_no_);
     if (col > 0) where += ":" + std::to_string(col);
-    throw std::runtime_error(where + ": " + what);
+    throw invalid_input(where + ": " + what);
   }
 
   Trace parse(std::istream& in) {
@@ -115,7 +116,7 @@ class Parser {
         const auto& v = j.at("wall_minus_steady_ns");
         if (!v.is_number_integer() ||
             (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)))
-          throw std::runtime_error("wall_minus_steady_ns: expected an integer");
+          throw invalid_input("wall_minus_steady_ns: expected an integer");
         trace_.wall_minus_steady_ns = v.get<int64_t>();
       }
     } catch (const std::exception& e) {
@@ -276,9 +277,9 @@ Trace read_csv(std::istream& in, const std::string& name) { return Parser(name).
 Trace read_csv(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw std::runtime_error(path + ": a folder, not a trace file");
+    throw invalid_input(path + ": a folder, not a trace file");
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) throw invalid_input("cannot read " + path);
   return read_csv(in, path);
 }
 

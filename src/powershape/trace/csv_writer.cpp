@@ -6,6 +6,7 @@
 
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::trace {
 
@@ -27,7 +28,7 @@ bool is_poll(const Sample& s) {
 CsvWriter::CsvWriter(const std::string& path, bool every_row) : path_(path), every_row_(every_row) {
   f_ = std::fopen(path.c_str(), "w");
   if (f_ == nullptr) {
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
   }
 }
 
@@ -51,7 +52,7 @@ void CsvWriter::finish() {
 
 void CsvWriter::flush() {
   if (std::fflush(f_) != 0)
-    throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
+    throw invalid_input("cannot write " + path_ + ": " + std::strerror(errno));
 }
 
 void CsvWriter::header(const std::string& source, const std::vector<DeviceInfo>& devices) {

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::trace {
 namespace {
 using nlohmann::json;
@@ -24,7 +26,7 @@ void put_reading(json& j, const char* key, const Reading& r) {
 }
 
 Reading reading_from(const json& j, const char* key) {
-  if (!j.contains(key)) throw std::runtime_error(std::string("missing key '") + key + "'");
+  if (!j.contains(key)) throw invalid_input(std::string("missing key '") + key + "'");
   const json& v = j.at(key);
   if (v.is_number_integer()) return Reading::of(v.get<int64_t>());
   std::optional<std::string> token;  // null, with its reason beside it, or a v1 file's token
@@ -38,12 +40,12 @@ Reading reading_from(const json& j, const char* key) {
   if (token) {
     if (auto s = telemetry::status_from_token(*token)) return Reading::failed(*s);
   }
-  throw std::runtime_error(std::string("key '") + key + "': expected an integer or null");
+  throw invalid_input(std::string("key '") + key + "': expected an integer or null");
 }
 
 template <class T>
 T get(const json& j, const char* key) {
-  if (!j.contains(key)) throw std::runtime_error(std::string("missing key '") + key + "'");
+  if (!j.contains(key)) throw invalid_input(std::string("missing key '") + key + "'");
   if constexpr (std::is_integral_v<T>) {
     // nlohmann converts 1e73 to an int by a cast with no range check (undefined behaviour): an
     // integer field takes an integer in the type's range, nothing else.
@@ -53,12 +55,12 @@ T get(const json& j, const char* key) {
             ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
             : v.is_number_integer() && v.get<int64_t>() >= std::numeric_limits<T>::min() &&
                   v.get<int64_t>() <= std::numeric_limits<T>::max();
-    if (!fits) throw std::runtime_error(std::string("key '") + key + "': expected an integer");
+    if (!fits) throw invalid_input(std::string("key '") + key + "': expected an integer");
   }
   try {
     return j.at(key).get<T>();
   } catch (const json::exception&) {
-    throw std::runtime_error(std::string("key '") + key + "' has the wrong type");
+    throw invalid_input(std::string("key '") + key + "' has the wrong type");
   }
 }
 
@@ -99,10 +101,10 @@ DeviceInfo device_from_json(const json& j) {
   const json& support = j.contains("support") ? j.at("support") : json::object();
   for (const auto& s : telemetry::signal_specs()) {
     std::string key(s.name);
-    if (!support.contains(key)) throw std::runtime_error("support: missing signal '" + key + "'");
+    if (!support.contains(key)) throw invalid_input("support: missing signal '" + key + "'");
     auto v = support.at(key).get<std::string>();
     auto st = v == "ok" ? std::optional<Status>(Status::kOk) : telemetry::status_from_token(v);
-    if (!st) throw std::runtime_error("support." + key + ": unknown status '" + v + "'");
+    if (!st) throw invalid_input("support." + key + ": unknown status '" + v + "'");
     d.support[static_cast<std::size_t>(s.signal)] = *st;
   }
   return d;
@@ -115,8 +117,7 @@ json to_json(const Region& r) {
 Region region_from_json(const json& j) {
   Region r{get<std::string>(j, "name"), get<int>(j, "gpu"), get<int64_t>(j, "begin_ns"),
            get<int64_t>(j, "end_ns")};
-  if (r.end_ns < r.begin_ns)
-    throw std::runtime_error("region '" + r.name + "' ends before it begins");
+  if (r.end_ns < r.begin_ns) throw invalid_input("region '" + r.name + "' ends before it begins");
   return r;
 }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "powershape/trace/json_codec.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 
 namespace powershape::trace {
@@ -24,7 +25,7 @@ json to_json(const JsonFile& f) {
 JsonFile json_file_from(const json& j, const std::string& name) {
   try {
     if (!j.is_object() || j.value("format", "") != "powershape summary v1") {
-      throw std::runtime_error("not a powershape summary (format must be 'powershape summary v1')");
+      throw invalid_input("not a powershape summary (format must be 'powershape summary v1')");
     }
     JsonFile f;
     f.meta.source = j.at("source").get<std::string>();
@@ -34,7 +35,7 @@ JsonFile json_file_from(const json& j, const std::string& name) {
     f.summary = j.at("summary");
     return f;
   } catch (const std::exception& e) {
-    throw std::runtime_error(name + ": " + e.what());
+    throw invalid_input(name + ": " + e.what());
   }
 }
 
@@ -44,7 +45,7 @@ void write_json(const std::string& path, const JsonFile& f) {
 
 JsonFile read_json(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) throw invalid_input("cannot read " + path);
   json j;
   try {
     in >> j;
@@ -52,8 +53,7 @@ JsonFile read_json(const std::string& path) {
     std::string what =
         e.what();  // "[json.exception.parse_error.101] parse error at line L, column C: ..."
     auto at = what.find("at line");
-    throw std::runtime_error(path + ": not JSON, " +
-                             (at == std::string::npos ? what : what.substr(at)));
+    throw invalid_input(path + ": not JSON, " + (at == std::string::npos ? what : what.substr(at)));
   }
   return json_file_from(j, path);
 }

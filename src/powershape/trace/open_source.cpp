@@ -7,6 +7,7 @@
 #include "powershape/telemetry/nvml_source.hpp"
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/trace/replay_source.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::trace {
 
@@ -15,9 +16,8 @@ std::unique_ptr<telemetry::Source> open_source(const std::string& spec,
   if (spec == "nvml") return std::make_unique<telemetry::NvmlSource>(gpus);
   if (spec.rfind("fake:", 0) == 0) {
     std::string path = spec.substr(5);
-    if (path.empty())
-      throw std::runtime_error("--source fake: needs a trace file (fake:TRACE.csv)");
-    if (!gpus.empty()) throw std::runtime_error("--gpus applies to --source nvml only");
+    if (path.empty()) throw invalid_input("source", "fake: needs a trace file (fake:TRACE.csv)");
+    if (!gpus.empty()) throw invalid_input("gpus", "GPU indices apply to the nvml source only");
     Trace t = read_csv(path);
     for (const auto& e : t.events) {
       if (e.what.rfind(kTornPrefix, 0) == 0)
@@ -26,12 +26,12 @@ std::unique_ptr<telemetry::Source> open_source(const std::string& spec,
     return std::make_unique<ReplaySource>(std::move(t), path);
   }
   if (spec == "hwmon" || spec.rfind("hwmon:", 0) == 0) {
-    if (!gpus.empty()) throw std::runtime_error("--gpus applies to --source nvml only");
+    if (!gpus.empty()) throw invalid_input("gpus", "GPU indices apply to the nvml source only");
     return std::make_unique<telemetry::HwmonSource>(spec.size() > 6 ? spec.substr(6)
                                                                     : "/sys/class/hwmon");
   }
-  throw std::runtime_error("unknown --source '" + spec +
-                           "' (expected nvml, fake:TRACE.csv or hwmon[:ROOT])");
+  throw invalid_input(
+      "source", "unknown source '" + spec + "' (expected nvml, fake:TRACE.csv or hwmon[:ROOT])");
 }
 
 }  // namespace powershape::trace

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::trace {
 using telemetry::Signal;
@@ -12,8 +13,8 @@ using telemetry::Status;
 
 ReplaySource::ReplaySource(Trace trace, std::string name, double speed)
     : name_(std::move(name)), speed_(speed) {
-  if (trace.samples.empty()) throw std::runtime_error(name_ + ": the trace holds no samples");
-  if (!(speed > 0)) throw std::runtime_error("replay speed must be positive");
+  if (trace.samples.empty()) throw invalid_input(name_ + ": the trace holds no samples");
+  if (!(speed > 0)) throw invalid_input("replay speed must be positive");
   int max_gpu = 0;
   for (const auto& s : trace.samples) max_gpu = std::max(max_gpu, s.gpu);
   tracks_.resize(static_cast<std::size_t>(max_gpu) + 1);

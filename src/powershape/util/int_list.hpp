@@ -4,8 +4,7 @@
 
 namespace powershape::util {
 
-// Parses "0,2,3" into non-negative integers; throws std::runtime_error naming `option` on anything
-// else.
-std::vector<int> parse_int_list(const std::string& list, const std::string& option);
+// Parses "0,2,3" into non-negative integers; anything else is an Error whose subject is `subject`.
+std::vector<int> parse_int_list(const std::string& list, const std::string& subject);
 
 }  // namespace powershape::util

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
 #include "powershape/util/printable.hpp"
 
 namespace powershape::util {
@@ -14,7 +15,7 @@ void write_json_file(const std::string& path, const nlohmann::json& j) {
   std::ofstream out(path);
   out << j.dump(1) << '\n';
   out.close();  // the last of it is written here: a full disk shows now, not never
-  if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  if (!out) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
 }
 
 std::string strip_json_code(const std::string& what) {
@@ -26,14 +27,14 @@ std::string strip_json_code(const std::string& what) {
 nlohmann::json read_json_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    throw std::runtime_error(path + ": a folder, not a JSON file");
+    throw invalid_input(path + ": a folder, not a JSON file");
   }
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) throw invalid_input("cannot read " + path);
   try {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": not JSON, " + strip_json_code(e.what()));
+    throw invalid_input(path + ": not JSON, " + strip_json_code(e.what()));
   }
 }
 

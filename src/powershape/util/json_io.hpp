@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::util {
 
 // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ...", made printable.
@@ -24,9 +26,9 @@ auto read_as(const std::string& path, F&& reader) {
   try {
     return reader(j);
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": unexpected JSON type: " + strip_json_code(e.what()));
+    throw invalid_input(path + ": unexpected JSON type: " + strip_json_code(e.what()));
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path + ": " + e.what());
+    throw invalid_input(path + ": " + e.what());
   }
 }
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/workload/finetune.hpp"
 #include "powershape/workload/plan_json.hpp"
@@ -27,8 +28,8 @@ std::array<int64_t, 3> parse_shape(const std::string& s) {
   for (int i = 0; i < 3; ++i) {
     auto comma = s.find(',', start);
     if ((i < 2) != (comma != std::string::npos)) {
-      throw std::runtime_error(
-          "--shape: expected three comma-separated positive integers, found '" + s + "'");
+      throw invalid_input("shape",
+                          "expected three comma-separated positive integers, found '" + s + "'");
     }
     std::string item =
         s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
@@ -36,9 +37,9 @@ std::array<int64_t, 3> parse_shape(const std::string& s) {
     auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc() || p != item.data() + item.size() || v <= 0 ||
         v > kMaxDim) {
-      throw std::runtime_error(
-          "--shape: expected three comma-separated integers from 1 to 1000000000, found '" + s +
-          "'");
+      throw invalid_input(
+          "shape",
+          "expected three comma-separated integers from 1 to 1000000000, found '" + s + "'");
     }
     start = comma + 1;
   }
@@ -46,11 +47,11 @@ std::array<int64_t, 3> parse_shape(const std::string& s) {
 }
 
 std::vector<int> chunk_counts(const WorkloadArgs& a) {
-  std::vector<int> out = util::parse_int_list(a.chunks, "--chunks");
+  std::vector<int> out = util::parse_int_list(a.chunks, "chunks");
   for (int c : out) {
-    if (c < 1) throw std::runtime_error("--chunks: chunk counts start at 1");
+    if (c < 1) throw invalid_input("chunks", "chunk counts start at 1");
     if (c > kMaxChunks)
-      throw std::runtime_error("--chunks: at most 65536 chunks, found " + std::to_string(c));
+      throw invalid_input("chunks", "at most 65536 chunks, found " + std::to_string(c));
   }
   return out;
 }
@@ -59,46 +60,41 @@ Workload describe(const WorkloadArgs& a, int chunks) {
   if (a.workload == "lmhead") {
     auto s = parse_shape(a.shape.empty() ? "16384,896,151936" : a.shape);
     if (a.products_only && a.forward_only)
-      throw std::runtime_error(
-          "--products-only: the backward products too; not with --forward-only");
+      throw invalid_input("products-only",
+                          "the backward products too; not with the forward pass alone");
     LmHead l{s[0], s[1], s[2], !a.forward_only, a.ce_bytes_per_logit};
     l.products_only = a.products_only;
     return {l, chunks};
   }
   if (a.products_only)
-    throw std::runtime_error("--products-only: an lmhead option, not for '" + a.workload + "'");
+    throw invalid_input("products-only", "an lmhead option, not for '" + a.workload + "'");
   if (a.workload == "msm") {
     auto s = parse_shape(a.shape.empty() ? "65536,512,65536" : a.shape);
     return {Msm{s[0], s[1], s[2]}, chunks};
   }
   if (a.workload == "square") {
-    if (a.gap != "idle" && a.gap != "memory")
-      throw std::runtime_error("--gap: expected idle or memory");
+    if (a.gap != "idle" && a.gap != "memory") throw invalid_input("gap", "expected idle or memory");
     return {Square{a.period_ms, a.duty, a.gap == "idle" ? Gap::kIdle : Gap::kMemory}, chunks};
   }
   if (ends_with(a.workload, ".json") || ends_with(a.workload, ".csv") ||
       a.workload.rfind("finetune:", 0) == 0)
     return {Custom{}, chunks};
-  throw std::runtime_error(
-      "--workload: expected lmhead, msm, square, finetune:MODEL[:lora], a PLAN.json or a kernel "
-      "TIMELINE.csv, found '" +
-      a.workload + "'");
+  throw invalid_input("workload",
+                      "expected lmhead, msm, square, finetune:MODEL[:lora], a PLAN.json or a "
+                      "kernel TIMELINE.csv, found '" +
+                          a.workload + "'");
 }
 
 Plan build_plan(const WorkloadArgs& a, int chunks, const Rates& device) {
   const Workload w = describe(a, chunks);
-  try {
-    if (!std::holds_alternative<Custom>(w.kind)) return make_plan(w, device);
-    if (ends_with(a.workload, ".json")) return read_plan(a.workload);
-    if (a.workload.rfind("finetune:", 0) == 0)
-      return finetune_plan(parse_finetune(a.workload, a.shape));
-    // A recorded kernel timeline: each kernel did in its recorded time what the recording GPU
-    // does at its unthrottled rates.
-    const Rates& r = a.recorded_on.empty() ? device : a.recorded_on_rates;
-    return read_timeline(a.workload, r.flops_per_s, r.bytes_per_s);
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(e.what());
-  }
+  if (!std::holds_alternative<Custom>(w.kind)) return make_plan(w, device);
+  if (ends_with(a.workload, ".json")) return read_plan(a.workload);
+  if (a.workload.rfind("finetune:", 0) == 0)
+    return finetune_plan(parse_finetune(a.workload, a.shape));
+  // A recorded kernel timeline: each kernel did in its recorded time what the recording GPU does
+  // at its unthrottled rates.
+  const Rates& r = a.recorded_on.empty() ? device : a.recorded_on_rates;
+  return read_timeline(a.workload, r.flops_per_s, r.bytes_per_s);
 }
 
 std::vector<Plan> build_plans(const WorkloadArgs& a, const Rates& device) {

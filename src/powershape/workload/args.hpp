@@ -23,9 +23,9 @@ struct WorkloadArgs {
   Rates recorded_on_rates;  // that profile's unthrottled rates, which the caller looks up
 };
 
-// "4096,896,151936" -> three positive integers; throws naming --shape.
+// "4096,896,151936" -> three positive integers; an Error whose subject is "shape" otherwise.
 std::array<int64_t, 3> parse_shape(const std::string& s);
-// The chunk counts --chunks lists, each at least 1; throws naming --chunks.
+// The chunk counts `chunks` lists, each at least 1 (an Error whose subject is "chunks" otherwise).
 std::vector<int> chunk_counts(const WorkloadArgs& a);
 // The workload the options describe, with `chunks` row chunks (Custom for a file).
 Workload describe(const WorkloadArgs& a, int chunks);

@@ -5,13 +5,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "powershape/util/error.hpp"
 #include "powershape/workload/chunks.hpp"
 
 namespace powershape::workload {
 namespace {
 
 void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument(what);
+  if (!ok) throw invalid_input(what);
 }
 
 Plan start(const Workload& w) {
@@ -191,8 +192,7 @@ Plan make_plan(const Workload& w, const Rates& r) {
   if (const auto* m = std::get_if<Msm>(&w.kind)) return msm_plan(*m, w.chunks);
   if (const auto* s = std::get_if<Square>(&w.kind)) return square_plan(*s, r);
   if (const auto* p = std::get_if<Products>(&w.kind)) return products_plan(*p);
-  throw std::invalid_argument(
-      "a custom workload has no phases to derive: read its plan from its file");
+  throw invalid_input("a custom workload has no phases to derive: read its plan from its file");
 }
 
 }  // namespace powershape::workload

@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::workload {
 
 inline int64_t rows_per_chunk(int64_t rows, int64_t chunks) {
-  if (rows < 1 || chunks < 1) throw std::invalid_argument("rows and chunks must be positive");
+  if (rows < 1 || chunks < 1) throw invalid_input("rows and chunks must be positive");
   return (rows + chunks - 1) / chunks;
 }
 

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
 #include "powershape/workload/args.hpp"
 #include "powershape/workload/builders.hpp"
 
@@ -20,7 +21,7 @@ const std::vector<TransformerShape>& known_transformers() {
 Finetune parse_finetune(const std::string& workload, const std::string& shape) {
   const std::string prefix = "finetune:";
   if (workload.rfind(prefix, 0) != 0)
-    throw std::runtime_error("--workload: expected finetune:MODEL[:lora]");
+    throw invalid_input("workload", "expected finetune:MODEL[:lora]");
   std::string name = workload.substr(prefix.size());
   bool lora = false;
   if (name.size() > 5 && name.compare(name.size() - 5, 5, ":lora") == 0) {
@@ -34,15 +35,15 @@ Finetune parse_finetune(const std::string& workload, const std::string& shape) {
     names += (names.empty() ? "" : ", ") + m.name;
   }
   if (f.model.name.empty())
-    throw std::runtime_error("--workload: no model '" + name + "' to fine-tune (" + names + ")");
+    throw invalid_input("workload", "no model '" + name + "' to fine-tune (" + names + ")");
   const auto s = parse_shape(shape.empty() ? "2048,512,16" : shape);
   f.tokens = s[0];
   f.seq = s[1];
   f.lora_rank = lora ? s[2] : 0;
   if (f.seq > f.tokens)
-    throw std::runtime_error("--shape: the sequence (" + std::to_string(f.seq) +
-                             ") is longer than the step's tokens (" + std::to_string(f.tokens) +
-                             ")");
+    throw invalid_input("shape", "the sequence (" + std::to_string(f.seq) +
+                                     ") is longer than the step's tokens (" +
+                                     std::to_string(f.tokens) + ")");
   return f;
 }
 
@@ -50,8 +51,8 @@ Plan finetune_plan(const Finetune& f) {
   const TransformerShape& m = f.model;
   if (!(m.hidden > 0 && m.layers > 0 && m.ffn > 0 && m.vocab > 0 && f.tokens > 0 && f.seq > 0 &&
         f.lora_rank >= 0 && f.host_gap_ms >= 0))
-    throw std::invalid_argument("finetune: sizes must be positive");
-  if (f.seq > f.tokens) throw std::invalid_argument("finetune: the sequence exceeds the step");
+    throw invalid_input("finetune: sizes must be positive");
+  if (f.seq > f.tokens) throw invalid_input("finetune: the sequence exceeds the step");
   const double t = static_cast<double>(f.tokens), d = static_cast<double>(m.hidden),
                ffn = static_cast<double>(m.ffn), s = static_cast<double>(f.seq),
                r = static_cast<double>(f.lora_rank);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
 #include "powershape/util/printable.hpp"
 
 namespace powershape::workload {
@@ -20,14 +21,14 @@ constexpr const char* kHeaderV1 = "config,index,name,m,n,k,bytes,ms,sm_clock_mhz
 // rather than quoted, so that the file stays one split per row.
 void check_cell(const std::string& s, const char* what) {
   if (s.find_first_of(",\n\r") != std::string::npos)
-    throw std::runtime_error(std::string("kernel times: a ") + what + " with a comma or newline");
+    throw invalid_input(std::string("kernel times: a ") + what + " with a comma or newline");
 }
 
 }  // namespace
 
 void write_kernel_times(const std::string& path, const std::vector<KernelTime>& ks) {
   std::ofstream f(path, std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  if (!f) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
   f << kHeader << '\n';
   char line[512];
   for (const auto& k : ks) {
@@ -38,7 +39,7 @@ void write_kernel_times(const std::string& path, const std::vector<KernelTime>& 
                   static_cast<long long>(k.k), k.bytes, k.ms, k.sm_clock_mhz, k.real_mhz);
     f << k.config << line;
   }
-  if (!f.flush()) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  if (!f.flush()) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
 }
 
 std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& name) {
@@ -47,7 +48,7 @@ std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& n
   int line_no = 0;
   std::size_t cells = 10;
   const auto fail = [&](const std::string& what) {
-    throw std::runtime_error(name + ":" + std::to_string(line_no) + ": " + what);
+    throw invalid_input(name + ":" + std::to_string(line_no) + ": " + what);
   };
   while (std::getline(in, line)) {
     ++line_no;
@@ -101,7 +102,7 @@ std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& n
 
 std::vector<KernelTime> read_kernel_times(const std::string& path) {
   std::ifstream f(path);
-  if (!f) throw std::runtime_error("cannot read " + path);
+  if (!f) throw invalid_input("cannot read " + path);
   return read_kernel_times(f, path);
 }
 

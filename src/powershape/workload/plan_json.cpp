@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 
 namespace powershape::workload {
@@ -16,12 +17,12 @@ namespace {
 // Each field's upper bound keeps a phase finite on any device: 1e18 FLOP is ~20 minutes at a
 // PFLOP/s, 1e16 bytes ~40 minutes at 4 TB/s.
 double positive(const json& phase, const std::string& where, const char* key, double most) {
-  if (!phase.contains(key)) throw std::runtime_error(where + "." + key + ": missing");
+  if (!phase.contains(key)) throw invalid_input(where + "." + key + ": missing");
   const json& v = phase.at(key);
   if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > most) {
     std::ostringstream m;
     m << where << "." << key << ": expected a positive number up to " << most;
-    throw std::runtime_error(m.str());
+    throw invalid_input(m.str());
   }
   return v.get<double>();
 }
@@ -31,7 +32,7 @@ void only(const json& object, const std::string& where, std::initializer_list<co
   for (const auto& [k, v] : object.items()) {
     bool known = false;
     for (const char* x : keys) known = known || k == x;
-    if (!known) throw std::runtime_error(where + "." + k + ": unknown field");
+    if (!known) throw invalid_input(where + "." + k + ": unknown field");
   }
 }
 
@@ -41,30 +42,29 @@ constexpr std::size_t kMaxPhases = 100'000;
 std::string text(const json& object, const std::string& where, const char* key,
                  const std::string& otherwise) {
   if (!object.contains(key)) return otherwise;
-  if (!object.at(key).is_string())
-    throw std::runtime_error(where + "." + key + ": expected a string");
+  if (!object.at(key).is_string()) throw invalid_input(where + "." + key + ": expected a string");
   return object.at(key).get<std::string>();
 }
 
 }  // namespace
 
 Plan plan_from_json(const json& j) {
-  if (!j.is_object()) throw std::runtime_error("plan: expected an object");
+  if (!j.is_object()) throw invalid_input("plan: expected an object");
   only(j, "plan", {"name", "phases"});
   Plan p;
   p.name = text(j, "plan", "name", "plan");
   if (!j.contains("phases") || !j.at("phases").is_array() || j.at("phases").empty()) {
-    throw std::runtime_error("phases: expected a non-empty array");
+    throw invalid_input("phases: expected a non-empty array");
   }
-  if (j.at("phases").size() > kMaxPhases) throw std::runtime_error("phases: at most 100000");
+  if (j.at("phases").size() > kMaxPhases) throw invalid_input("phases: at most 100000");
   for (std::size_t i = 0; i < j.at("phases").size(); ++i) {
     const json& x = j.at("phases")[i];
     const std::string where = "phases[" + std::to_string(i) + "]";
-    if (!x.is_object()) throw std::runtime_error(where + ": expected an object");
+    if (!x.is_object()) throw invalid_input(where + ": expected an object");
     Phase ph;
     ph.name = text(x, where, "name", "phase" + std::to_string(i));
     if (!x.contains("kind") || !x.at("kind").is_string()) {
-      throw std::runtime_error(where + ".kind: expected compute, memory or idle");
+      throw invalid_input(where + ".kind: expected compute, memory or idle");
     }
     const std::string kind = x.at("kind").get<std::string>();
     if (kind == "compute") {
@@ -78,8 +78,7 @@ Plan plan_from_json(const json& j) {
            {std::pair{"m", &ph.m}, std::pair{"n", &ph.n}, std::pair{"k", &ph.k}}) {
         if (!x.contains(key)) continue;
         const double v = positive(x, where, key, 1e9);
-        if (v != std::floor(v))
-          throw std::runtime_error(where + "." + key + ": expected a whole size");
+        if (v != std::floor(v)) throw invalid_input(where + "." + key + ": expected a whole size");
         *dim = static_cast<int64_t>(v);
       }
     } else if (kind == "memory") {
@@ -91,8 +90,7 @@ Plan plan_from_json(const json& j) {
       ph.kind = PhaseKind::kIdle;
       ph.seconds = positive(x, where, "seconds", 3600);
     } else {
-      throw std::runtime_error(where + ".kind: expected compute, memory or idle, found '" + kind +
-                               "'");
+      throw invalid_input(where + ".kind: expected compute, memory or idle, found '" + kind + "'");
     }
     p.phases.push_back(ph);
   }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "powershape/util/error.hpp"
 #include "powershape/util/printable.hpp"
 
 namespace powershape::workload {
@@ -42,12 +43,12 @@ bool is_product(std::string name) {
 Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_per_s,
                         double bytes_per_s) {
   if (!(flops_per_s > 0 && bytes_per_s > 0))
-    throw std::invalid_argument("timeline: rates must be positive");
+    throw invalid_input("timeline: rates must be positive");
   std::string line;
   int line_no = 0;
   int start_col = -1, dur_col = -1, name_col = -1;
   auto fail = [&](const std::string& what) {
-    throw std::runtime_error(name + ":" + std::to_string(line_no) + ": " + what);
+    throw invalid_input(name + ":" + std::to_string(line_no) + ": " + what);
   };
   struct Kernel {
     int64_t start, duration;
@@ -123,7 +124,7 @@ Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_
 
 Plan read_timeline(const std::string& path, double flops_per_s, double bytes_per_s) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) throw invalid_input("cannot read " + path);
   return plan_from_timeline(in, path, flops_per_s, bytes_per_s);
 }
 

@@ -1,0 +1,25 @@
+#include "error_message.hpp"
+
+#include "powershape/util/error.hpp"
+
+namespace powershape::cli {
+namespace {
+
+// Whether the subcommand that ran (`sim calibrate`: calibrate, within sim) has this flag.
+bool ran_with(const CLI::App& app, const std::string& flag) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    if (sub->get_option_no_throw(flag) != nullptr || ran_with(*sub, flag)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string message_of(const CLI::App& app, const std::exception& e) {
+  const auto* error = dynamic_cast<const Error*>(&e);
+  if (error == nullptr || error->subject().empty()) return e.what();
+  const std::string flag = "--" + error->subject();
+  return ran_with(app, flag) ? flag + ": " + error->detail() : e.what();
+}
+
+}  // namespace powershape::cli
