@@ -30,7 +30,7 @@ def main():
         ap.error("give --chunks C or --adaptive")
     n, d, v = map(int, a.shape.split(","))
     x = torch.randn(n, d, device="cuda", dtype=torch.bfloat16).requires_grad_()
-    w = (torch.randn(v, d, device="cuda", dtype=torch.bfloat16) * d ** -0.5).requires_grad_()
+    w = (torch.randn(v, d, device="cuda", dtype=torch.bfloat16) * d**-0.5).requires_grad_()
     t = torch.randint(0, v, (n,), device="cuda")
     chunker = AdaptiveChunker() if a.adaptive else None
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -58,9 +58,11 @@ def main():
         used.append(k)
         times.append(ms)
     if chunker:
-        print(f"settled on {chunker.best} chunks after {settled_at} steps; "
-              f"{sum(times) / len(times):.2f} ms per step over {a.steps} steps; "
-              f"the last 100 steps used {max(set(used[-100:]), key=used[-100:].count)} chunks")
+        print(
+            f"settled on {chunker.best} chunks after {settled_at} steps; "
+            f"{sum(times) / len(times):.2f} ms per step over {a.steps} steps; "
+            f"the last 100 steps used {max(set(used[-100:]), key=used[-100:].count)} chunks"
+        )
 
 
 if __name__ == "__main__":

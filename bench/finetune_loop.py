@@ -26,9 +26,16 @@ def main():
     ap.add_argument("--seconds", type=float, default=60)
     a = ap.parse_args()
     # Qwen2-0.5B's published config.
-    cfg = Qwen2Config(vocab_size=151936, hidden_size=896, intermediate_size=4864,
-                      num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2,
-                      max_position_embeddings=a.seq, tie_word_embeddings=True)
+    cfg = Qwen2Config(
+        vocab_size=151936,
+        hidden_size=896,
+        intermediate_size=4864,
+        num_hidden_layers=24,
+        num_attention_heads=14,
+        num_key_value_heads=2,
+        max_position_embeddings=a.seq,
+        tie_word_embeddings=True,
+    )
     model = Qwen2ForCausalLM(cfg).to("cuda", torch.bfloat16)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
     ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq), device="cuda")

@@ -32,16 +32,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "peers", "ml-cross-entropy"))
 from powershape import Monitor  # noqa: E402
-from powershape.torch import patch_causal_lm  # noqa: E402
+from powershape.hf import patch_causal_lm  # noqa: E402
 
 BATCH, SEQ, MICRO = 16, 1024, 4
 
 
 def build(seed):
     torch.manual_seed(seed)
-    cfg = Qwen2Config(vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
-                      num_attention_heads=14, num_key_value_heads=2, max_position_embeddings=SEQ,
-                      tie_word_embeddings=True)
+    cfg = Qwen2Config(
+        vocab_size=151936,
+        hidden_size=896,
+        intermediate_size=4864,
+        num_hidden_layers=24,
+        num_attention_heads=14,
+        num_key_value_heads=2,
+        max_position_embeddings=SEQ,
+        tie_word_embeddings=True,
+    )
     return Qwen2ForCausalLM(cfg).to("cuda", torch.bfloat16).train()
 
 
@@ -55,7 +62,7 @@ def make_trained_like(model, ids, std=6.0):
     labels = torch.full_like(ids, -100)
     entropy = []
     for b in range(ids.shape[0]):
-        h = model.model(input_ids=ids[b:b + 1]).last_hidden_state[0]
+        h = model.model(input_ids=ids[b : b + 1]).last_hidden_state[0]
         logits = (h @ w.t()).float()
         p = torch.softmax(logits, dim=-1)
         entropy.append(-(p * torch.log(p.clamp_min(1e-30))).sum(-1).mean().item())
@@ -96,9 +103,14 @@ def round_of(loss_fn, ids, labels, opt, steps, micro, monitor):
     torch.cuda.synchronize()
     seconds = time.perf_counter() - t0
     w = monitor.end_window("round")
-    return {"ms": seconds / steps * 1e3, "j": (w.energy_j or float("nan")) / steps,
-            "peak_gib": torch.cuda.max_memory_allocated() / 2**30, "mhz": w.sm_clock_mhz or float("nan"),
-            "capped": float("nan") if w.power_capped is None else w.power_capped, "loss": loss.item()}
+    return {
+        "ms": seconds / steps * 1e3,
+        "j": (w.energy_j or float("nan")) / steps,
+        "peak_gib": torch.cuda.max_memory_allocated() / 2**30,
+        "mhz": w.sm_clock_mhz or float("nan"),
+        "capped": float("nan") if w.power_capped is None else w.power_capped,
+        "loss": loss.item(),
+    }
 
 
 def main():
@@ -113,8 +125,10 @@ def main():
         sys.exit("finetune_peers: --rounds and --steps must be in [1, 100]")
     results = []
     monitor = Monitor(interval_ms=10)
-    print(f"{'regime':8} {'micro':>5} {'way':12} {'tokens/s':>9} {'J/step':>8} {'peak GiB':>9} {'MHz':>6} "
-          f"{'capped':>6}  {'tok/s vs CCE':>12} {'J vs CCE':>8} {'GiB - CCE':>9}")
+    print(
+        f"{'regime':8} {'micro':>5} {'way':12} {'tokens/s':>9} {'J/step':>8} {'peak GiB':>9} {'MHz':>6} "
+        f"{'capped':>6}  {'tok/s vs CCE':>12} {'J vs CCE':>8} {'GiB - CCE':>9}"
+    )
     for regime in a.regimes.split(","):
         model = build(0)
         ids = torch.randint(0, model.config.vocab_size, (BATCH, SEQ), device="cuda")
@@ -138,18 +152,28 @@ def main():
                     rows[name].append(round_of(fn, ids, labels, opt, a.steps, micro, monitor))
             summary = {}
             for name, rs in rows.items():
-                summary[name] = {"tokens_per_s": BATCH * SEQ / (statistics.median(r["ms"] for r in rs) / 1e3),
-                                 "j_per_step": statistics.median(r["j"] for r in rs),
-                                 "peak_gib": max(r["peak_gib"] for r in rs),
-                                 "mhz": statistics.median(r["mhz"] for r in rs),
-                                 "capped": statistics.median(r["capped"] for r in rs),
-                                 "loss": rs[-1]["loss"]}
+                summary[name] = {
+                    "tokens_per_s": BATCH * SEQ / (statistics.median(r["ms"] for r in rs) / 1e3),
+                    "j_per_step": statistics.median(r["j"] for r in rs),
+                    "peak_gib": max(r["peak_gib"] for r in rs),
+                    "mhz": statistics.median(r["mhz"] for r in rs),
+                    "capped": statistics.median(r["capped"] for r in rs),
+                    "loss": rs[-1]["loss"],
+                }
             ref = summary.get("CCE")
             for name, s in summary.items():
-                vs = (f"{s['tokens_per_s'] / ref['tokens_per_s']:12.3f} {s['j_per_step'] / ref['j_per_step']:8.3f} "
-                      f"{s['peak_gib'] - ref['peak_gib']:+9.2f}") if ref else ""
-                print(f"{regime:8} {micro:5d} {name:12} {s['tokens_per_s']:9.0f} {s['j_per_step']:8.1f} "
-                      f"{s['peak_gib']:9.2f} {s['mhz']:6.0f} {s['capped']:6.2f}  {vs}")
+                vs = (
+                    (
+                        f"{s['tokens_per_s'] / ref['tokens_per_s']:12.3f} {s['j_per_step'] / ref['j_per_step']:8.3f} "
+                        f"{s['peak_gib'] - ref['peak_gib']:+9.2f}"
+                    )
+                    if ref
+                    else ""
+                )
+                print(
+                    f"{regime:8} {micro:5d} {name:12} {s['tokens_per_s']:9.0f} {s['j_per_step']:8.1f} "
+                    f"{s['peak_gib']:9.2f} {s['mhz']:6.0f} {s['capped']:6.2f}  {vs}"
+                )
                 results.append(dict(regime=regime, micro_steps=micro, way=name, **s))
             sys.stdout.flush()
         del model, opt, fns

@@ -40,8 +40,7 @@ class _Raw:
     """The op through the C API alone, its gradients made; backward() does nothing."""
 
     def __init__(self, run, x, w, t, chunks):
-        self.run, self.args = run, (x.detach(), w.detach(), t, None, None, -100, 0, 0.0, 0.0, 0.0, chunks, False,
-                                    True)
+        self.run, self.args = run, (x.detach(), w.detach(), t, None, None, -100, 0, 0.0, 0.0, 0.0, chunks, False, True)
 
     def backward(self):
         self.run(*self.args)
@@ -52,17 +51,20 @@ def peers(chunks):
     try:  # powershape's op through the Python package (python/), as a PyTorch user calls it
         sys.path.insert(0, os.path.join(HERE, "..", "python"))
         from powershape.torch import _run, linear_cross_entropy as ps_lce
+
         out["powershape op"] = lambda x, w, t: _Raw(_run, x, w, t, chunks)
         out["powershape py"] = lambda x, w, t: ps_lce(x, w, t, chunks=chunks)
     except ImportError:
         pass
     try:
         from liger_kernel.transformers.functional import liger_fused_linear_cross_entropy
+
         out["Liger FLCE"] = lambda x, w, t: liger_fused_linear_cross_entropy(x, w, t)
     except ImportError:
         pass
     try:
         from cut_cross_entropy import linear_cross_entropy
+
         out["CCE"] = lambda x, w, t: linear_cross_entropy(x, w, t)
     except ImportError:
         pass
@@ -73,6 +75,7 @@ def sustained_ms(fn, x, w, t, window):
     def step():
         x.grad = w.grad = None
         fn(x, w, t).backward()
+
     for _ in range(3):
         step()
     torch.cuda.synchronize()
@@ -95,7 +98,7 @@ def sustained_ms(fn, x, w, t, window):
         b.record()
         b.synchronize()
         times.append(a.elapsed_time(b) / batch)
-    late = sorted(times[len(times) // 2:])
+    late = sorted(times[len(times) // 2 :])
     return late[len(late) // 2], (torch.cuda.max_memory_allocated() - io_bytes) / 2**30
 
 
@@ -105,8 +108,7 @@ def ours(shape, window, options):
         opts = options.split()
         if "--window" not in opts:  # --ours may set its own
             opts += ["--window", str(window)]
-        subprocess.run([exe, "--shapes", shape, "--json", f.name] + opts,
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([exe, "--shapes", shape, "--json", f.name] + opts, check=True, stdout=subprocess.DEVNULL)
         rows = [r for r in json.load(f)["shapes"][0]["rows"] if not r["ceiling"]]
     best = min(rows, key=lambda r: r["ms"])
     return best["ms"], best["extra_gib"], best["chunks"]
@@ -124,7 +126,7 @@ def main():
         base, gib, config = ours(shape, a.window, a.ours)
         print(f"{shape:22} {'powershape':14} {base:9.2f} {gib:7.1f} {1:13.3f}  ({config} chunks)")
         x = (torch.randn(n, d, device="cuda", dtype=torch.bfloat16)).requires_grad_()
-        w = (torch.randn(v, d, device="cuda", dtype=torch.bfloat16) * d ** -0.5).requires_grad_()
+        w = (torch.randn(v, d, device="cuda", dtype=torch.bfloat16) * d**-0.5).requires_grad_()
         t = torch.randint(0, v, (n,), device="cuda")
         for name, fn in peers(config).items():
             try:

@@ -8,7 +8,14 @@ plot drawn (the page records it in <body data-ms>). The issue's target: under 2 
 
 Usage: bench/report_open.py BUILD/powershape [--seconds 3600] [--keep DIR]
 """
-import argparse, os, re, shutil, subprocess, sys, tempfile, time
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
 
 
 def write_trace(path, seconds):
@@ -20,8 +27,10 @@ def write_trace(path, seconds):
             busy = (i // 25) % 2 == 0
             p = 690000 if busy else 120000
             energy += p // 1000
-            rows.append("%d,0,%d,%d,%d,%d,%d\n" % (i * 1000000, p, 1590 if busy else 1980,
-                                                   40 + (i // 60000) % 20, 4 if busy else 0, energy))
+            rows.append(
+                "%d,0,%d,%d,%d,%d,%d\n"
+                % (i * 1000000, p, 1590 if busy else 1980, 40 + (i // 60000) % 20, 4 if busy else 0, energy)
+            )
             if len(rows) == 100000:
                 f.writelines(rows)
                 rows = []
@@ -44,17 +53,32 @@ def main():
     subprocess.run([a.powershape, "report", csv, "-o", html], check=True, stderr=subprocess.DEVNULL)
     report_s = time.time() - t0
     t0 = time.time()
-    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,2000",
-                          "--dump-dom", "file://" + os.path.abspath(html)],
-                         capture_output=True, text=True, timeout=120).stdout
+    dom = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1400,2000",
+            "--dump-dom",
+            "file://" + os.path.abspath(html),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     load_s = time.time() - t0
     body = re.search(r"<body[^>]*>", dom).group(0)
     ms = re.search(r'data-ms="(\d+)"', body)
     err = re.search(r'data-error="([^"]*)"', body)
-    print("trace: %.0f s of 1 ms rows, %.1f MB CSV; report: %.1f MB HTML in %.1f s" %
-          (a.seconds, os.path.getsize(csv) / 1e6, os.path.getsize(html) / 1e6, report_s))
-    print("page: every plot drawn %s ms after navigation (browser process %.1f s in all)%s" %
-          (ms.group(1) if ms else "?", load_s, "; script error: " + err.group(1) if err else ""))
+    print(
+        "trace: %.0f s of 1 ms rows, %.1f MB CSV; report: %.1f MB HTML in %.1f s"
+        % (a.seconds, os.path.getsize(csv) / 1e6, os.path.getsize(html) / 1e6, report_s)
+    )
+    print(
+        "page: every plot drawn %s ms after navigation (browser process %.1f s in all)%s"
+        % (ms.group(1) if ms else "?", load_s, "; script error: " + err.group(1) if err else "")
+    )
     if not ms or err or int(ms.group(1)) > 2000:
         sys.exit(1)
 

@@ -3,7 +3,7 @@
 # (chromium-headless-shell: the report test looks at the HTML report as a browser draws it).
 set -euo pipefail
 need=()
-for p in cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libgtest-dev libeigen3-dev clang-format python3-torch python3-pytest python3-setuptools procps clang chromium-headless-shell; do
+for p in cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libgtest-dev libeigen3-dev clang-format black flake8 python3-torch python3-pytest python3-setuptools procps clang chromium-headless-shell; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 # A machine whose image already has the libraries (the GPU machine) may lack dpkg entries for

@@ -16,4 +16,13 @@ def library_version() -> str:
     return lib().ps_version().decode()
 
 
-__all__ = ["AdaptiveChunker", "Monitor", "Window", "GpuWindow", "PowershapeError", "now_ns", "library_version", "__version__"]
+__all__ = [
+    "AdaptiveChunker",
+    "Monitor",
+    "Window",
+    "GpuWindow",
+    "PowershapeError",
+    "now_ns",
+    "library_version",
+    "__version__",
+]

@@ -146,8 +146,10 @@ def lib():
         "ps_lmhead_options_default": (None, [ctypes.POINTER(LmHeadOptions)]),
         "ps_lmhead_workspace_bytes": (ctypes.c_size_t, [i64, i64, i64, ctypes.POINTER(LmHeadOptions)]),
         "ps_lmhead_run": (ctypes.c_int, [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions), vp]),
-        "ps_lmhead_scale_gradients": (ctypes.c_int, [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions),
-                                                     vp, vp]),
+        "ps_lmhead_scale_gradients": (
+            ctypes.c_int,
+            [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions), vp, vp],
+        ),
         "ps_lmhead_tuned_chunks": (ctypes.c_int, [i64, i64, i64, ctypes.c_int, cs, ctypes.c_int]),
         "ps_chunker_open": (vp, [ctypes.POINTER(ctypes.c_int), ctypes.c_int, cs, ctypes.c_double]),
         "ps_chunker_next": (ctypes.c_int, [vp]),

@@ -19,13 +19,13 @@ from ._lib import check, lib
 
 
 class AdaptiveChunker:
-    def __init__(self, arms: Optional[Sequence[int]] = None, objective: str = "time",
-                 power_limit_w: float = 0.0):
+    def __init__(self, arms: Optional[Sequence[int]] = None, objective: str = "time", power_limit_w: float = 0.0):
         """arms: the chunk counts (default 1, 2, 4, ..., 64); objective: "time", "energy", "edp"
         or "cost:ETA" (Zeus' cost, which needs power_limit_w)."""
         arr = (ctypes.c_int * len(arms))(*arms) if arms is not None else None
-        self._c = lib().ps_chunker_open(arr, len(arms) if arms is not None else 0,
-                                        objective.encode(), float(power_limit_w))
+        self._c = lib().ps_chunker_open(
+            arr, len(arms) if arms is not None else 0, objective.encode(), float(power_limit_w)
+        )
         check(self._c)
 
     def next(self) -> int:

@@ -44,10 +44,20 @@ class GpuWindow:
     @staticmethod
     def of(s: Summary) -> "GpuWindow":
         return GpuWindow(
-            s.gpu, s.seconds, _value(s.energy_j), _METHODS.get(s.energy_method), _value(s.avg_power_w),
-            _value(s.peak_power_w), _value(s.sm_clock_mean_mhz), _value(s.sm_clock_p5_mhz),
-            _value(s.sm_clock_p50_mhz), _value(s.sm_clock_p95_mhz), _value(s.power_capped),
-            _value(s.thermal_throttled), _value(s.peak_temp_c))
+            s.gpu,
+            s.seconds,
+            _value(s.energy_j),
+            _METHODS.get(s.energy_method),
+            _value(s.avg_power_w),
+            _value(s.peak_power_w),
+            _value(s.sm_clock_mean_mhz),
+            _value(s.sm_clock_p5_mhz),
+            _value(s.sm_clock_p50_mhz),
+            _value(s.sm_clock_p95_mhz),
+            _value(s.power_capped),
+            _value(s.thermal_throttled),
+            _value(s.peak_temp_c),
+        )
 
 
 @dataclass

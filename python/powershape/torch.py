@@ -64,8 +64,21 @@ def _ptr(t):
     return t.data_ptr() if t is not None and t.numel() > 0 else None
 
 
-def _run(x, weight, targets, bias, token_grad, ignore_index, reduction, label_smoothing, z_loss, softcap,
-         chunks, dw_fp32, backward):
+def _run(
+    x,
+    weight,
+    targets,
+    bias,
+    token_grad,
+    ignore_index,
+    reduction,
+    label_smoothing,
+    z_loss,
+    softcap,
+    chunks,
+    dw_fp32,
+    backward,
+):
     """Runs the op; returns (loss or token losses, dX, dW, dbias), the gradients empty when not made.
     token_grad: each token's incoming gradient (reduction 'none''s backward), or None. dW is made in
     the weight's dtype, or in float32 with dw_fp32."""
@@ -84,10 +97,16 @@ def _run(x, weight, targets, bias, token_grad, ignore_index, reduction, label_sm
     out = torch.empty(n if none else (), dtype=torch.float32, device=dev)
     scratch = torch.empty((), dtype=torch.float32, device=dev)  # the reduced loss, when tokens are asked for
     dx = torch.empty_like(x) if backward else x.new_empty(0)
-    dw = (torch.empty(v, d, dtype=torch.float32 if o.dw_fp32 else weight.dtype, device=dev) if backward
-          else weight.new_empty(0))
-    db = (torch.empty(v, dtype=torch.float32, device=dev) if backward and bias is not None
-          else x.new_empty(0, dtype=torch.float32))
+    dw = (
+        torch.empty(v, d, dtype=torch.float32 if o.dw_fp32 else weight.dtype, device=dev)
+        if backward
+        else weight.new_empty(0)
+    )
+    db = (
+        torch.empty(v, dtype=torch.float32, device=dev)
+        if backward and bias is not None
+        else x.new_empty(0, dtype=torch.float32)
+    )
     a = LmHeadArgs()
     a.x, a.w, a.targets = x.data_ptr(), weight.data_ptr(), targets.data_ptr()
     a.targets_int64 = 1 if targets.dtype == torch.int64 else 0
@@ -113,8 +132,12 @@ def _scale_in_place(dx, dw, db, grad):
     a.dx, a.dw, a.dbias = _ptr(dx), _ptr(dw), _ptr(db)
     factor = grad.detach().to(torch.float32).contiguous()
     stream = torch.cuda.current_stream(factor.device).cuda_stream
-    check(lib().ps_lmhead_scale_gradients(ctypes.byref(a), ctypes.byref(o), ctypes.c_void_p(factor.data_ptr()),
-                                          ctypes.c_void_p(stream)) == 0)
+    check(
+        lib().ps_lmhead_scale_gradients(
+            ctypes.byref(a), ctypes.byref(o), ctypes.c_void_p(factor.data_ptr()), ctypes.c_void_p(stream)
+        )
+        == 0
+    )
 
 
 class _LinearCrossEntropy(torch.autograd.Function):
@@ -123,8 +146,9 @@ class _LinearCrossEntropy(torch.autograd.Function):
     the op again with each token's incoming gradient (the logits are never kept)."""
 
     @staticmethod
-    def forward(ctx, x, weight, targets, bias, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks,
-                dw_fp32):
+    def forward(
+        ctx, x, weight, targets, bias, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, dw_fp32
+    ):
         wanted = ctx.needs_input_grad[0] or ctx.needs_input_grad[1] or ctx.needs_input_grad[3]
         ctx.recompute = wanted and reduction == _REDUCTIONS["none"]
         ctx.params = (ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, dw_fp32)
@@ -140,8 +164,10 @@ class _LinearCrossEntropy(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         if ctx.used:
-            raise RuntimeError("linear_cross_entropy: its backward ran twice through one graph (retain_graph); "
-                               "call the op again for a second backward")
+            raise RuntimeError(
+                "linear_cross_entropy: its backward ran twice through one graph (retain_graph); "
+                "call the op again for a second backward"
+            )
         ctx.used = True
         if ctx.recompute:
             x, weight, targets, bias = ctx.saved_tensors
@@ -163,16 +189,53 @@ _custom_op = None
 if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
 
     @torch.library.custom_op("powershape::linear_cross_entropy", mutates_args=())
-    def _custom_op(x: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, bias: Optional[torch.Tensor],
-                   token_grad: Optional[torch.Tensor], ignore_index: int, reduction: int, label_smoothing: float,
-                   z_loss: float, softcap: float, chunks: int, dw_fp32: bool,
-                   backward: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        return _run(x, weight, targets, bias, token_grad, ignore_index, reduction, label_smoothing, z_loss, softcap,
-                    chunks, dw_fp32, backward)
+    def _custom_op(
+        x: torch.Tensor,
+        weight: torch.Tensor,
+        targets: torch.Tensor,
+        bias: Optional[torch.Tensor],
+        token_grad: Optional[torch.Tensor],
+        ignore_index: int,
+        reduction: int,
+        label_smoothing: float,
+        z_loss: float,
+        softcap: float,
+        chunks: int,
+        dw_fp32: bool,
+        backward: bool,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        return _run(
+            x,
+            weight,
+            targets,
+            bias,
+            token_grad,
+            ignore_index,
+            reduction,
+            label_smoothing,
+            z_loss,
+            softcap,
+            chunks,
+            dw_fp32,
+            backward,
+        )
 
     @_custom_op.register_fake
-    def _(x, weight, targets, bias, token_grad, ignore_index, reduction, label_smoothing, z_loss, softcap, chunks,
-          dw_fp32, backward):
+    def _(
+        x,
+        weight,
+        targets,
+        bias,
+        token_grad,
+        ignore_index,
+        reduction,
+        label_smoothing,
+        z_loss,
+        softcap,
+        chunks,
+        dw_fp32,
+        backward,
+    ):
         none = reduction == _REDUCTIONS["none"]
         out = x.new_empty(x.shape[0] if none else (), dtype=torch.float32)
         dx = x.new_empty(x.shape) if backward else x.new_empty(0)
@@ -211,13 +274,18 @@ def _auto_chunks(n, d, v, forward_only, device_index):
     key = (n, d, v, forward_only, device_index)
     if key in _tuned:
         return _tuned[key]
-    ask = lambda: lib().ps_lmhead_tuned_chunks(n, d, v, int(forward_only), b"time", device_index)
+
+    def ask():
+        return lib().ps_lmhead_tuned_chunks(n, d, v, int(forward_only), b"time", device_index)
+
     chunks = ask()
     check(chunks >= 0)
     if chunks == 0:
         workload = "lmhead-forward" if forward_only else "lmhead"
-        print(f"powershape: tuning the LM head's chunk count for {n}x{d}x{v} on this GPU once "
-              f"(the result is cached)", file=sys.stderr)
+        print(
+            f"powershape: tuning the LM head's chunk count for {n}x{d}x{v} on this GPU once " f"(the result is cached)",
+            file=sys.stderr,
+        )
         cmd = [cli(), "tune", "--workload", workload, "--shape", f"{n},{d},{v}", "--device", "gpu"]
         done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if done.returncode != 0:
@@ -233,11 +301,19 @@ def _compiling():
     return compiler is not None and hasattr(compiler, "is_compiling") and compiler.is_compiling()
 
 
-def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor,
-                         bias: Optional[torch.Tensor] = None, ignore_index: int = -100,
-                         reduction: str = "mean", label_smoothing: float = 0.0, z_loss: float = 0.0,
-                         softcap: Optional[float] = None, chunks: Union[int, str, None] = None,
-                         accum_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
+def linear_cross_entropy(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    targets: torch.Tensor,
+    bias: Optional[torch.Tensor] = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+    z_loss: float = 0.0,
+    softcap: Optional[float] = None,
+    chunks: Union[int, str, None] = None,
+    accum_dtype: Optional[torch.dtype] = None,
+) -> torch.Tensor:
     """Cross-entropy of softmax(x @ weight.T (+ bias)) against targets, without the full logits.
 
     chunks: a count; None (the default): as many as keep the op's memory near Cut Cross-Entropy's
@@ -278,12 +354,18 @@ def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.T
     if chunks == "auto":
         forward_only = not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad))
         chunks = _auto_chunks(x2.shape[0], x2.shape[1], weight.shape[0], forward_only, x.device.index or 0)
-    params = (int(ignore_index), _REDUCTIONS[reduction], float(label_smoothing), float(z_loss), float(softcap or 0),
-              0 if chunks is None else int(chunks), accum_dtype == torch.float32 and weight.dtype != torch.float32)
+    params = (
+        int(ignore_index),
+        _REDUCTIONS[reduction],
+        float(label_smoothing),
+        float(z_loss),
+        float(softcap or 0),
+        0 if chunks is None else int(chunks),
+        accum_dtype == torch.float32 and weight.dtype != torch.float32,
+    )
     x2, weight, t2 = x2.contiguous(), weight.contiguous(), t2.contiguous()
     if _custom_op is not None and _compiling():
-        wanted = torch.is_grad_enabled() and any(
-            t is not None and t.requires_grad for t in (x, weight, bias))
+        wanted = torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (x, weight, bias))
         backward = wanted and reduction != "none"
         out = _custom_op(x2, weight, t2, bias, None, *params, backward)[0]
     else:
@@ -294,16 +376,31 @@ def linear_cross_entropy(x: torch.Tensor, weight: torch.Tensor, targets: torch.T
 class LinearCrossEntropyLoss(torch.nn.Module):
     """linear_cross_entropy as a module: loss = LinearCrossEntropyLoss(chunks=4)(x, weight, targets)."""
 
-    def __init__(self, ignore_index: int = -100, reduction: str = "mean", label_smoothing: float = 0.0,
-                 z_loss: float = 0.0, softcap: Optional[float] = None, chunks: Union[int, str, None] = None,
-                 accum_dtype: Optional[torch.dtype] = None):
+    def __init__(
+        self,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+        z_loss: float = 0.0,
+        softcap: Optional[float] = None,
+        chunks: Union[int, str, None] = None,
+        accum_dtype: Optional[torch.dtype] = None,
+    ):
         super().__init__()
         self.ignore_index, self.reduction, self.label_smoothing = ignore_index, reduction, label_smoothing
         self.z_loss, self.softcap, self.chunks, self.accum_dtype = z_loss, softcap, chunks, accum_dtype
 
     def forward(self, x, weight, targets, bias=None):
-        return linear_cross_entropy(x, weight, targets, bias, self.ignore_index, self.reduction,
-                                    self.label_smoothing, self.z_loss, self.softcap, self.chunks, self.accum_dtype)
-
-
-from .hf import patch_causal_lm  # noqa: E402  (needs linear_cross_entropy above)
+        return linear_cross_entropy(
+            x,
+            weight,
+            targets,
+            bias,
+            self.ignore_index,
+            self.reduction,
+            self.label_smoothing,
+            self.z_loss,
+            self.softcap,
+            self.chunks,
+            self.accum_dtype,
+        )

@@ -44,7 +44,9 @@ def test_a_missing_library_is_named(monkeypatch):
 
     monkeypatch.setattr(_lib, "_lib", None)
     monkeypatch.setenv("POWERSHAPE_LIB", "/nonexistent/libpowershape_c.so")
-    with pytest.raises(powershape.PowershapeError, match=r"cannot find libpowershape_c.so \(looked in: /nonexistent/libpowershape_c.so"):
+    with pytest.raises(
+        powershape.PowershapeError, match=r"cannot find libpowershape_c.so \(looked in: /nonexistent/libpowershape_c.so"
+    ):
         _lib.lib()
 
 

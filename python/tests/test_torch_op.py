@@ -83,8 +83,16 @@ def test_bad_arguments_are_named():
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
 @pytest.mark.parametrize("chunks", [1, 3, None])  # None: the op's default count
-@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"label_smoothing": 0.1}, {"z_loss": 1e-4, "softcap": 30.0},
-                                {"accum_dtype": torch.float32}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"reduction": "sum"},
+        {"label_smoothing": 0.1},
+        {"z_loss": 1e-4, "softcap": 30.0},
+        {"accum_dtype": torch.float32},
+    ],
+)
 def test_cuda_matches_the_reference_in_bf16(chunks, kw):
     x, w, t = inputs("cuda", n=256, d=128, v=4099, dtype=torch.bfloat16)
     ours = linear_cross_entropy(x, w, t, chunks=chunks, **kw)
@@ -109,8 +117,9 @@ def grads_against_the_reference(x, w, b, t, weights, **kw):
     ours = linear_cross_entropy(x, w, t, bias=b, **kw)
     got = torch.autograd.grad((ours * weights).sum(), (x, w, b))
     leaves = [v.detach().float().cpu().requires_grad_() for v in (x, w, b)]
-    ref = linear_cross_entropy(leaves[0], leaves[1], t.cpu(), bias=leaves[2], **{k: v for k, v in kw.items()
-                                                                                 if k != "chunks"})
+    ref = linear_cross_entropy(
+        leaves[0], leaves[1], t.cpu(), bias=leaves[2], **{k: v for k, v in kw.items() if k != "chunks"}
+    )
     want = torch.autograd.grad((ref * weights.cpu()).sum(), leaves)
     assert torch.allclose(ours.float().cpu(), ref, rtol=2e-2, atol=2e-2 * ref.abs().max().item())
     for g, r, name in zip(got, want, "xwb"):
@@ -137,8 +146,9 @@ def test_cuda_a_second_backward_through_one_graph_is_refused():
         loss.backward()
 
 
-@pytest.mark.skipif(not torch.cuda.is_available() or not hasattr(torch.library, "custom_op"),
-                    reason="needs a CUDA GPU and torch >= 2.4")
+@pytest.mark.skipif(
+    not torch.cuda.is_available() or not hasattr(torch.library, "custom_op"), reason="needs a CUDA GPU and torch >= 2.4"
+)
 def test_torch_compile_traces_reduction_none_with_a_bias():
     x, w, t = inputs("cuda", n=256, d=128, v=4099, dtype=torch.bfloat16)
     b = torch.randn(w.shape[0], device="cuda").to(torch.bfloat16).requires_grad_()
@@ -154,8 +164,9 @@ def test_torch_compile_traces_reduction_none_with_a_bias():
         assert torch.allclose(g.float(), r.float(), rtol=1e-2, atol=1e-2 * r.abs().max().item())
 
 
-@pytest.mark.skipif(not torch.cuda.is_available() or not hasattr(torch.library, "custom_op"),
-                    reason="needs a CUDA GPU and torch >= 2.4")
+@pytest.mark.skipif(
+    not torch.cuda.is_available() or not hasattr(torch.library, "custom_op"), reason="needs a CUDA GPU and torch >= 2.4"
+)
 def test_torch_compile_traces_the_op_without_a_graph_break():
     x, w, t = inputs("cuda", n=256, d=128, v=4099, dtype=torch.bfloat16)
 
@@ -181,8 +192,25 @@ def test_cuda_chunks_auto_uses_what_tune_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("POWERSHAPE_CACHE", str(tmp_path / "tune.json"))
     x, w, t = inputs("cuda", n=256, d=128, v=4099, dtype=torch.bfloat16)
     assert lib().ps_lmhead_tuned_chunks(256, 128, 4099, 0, b"time", 0) == 0  # nothing cached yet
-    subprocess.run([cli(), "tune", "--device", "gpu", "--shape", "256,128,4099", "--chunks", "1,2,3",
-                    "--window", "0.05", "--rounds", "2", "--no-model"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            cli(),
+            "tune",
+            "--device",
+            "gpu",
+            "--shape",
+            "256,128,4099",
+            "--chunks",
+            "1,2,3",
+            "--window",
+            "0.05",
+            "--rounds",
+            "2",
+            "--no-model",
+        ],
+        check=True,
+        capture_output=True,
+    )
     tuned = lib().ps_lmhead_tuned_chunks(256, 128, 4099, 0, b"time", 0)
     assert tuned in (1, 2, 3)
     ours = linear_cross_entropy(x, w, t, chunks="auto")

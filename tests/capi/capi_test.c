@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   CHECK("a summary of no region fails", ps_region_summary(r, "never", s, 1) == -1);
   CHECK("an empty name fails", ps_region_begin(r, "", 0) == -1);
   CHECK("a success clears the error", ps_region_begin(r, "x", 0) == 0 && ps_last_error()[0] == 0 &&
-                                           ps_last_error_kind() == PS_ERROR_NONE);
+                                          ps_last_error_kind() == PS_ERROR_NONE);
   ps_recorder_close(r);
   ps_recorder_close(NULL);
 

@@ -33,8 +33,10 @@ def main():
             if best is None or e < best[0]:
                 best = (e, f, w)
     e, f, w = best
-    print(f"reread_flops {f:.3g}, reread_span {w}: rms log error {math.sqrt(e / len(rows)):.3f} "
-          f"over {len(rows)} kernels")
+    print(
+        f"reread_flops {f:.3g}, reread_span {w}: rms log error {math.sqrt(e / len(rows)):.3f} "
+        f"over {len(rows)} kernels"
+    )
     totals = collections.OrderedDict()
     for r in rows:
         t = totals.setdefault(r["config"], [0.0, 0.0, 0.0])

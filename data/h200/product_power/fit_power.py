@@ -7,7 +7,9 @@ base 95 W (idle and leakage at ~64 C, profiles/h200.json); prints the best and a
     python3 fit_power.py card_6e46/summary.txt [more summaries ...]
 A summary without traffic columns takes them, load by load, from card_6e46's (Nsight Compute's
 bytes are the kernel's, not the card's)."""
-import json, os, sys
+import json
+import os
+import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 profile = json.load(open(os.path.join(here, "../../../profiles/h200.json")))
@@ -25,7 +27,7 @@ def volts(f):
 
 def rows(path):
     lines = open(path).read().splitlines()[1:]
-    return [l.split() for l in lines if l.strip()]
+    return [line.split() for line in lines if line.strip()]
 
 
 traffic = {r[0].rsplit("_", 1)[0]: float(r[9]) for r in rows(os.path.join(here, "card_6e46/summary.txt"))}
@@ -39,19 +41,26 @@ base = 95.0
 results = []
 for a in [i / 20 for i in range(21)]:
     for mem in range(0, 121, 5):
-        g = [(volts(f) / volts(f_max)) ** 2 * f / f_max * (a + (1 - a) * tf / (f * 1e-3) / peak_per_ghz)
-             for _, tf, f, _ in loads]
+        g = [
+            (volts(f) / volts(f_max)) ** 2 * f / f_max * (a + (1 - a) * tf / (f * 1e-3) / peak_per_ghz)
+            for _, tf, f, _ in loads
+        ]
         y = [w - base - mem * tbs for w, _, _, tbs in loads]
         dyn = sum(gi * yi for gi, yi in zip(g, y)) / sum(gi * gi for gi in g)
         rms = (sum((dyn * gi - yi) ** 2 for gi, yi in zip(g, y)) / len(g)) ** 0.5
         results.append((rms, a, mem, dyn))
 results.sort()
-print(f"{len(loads)} loads; best: a {results[0][1]:.2f}, memory {results[0][2]} W per TB/s, "
-      f"dynamic {results[0][3]:.0f} W, rms {results[0][0]:.1f} W")
+print(
+    f"{len(loads)} loads; best: a {results[0][1]:.2f}, memory {results[0][2]} W per TB/s, "
+    f"dynamic {results[0][3]:.0f} W, rms {results[0][0]:.1f} W"
+)
 for a in (0.0, 0.5, 1.0):
     best = min(r for r in results if r[1] == a)
     print(f"  a {a:.1f}: best memory {best[2]} W per TB/s, dynamic {best[3]:.0f} W, rms {best[0]:.1f} W")
-print(f"  (profiles/h200.json: memory {profile['power']['memory_w'] / profile['memory']['bandwidth_gbs'] * 1e3:.0f} W per TB/s)")
+print(
+    "  (profiles/h200.json: memory "
+    f"{profile['power']['memory_w'] / profile['memory']['bandwidth_gbs'] * 1e3:.0f} W per TB/s)"
+)
 
 # The V/f table is estimated; these loads measure its slope near the clock they sustain (1410-1520
 # MHz): with power = base + memory x traffic + k x v(f)^2 x flop rate and v proportional to f^beta
@@ -66,6 +75,7 @@ for b10 in range(0, 21):
         rms = (sum((k * gi - yi) ** 2 for gi, yi in zip(g, y)) / len(g)) ** 0.5
         slopes.append((rms, beta, mem))
 best = min(slopes)
-print(f"voltage slope: best beta {best[1]:.1f} (memory {best[2]} W per TB/s, rms {best[0]:.1f} W); "
-      + ", ".join(f"beta {b:.1f} rms {min(s for s in slopes if s[1] == b)[0]:.1f} W"
-                  for b in (0.0, 0.5, 1.0)))
+print(
+    f"voltage slope: best beta {best[1]:.1f} (memory {best[2]} W per TB/s, rms {best[0]:.1f} W); "
+    + ", ".join(f"beta {b:.1f} rms {min(s for s in slopes if s[1] == b)[0]:.1f} W" for b in (0.0, 0.5, 1.0))
+)

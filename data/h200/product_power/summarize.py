@@ -2,7 +2,12 @@
 nvidia-smi's mean power (averaged and instant), SM clock and temperature from 3 s on, the load's
 flops a cycle and energy per flop; and, where run.sh's Nsight Compute pass is there, its HBM bytes
 a thousand flops and what that is at the sustained rate.  python3 summarize.py DIR"""
-import csv, glob, io, os, re, sys
+import csv
+import glob
+import io
+import os
+import re
+import sys
 from datetime import datetime
 
 d = sys.argv[1] if len(sys.argv) > 1 else "."
@@ -17,7 +22,7 @@ def traffic(name):
     f = os.path.join(d, f"ncu_{name}.csv")
     if not os.path.exists(f):
         return None
-    lines = [l for l in open(f) if l.startswith('"')]
+    lines = [line for line in open(f) if line.startswith('"')]
     by_id = {}
     for r in csv.DictReader(io.StringIO("".join(lines))):
         v = by_id.setdefault(r["ID"], {})
@@ -25,8 +30,10 @@ def traffic(name):
     return [x["dram__bytes_read.sum"] + x["dram__bytes_write.sum"] for x in by_id.values()]
 
 
-print(f"{'load':<18}{'TFLOP/s':>9}{'W':>7}{'W inst':>8}{'MHz':>7}{'C':>5}{'TF/GHz':>8}{'J/PF':>7}"
-      f"{'B/kflop':>9}{'TB/s':>6}")
+print(
+    f"{'load':<18}{'TFLOP/s':>9}{'W':>7}{'W inst':>8}{'MHz':>7}{'C':>5}{'TF/GHz':>8}{'J/PF':>7}"
+    f"{'B/kflop':>9}{'TB/s':>6}"
+)
 for f in sorted(glob.glob(os.path.join(d, "load_*.txt"))):
     tag = os.path.basename(f)[5:-4]
     text = open(f).read()
