@@ -5,8 +5,8 @@
 #include <memory>
 #include <thread>
 
-#include "child.hpp"
 #include "powershape/advise/apply.hpp"
+#include "powershape/util/child.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::cli {
@@ -50,7 +50,7 @@ int apply_setting_as_asked(const ApplyArgs& a, const advise::Setting& s) {
     if (a.command.empty()) return 0;
   }
   auto target = open_for(a);
-  forward_signals_to(0);  // caught from here on, so that the setting is put back
+  util::forward_signals_to(0);  // caught from here on, so that the setting is put back
   std::unique_ptr<advise::Applied> held;
   if (!s.is_default()) {
     held = std::make_unique<advise::Applied>(*target, s, advise::state_dir());
@@ -59,15 +59,15 @@ int apply_setting_as_asked(const ApplyArgs& a, const advise::Setting& s) {
   std::fflush(stdout);
   int code = 0;
   if (!a.command.empty()) {
-    Child child(a.command, {});
-    forward_signals_to(child.pid());
+    util::Child child(a.command, {});
+    util::forward_signals_to(child.pid());
     while (!child.poll()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     code = child.exit_code();
   } else {
     std::printf("powershape: holding it; Ctrl-C (or SIGTERM) puts it back\n");
     std::fflush(stdout);
-    while (received_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    code = 128 + received_signal();
+    while (util::received_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    code = 128 + util::received_signal();
   }
   if (held) {
     held->restore();

@@ -5,11 +5,11 @@
 #include <stdexcept>
 
 #include "advise_table.hpp"
-#include "child.hpp"
-#include "command_backend.hpp"
 #include "powershape/advise/apply.hpp"
+#include "powershape/experiment/command_backend.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/open_source.hpp"
+#include "powershape/util/child.hpp"
 #include "powershape/util/json_io.hpp"
 #include "progress.hpp"
 
@@ -35,7 +35,7 @@ int sweep_settings(const SweepArgs& a) {
   for (const auto& l : advise::restore_leftovers(
            advise::state_dir(), [](const nlohmann::json& t) { return advise::open_target(t); }))
     std::printf("powershape: %s\n", l.c_str());
-  CommandBackend backend({a.command}, a.source);
+  experiment::CommandBackend backend({a.command}, a.source);
   // What can be set is NVML's to say, whatever records the command's telemetry.
   const auto devices = trace::open_source("nvml", {})->devices();
   if (a.gpu < 0 || static_cast<std::size_t>(a.gpu) >= devices.size())
@@ -45,7 +45,7 @@ int sweep_settings(const SweepArgs& a) {
   experiment::Objective objective = a.objective;
   if (objective.p_max_w <= 0) objective.p_max_w = range.default_limit_w;
   auto target = advise::nvml_target(a.gpu);
-  forward_signals_to(0);  // a signal ends the sweep between runs; the setting is put back
+  util::forward_signals_to(0);  // a signal ends the sweep between runs; the setting is put back
   std::printf("powershape advise --sweep on %s: %zu settings x %d rounds of '%s'\n",
               target->describe().c_str(), settings.size(), a.rounds,
               backend.config_name(0).c_str());
@@ -55,8 +55,8 @@ int sweep_settings(const SweepArgs& a) {
   const int total = a.rounds * static_cast<int>(settings.size());
   backend.measure(0, 0);  // warm-up, as found
   std::vector<std::vector<double>> ms(settings.size()), joules(settings.size());
-  for (int r = 0; r < a.rounds && received_signal() == 0; ++r) {
-    for (std::size_t k = 0; k < settings.size() && received_signal() == 0; ++k) {
+  for (int r = 0; r < a.rounds && util::received_signal() == 0; ++r) {
+    for (std::size_t k = 0; k < settings.size() && util::received_signal() == 0; ++k) {
       // Each round starts one later, so that no setting always follows the same one.
       const std::size_t i = (k + static_cast<std::size_t>(r)) % settings.size();
       std::unique_ptr<advise::Applied> held;
@@ -70,10 +70,10 @@ int sweep_settings(const SweepArgs& a) {
              static_cast<double>(telemetry::steady_now_ns() - t0) * 1e-9);
     }
   }
-  if (received_signal() != 0) {
+  if (util::received_signal() != 0) {
     std::printf("powershape: stopped by signal %d; every setting was put back\n",
-                received_signal());
-    return 128 + received_signal();
+                util::received_signal());
+    return 128 + util::received_signal();
   }
   std::vector<advise::Outcome> out;
   for (std::size_t i = 0; i < settings.size(); ++i) {

@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "command_backend.hpp"
+#include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/util/json_io.hpp"
 #include "progress.hpp"
@@ -26,7 +26,8 @@ int run_compare(CompareArgs& a) {
   a.design.window_s = 1;  // not used: a run lasts what the command takes
   a.design.warmup_window_s = 0.01;
   a.design.on_round = round_progress(false);
-  CommandBackend backend(commands_from(a.words, a.scan), a.source, a.region);
+  experiment::CommandBackend backend(experiment::commands_from(a.words, a.scan), a.source,
+                                     a.region);
   std::printf(
       "powershape compare on %s: %zu commands x %d rounds, interleaved and shuffled, after "
       "a warm-up on the first\n",

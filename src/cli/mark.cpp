@@ -2,7 +2,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "control.hpp"
+#include "powershape/telemetry/control_fifo.hpp"
 #include "powershape/telemetry/region.hpp"
 #include "subcommands.hpp"
 
@@ -15,9 +15,9 @@ void add_mark(CLI::App& app) {
   cmd->add_option("verb", verb, "begin or end")->required()->check(CLI::IsMember({"begin", "end"}));
   cmd->add_option("name", name, "Region name")->required();
   cmd->callback([] {
-    const char* path = std::getenv(kControlEnv);
+    const char* path = std::getenv(telemetry::kControlEnv);
     if (path == nullptr) {
-      throw std::runtime_error(std::string(kControlEnv) +
+      throw std::runtime_error(std::string(telemetry::kControlEnv) +
                                " is not set: run this under 'powershape monitor'");
     }
     if (auto why = telemetry::region_name_problem(name); !why.empty())

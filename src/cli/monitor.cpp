@@ -12,20 +12,20 @@
 #include <string>
 #include <vector>
 
-#include "child.hpp"
-#include "control.hpp"
 #include "live_view.hpp"
-#include "metrics_server.hpp"
 #include "output_lock.hpp"
-#include "powershape/analysis/prometheus.hpp"
 #include "powershape/analysis/summary.hpp"
+#include "powershape/exporter/metrics_server.hpp"
+#include "powershape/exporter/prometheus.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/telemetry/control_fifo.hpp"
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/trace/open_source.hpp"
+#include "powershape/util/child.hpp"
 #include "powershape/util/int_list.hpp"
 #include "subcommands.hpp"
 #include "summary_table.hpp"
@@ -121,11 +121,11 @@ std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) 
   return locks;
 }
 
-void apply_marks(ControlFifo& fifo, telemetry::Sampler& sampler) {
+void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler) {
   std::istringstream lines(fifo.read_available());
   std::string line;
   while (std::getline(lines, line)) {
-    auto m = parse_mark(line);
+    auto m = telemetry::parse_mark(line);
     if (!m) {
       std::fprintf(stderr,
                    "powershape: ignored a control line that is not 'begin|end T_NS NAME'\n");
@@ -145,7 +145,7 @@ constexpr int64_t kPublishEveryNs = 1'000'000'000;
 
 std::string prometheus_now(const trace::Trace& t) {
   const int64_t now = telemetry::steady_now_ns();
-  return analysis::prometheus_text(t, now - kPublishEveryNs, now);
+  return exporter::prometheus_text(t, now - kPublishEveryNs, now);
 }
 
 // The exporter runs for days: what it no longer needs goes (samples older than `before`, and
@@ -219,9 +219,9 @@ int run_monitor(const MonitorOptions& o) {
   auto source = trace::open_source(
       o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "gpus"));
   const auto locks = claim_outputs(o);
-  std::unique_ptr<MetricsServer> server;
+  std::unique_ptr<exporter::MetricsServer> server;
   if (!o.prometheus.empty()) {
-    server = std::make_unique<MetricsServer>(o.prometheus);
+    server = std::make_unique<exporter::MetricsServer>(o.prometheus);
     std::fprintf(
         stderr, "powershape: serving http://%s/metrics\n",
         (o.prometheus.find(':') == std::string::npos ? "0.0.0.0:" + o.prometheus : o.prometheus)
@@ -238,35 +238,35 @@ int run_monitor(const MonitorOptions& o) {
     csv->clock(trace.wall_minus_steady_ns, telemetry::steady_now_ns());
   }
 
-  ControlFifo fifo;
+  telemetry::ControlFifo fifo;
   telemetry::SamplerOptions so;
   so.period = std::chrono::nanoseconds(static_cast<int64_t>(o.interval_ms * 1e6));
   so.slow_period = std::chrono::nanoseconds(static_cast<int64_t>(o.slow_interval_ms * 1e6));
   telemetry::Sampler sampler(*source, so);
   Recorder recorder(sampler, trace, csv.get());
-  forward_signals_to(0);
+  util::forward_signals_to(0);
   sampler.start();
 
-  std::optional<Child> child;
+  std::optional<util::Child> child;
   int code = 0;
   if (!o.command.empty()) {
     try {
-      child.emplace(o.command,
-                    std::vector<std::string>{std::string(kControlEnv) + "=" + fifo.path()});
+      child.emplace(o.command, std::vector<std::string>{std::string(telemetry::kControlEnv) + "=" +
+                                                        fifo.path()});
     } catch (const std::exception& e) {
       std::fprintf(stderr, "powershape: %s\n", e.what());
       code = 127;
     }
   } else {
-    std::fprintf(stderr, "powershape: recording until Ctrl-C (regions: %s=%s)\n", kControlEnv,
-                 fifo.path().c_str());
+    std::fprintf(stderr, "powershape: recording until Ctrl-C (regions: %s=%s)\n",
+                 telemetry::kControlEnv, fifo.path().c_str());
   }
-  if (child) forward_signals_to(child->pid());
+  if (child) util::forward_signals_to(child->pid());
   int64_t next_publish = 0, next_view = 0;
   std::optional<LiveView> view;
   if (o.live) view.emplace(isatty(STDERR_FILENO) != 0);
   while (code != 127) {
-    if (child ? child->poll() : received_signal() != 0) break;
+    if (child ? child->poll() : util::received_signal() != 0) break;
     pollfd p{fifo.fd(), POLLIN, 0};
     ::poll(&p, 1, 50);
     apply_marks(fifo, sampler);
@@ -292,7 +292,7 @@ int run_monitor(const MonitorOptions& o) {
   recorder.drain();
   recorder.finish();
   if (child) code = child->exit_code();
-  forward_signals_to(0);
+  util::forward_signals_to(0);
 
   auto summaries = analysis::summarize(trace);
   print_summaries(stderr, title_of(o.command), trace, summaries);
@@ -329,7 +329,7 @@ int run_monitor(const MonitorOptions& o) {
       lost = true;
     }
   }
-  if (code == 0 && received_signal() != 0 && !child) code = 128 + received_signal();
+  if (code == 0 && util::received_signal() != 0 && !child) code = 128 + util::received_signal();
   // The command's own failure comes first; a lost output makes a successful run fail.
   return code == 0 && lost ? 1 : code;
 }

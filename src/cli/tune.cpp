@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "backend_spec.hpp"
-#include "command_backend.hpp"
+#include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/tune_cache.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/workload.hpp"
@@ -71,7 +71,7 @@ void print_candidates(const experiment::TuneResult& r) {
 // tune -L NAME V1,V2 -- CMD: the user's program, one run a measurement, raced without a model.
 int run_tune_commands(TuneArgs& a) {
   if (a.scan.empty()) throw std::runtime_error("tune -- CMD: give -L NAME V1,V2,... to scan");
-  CommandBackend backend(commands_from(a.words, a.scan), a.source);
+  experiment::CommandBackend backend(experiment::commands_from(a.words, a.scan), a.source);
   const nlohmann::json device = backend.device_json();
   a.options.objective =
       experiment::parse_objective(a.objective, experiment::device_power_limit_w(device));

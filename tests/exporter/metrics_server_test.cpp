@@ -1,4 +1,4 @@
-#include "metrics_server.hpp"
+#include "powershape/exporter/metrics_server.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <chrono>
 #include <string>
 
-namespace powershape::cli {
+namespace powershape::exporter {
 namespace {
 
 int connect_to(int port) {
@@ -93,4 +93,4 @@ TEST(MetricsServer, ABadAddressIsNamed) {
   }
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::exporter

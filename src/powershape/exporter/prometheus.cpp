@@ -1,11 +1,14 @@
-#include "powershape/analysis/prometheus.hpp"
+#include "powershape/exporter/prometheus.hpp"
 
 #include <map>
 #include <sstream>
 
 #include "powershape/analysis/summary.hpp"
 
-namespace powershape::analysis {
+namespace powershape::exporter {
+
+using analysis::summarize;
+using analysis::Summary;
 namespace {
 
 using telemetry::Signal;
@@ -132,4 +135,4 @@ std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_n
   return out.str();
 }
 
-}  // namespace powershape::analysis
+}  // namespace powershape::exporter

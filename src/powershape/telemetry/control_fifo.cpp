@@ -1,4 +1,4 @@
-#include "control.hpp"
+#include "powershape/telemetry/control_fifo.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-namespace powershape::cli {
+namespace powershape::telemetry {
 
 namespace {
 
@@ -75,4 +75,4 @@ std::string ControlFifo::read_available() {
   return lines;
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::telemetry

@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-namespace powershape::cli {
+namespace powershape::exporter {
 
 class MetricsServer {
  public:
@@ -34,4 +34,4 @@ class MetricsServer {
   std::thread thread_;
 };
 
-}  // namespace powershape::cli
+}  // namespace powershape::exporter

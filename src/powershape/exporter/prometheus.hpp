@@ -9,9 +9,9 @@
 
 #include "powershape/trace/trace.hpp"
 
-namespace powershape::analysis {
+namespace powershape::exporter {
 
 // The latest readings of each GPU in `t`, and shares over [from_ns, to_ns).
 std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_ns);
 
-}  // namespace powershape::analysis
+}  // namespace powershape::exporter

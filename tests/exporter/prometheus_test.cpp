@@ -1,4 +1,4 @@
-#include "powershape/analysis/prometheus.hpp"
+#include "powershape/exporter/prometheus.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-namespace powershape::analysis {
+namespace powershape::exporter {
 
 using telemetry::Reading;
 using telemetry::Signal;
@@ -57,4 +57,4 @@ TEST(Prometheus, DcgmNamesValidLinesAndGroupedFamilies) {
   }
 }
 
-}  // namespace powershape::analysis
+}  // namespace powershape::exporter

@@ -9,19 +9,19 @@
 #include <string>
 #include <vector>
 
-#include "control.hpp"
 #include "powershape/experiment/backend.hpp"
+#include "powershape/telemetry/control_fifo.hpp"
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/telemetry/source.hpp"
 
-namespace powershape::cli {
+namespace powershape::experiment {
 
 // The commands after `--`, separated by ":::", or one command run once per value of a scan
 // (scan = {NAME, "V1,V2,..."}: {NAME} replaced). Throws with a one-line reason.
 std::vector<std::vector<std::string>> commands_from(const std::vector<std::string>& words,
                                                     const std::vector<std::string>& scan);
 
-class CommandBackend final : public experiment::Backend {
+class CommandBackend final : public Backend {
  public:
   // commands: argv lists; source: what open_source opens (nvml, fake:TRACE.csv, hwmon[:ROOT]).
   // region: the regions' name to measure by; empty: the first name a command marks, if any.
@@ -37,7 +37,7 @@ class CommandBackend final : public experiment::Backend {
   std::string config_name(std::size_t i) const override;
   // Runs command i once (seconds is not used: a run lasts what it lasts); throws naming the
   // command when it cannot start or exits non-zero.
-  experiment::Measurement measure(std::size_t i, double seconds) override;
+  Measurement measure(std::size_t i, double seconds) override;
   void idle(double seconds) override;
   std::optional<double> temperature_c() override;
   int64_t now_ns() const override;
@@ -49,11 +49,11 @@ class CommandBackend final : public experiment::Backend {
   void read_marks(std::vector<telemetry::Region>& closed);
   std::vector<std::vector<std::string>> commands_;
   std::string region_;
-  ControlFifo fifo_;
+  telemetry::ControlFifo fifo_;
   std::vector<telemetry::Region> open_;
   std::unique_ptr<telemetry::Source> source_;
   std::unique_ptr<telemetry::Sampler> sampler_;
   trace::Trace trace_;
 };
 
-}  // namespace powershape::cli
+}  // namespace powershape::experiment

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace powershape::cli {
+namespace powershape::util {
 
 // A command run under the monitor.
 class Child {
@@ -30,4 +30,4 @@ void forward_signals_to(pid_t pid);
 // The last forwarded or received signal, 0 if none.
 int received_signal();
 
-}  // namespace powershape::cli
+}  // namespace powershape::util

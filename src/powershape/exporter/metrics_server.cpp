@@ -1,4 +1,4 @@
-#include "metrics_server.hpp"
+#include "powershape/exporter/metrics_server.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace powershape::cli {
+namespace powershape::exporter {
 namespace {
 
 constexpr std::size_t kMaxRequest = 8192;  // a request line and headers; more is malformed
@@ -127,4 +127,4 @@ void MetricsServer::answer(int fd) {
   ++served_;
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::exporter

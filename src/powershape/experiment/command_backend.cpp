@@ -1,17 +1,17 @@
-#include "command_backend.hpp"
+#include "powershape/experiment/command_backend.hpp"
 
 #include <algorithm>
 #include <sstream>
 #include <thread>
 
-#include "child.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/region.hpp"
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/trace/open_source.hpp"
+#include "powershape/util/child.hpp"
 
-namespace powershape::cli {
+namespace powershape::experiment {
 
 std::vector<std::vector<std::string>> commands_from(const std::vector<std::string>& words,
                                                     const std::vector<std::string>& scan) {
@@ -91,7 +91,7 @@ void CommandBackend::read_marks(std::vector<telemetry::Region>& closed) {
   std::istringstream lines(fifo_.read_available());
   std::string line;
   while (std::getline(lines, line)) {
-    const auto m = parse_mark(line);
+    const auto m = telemetry::parse_mark(line);
     if (!m || !telemetry::region_name_problem(m->name).empty()) continue;
     if (m->begin) {
       open_.push_back({m->name, -1, m->t_ns, 0});
@@ -108,21 +108,21 @@ void CommandBackend::read_marks(std::vector<telemetry::Region>& closed) {
   }
 }
 
-experiment::Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
+Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   const int64_t begin = telemetry::steady_now_ns();
-  Child child(commands_.at(i), {std::string(kControlEnv) + "=" + fifo_.path()});
-  forward_signals_to(child.pid());
+  util::Child child(commands_.at(i), {std::string(telemetry::kControlEnv) + "=" + fifo_.path()});
+  util::forward_signals_to(child.pid());
   std::vector<telemetry::Region> regions;
   while (!child.poll()) {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     drain();
     read_marks(regions);
   }
-  forward_signals_to(0);
+  util::forward_signals_to(0);
   const int64_t end = telemetry::steady_now_ns();
   read_marks(regions);
   open_.clear();  // a region the command left open is not measured
-  if (received_signal() != 0) throw std::runtime_error("interrupted");
+  if (util::received_signal() != 0) throw std::runtime_error("interrupted");
   if (child.exit_code() != 0) {
     throw std::runtime_error("'" + config_name(i) + "' exited with " +
                              std::to_string(child.exit_code()));
@@ -130,7 +130,7 @@ experiment::Measurement CommandBackend::measure(std::size_t i, double /*seconds*
   // The telemetry of the run's end arrives a sampling period later.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   drain();
-  experiment::Measurement m;
+  Measurement m;
   m.config = i;
   m.seconds = static_cast<double>(end - begin) * 1e-9;
   if (region_.empty() && !regions.empty()) region_ = regions.front().name;
@@ -151,7 +151,7 @@ experiment::Measurement CommandBackend::measure(std::size_t i, double /*seconds*
   experiment::add_telemetry(m, trace_, mine.front().begin_ns, mine.back().end_ns);
   double ns = 0, joules = 0;
   for (const auto& r : mine) {
-    experiment::Measurement one;
+    Measurement one;
     experiment::add_telemetry(one, trace_, r.begin_ns, r.end_ns);
     ns += static_cast<double>(r.end_ns - r.begin_ns);
     joules += one.energy_j;
@@ -184,4 +184,4 @@ trace::Trace CommandBackend::recorded() {
   return trace_;
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::experiment

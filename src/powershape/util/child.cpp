@@ -1,4 +1,4 @@
-#include "child.hpp"
+#include "powershape/util/child.hpp"
 
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -13,7 +13,7 @@
 
 extern char** environ;
 
-namespace powershape::cli {
+namespace powershape::util {
 namespace {
 std::atomic<pid_t> g_target{0};
 std::atomic<int> g_signal{0};
@@ -90,4 +90,4 @@ void forward_signals_to(pid_t pid) {
 
 int received_signal() { return g_signal; }
 
-}  // namespace powershape::cli
+}  // namespace powershape::util

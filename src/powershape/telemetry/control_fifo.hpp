@@ -5,13 +5,10 @@
 
 #include "powershape/telemetry/mark.hpp"
 
-namespace powershape::cli {
+namespace powershape::telemetry {
 
 // The channel through which a monitored command places regions: a FIFO whose path the monitor
 // exports as POWERSHAPE_CONTROL (telemetry/mark.hpp says what travels through it).
-using telemetry::kControlEnv;
-using telemetry::parse_mark;
-
 class ControlFifo {
  public:
   ControlFifo();  // creates the FIFO in a fresh temporary folder; throws on failure
@@ -28,4 +25,4 @@ class ControlFifo {
   int fd_ = -1, keep_open_ = -1;
 };
 
-}  // namespace powershape::cli
+}  // namespace powershape::telemetry
