@@ -8,12 +8,12 @@
 #include "backend_spec.hpp"
 #include "output_lock.hpp"
 #include "powershape/experiment/engine.hpp"
+#include "powershape/experiment/probe_record.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/args.hpp"
-#include "probe_record.hpp"
 #include "progress.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
@@ -71,14 +71,15 @@ int run_probe(const ProbeArgs& a) {
   std::printf("powershape probe on the %s%s\n", backend->describe().c_str(),
               why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
   if (!a.record.empty()) {
-    RecordPlan rp;
+    experiment::RecordPlan rp;
     rp.periods_ms = a.periods == kDefaultPeriods
                         ? std::vector<int>{2, 5, 10, 20, 50, 100, 200, 500, 1000}
                         : periods;
     rp.gaps = gaps;
     rp.window_s = std::min(a.window_s, 2.0);
+    rp.progress = progress_line("condition", true);
     std::fflush(stdout);
-    const double s = record_probe(*backend, rp, a.record);
+    const double s = experiment::record_probe(*backend, rp, a.record);
     std::printf("recorded trace.csv, conditions.json and kernels.csv into %s in %.0f s\n",
                 a.record.c_str(), s);
     return 0;

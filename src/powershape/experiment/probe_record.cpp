@@ -1,4 +1,4 @@
-#include "probe_record.hpp"
+#include "powershape/experiment/probe_record.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -6,11 +6,11 @@
 #include <stdexcept>
 
 #include "powershape/trace/csv_writer.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/builders.hpp"
-#include "progress.hpp"
 
-namespace powershape::cli {
+namespace powershape::experiment {
 namespace {
 
 namespace fs = std::filesystem;
@@ -26,17 +26,17 @@ std::vector<workload::Workload> kernel_workloads(int chunks) {
 void prepare(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) throw std::runtime_error("--record: " + dir + " is a file");
+    if (!fs::is_directory(dir, ec)) throw invalid_input("record", dir + " is a file");
     if (!fs::is_empty(dir, ec))
-      throw std::runtime_error("--record: " + dir + " holds files already; give a new folder");
+      throw invalid_input("record", dir + " holds files already; give a new folder");
   }
   fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("--record: cannot make " + dir + ": " + ec.message());
+  if (ec) throw invalid_input("record", "cannot make " + dir + ": " + ec.message());
 }
 
 }  // namespace
 
-double record_probe(experiment::Backend& b, const RecordPlan& rp, const std::string& dir) {
+double record_probe(Backend& b, const RecordPlan& rp, const std::string& dir) {
   prepare(dir);
   const int64_t start = b.now_ns();
   // Configuration 0: products back to back; then every square wave.
@@ -62,10 +62,9 @@ double record_probe(experiment::Backend& b, const RecordPlan& rp, const std::str
   std::vector<trace::Region> regions;
   const int total = static_cast<int>(squares.size()) + 2 + 3 * static_cast<int>(rp.chunks.size());
   int done = 0;
-  const auto line = progress_line("condition", true);
   const auto tick = [&] {
     ++done;
-    if (line) line(done, total, static_cast<double>(b.now_ns() - start) * 1e-9);
+    if (rp.progress) rp.progress(done, total, static_cast<double>(b.now_ns() - start) * 1e-9);
   };
   const auto condition = [&](json figures, const std::string& name, auto&& body) {
     const int64_t t0 = b.now_ns();
@@ -78,8 +77,8 @@ double record_probe(experiment::Backend& b, const RecordPlan& rp, const std::str
     conditions.push_back(figures);
     tick();
   };
-  const auto measured = [](json& f, const experiment::Measurement& m) {
-    json j = experiment::to_json(m);
+  const auto measured = [](json& f, const Measurement& m) {
+    json j = to_json(m);
     for (auto it = j.begin(); it != j.end(); ++it) f[it.key()] = it.value();
   };
   condition({{"kind", "idle"}}, "idle", [&](json&) { b.idle(3); });
@@ -113,7 +112,7 @@ double record_probe(experiment::Backend& b, const RecordPlan& rp, const std::str
       f << clock[i].first << ',' << static_cast<int64_t>(sum / static_cast<double>(n) + 0.5)
         << '\n';
     }
-    if (!f.flush()) throw std::runtime_error("--record: cannot write " + dir + "/clock_probe.csv");
+    if (!f.flush()) throw device_error("cannot write " + dir + "/clock_probe.csv");
   }
   // Each kernel on its own, at every chunk count.
   std::vector<workload::KernelTime> kernels;
@@ -144,4 +143,4 @@ double record_probe(experiment::Backend& b, const RecordPlan& rp, const std::str
   return static_cast<double>(b.now_ns() - start) * 1e-9;
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::experiment

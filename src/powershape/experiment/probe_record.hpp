@@ -1,9 +1,10 @@
 #pragma once
+#include <functional>
 #include <string>
 
 #include "powershape/experiment/backend.hpp"
 
-namespace powershape::cli {
+namespace powershape::experiment {
 
 struct RecordPlan {
   std::vector<int> periods_ms;    // square-wave periods
@@ -13,6 +14,8 @@ struct RecordPlan {
   double sustained_s = 30;  // products back to back, from idle
   std::vector<int> chunks = {1, 2, 4, 8, 16, 32, 64};
   int kernel_iterations = 5;
+  // Called after each condition (done of total, seconds so far), or not at all when empty.
+  std::function<void(int, int, double)> progress;
 };
 
 // `probe --record DIR`: what a calibration needs, recorded on the device at hand into a new
@@ -22,6 +25,6 @@ struct RecordPlan {
 // chunks, timed on its own), and on a GPU clock_probe.csv (the on-GPU clock probe across a load
 // step from idle: t_ms, sm_clock_mhz). Refuses a folder that holds anything. Returns the seconds it
 // took.
-double record_probe(experiment::Backend& b, const RecordPlan& plan, const std::string& dir);
+double record_probe(Backend& b, const RecordPlan& plan, const std::string& dir);
 
-}  // namespace powershape::cli
+}  // namespace powershape::experiment
