@@ -11,6 +11,7 @@
 #include "advise_sweep.hpp"
 #include "advise_table.hpp"
 #include "backend_spec.hpp"
+#include "powershape/advise/advice.hpp"
 #include "powershape/advise/mfu_power.hpp"
 #include "powershape/advise/selector.hpp"
 #include "powershape/advise/sim_advisor.hpp"
@@ -64,22 +65,6 @@ std::string describe_pick(const advise::Outcome& o) {
   return buf;
 }
 
-// The selector's clock cap for a trace, with the trace model's outcome at the nearest cap.
-std::string selector_pick(const trace::Trace& t, int gpu, const advise::SettingRange& range,
-                          const std::vector<advise::Outcome>& outcomes) {
-  const double mhz = range.snap_clock_mhz(
-      advise::load_selector().predict(advise::features_of(
-          t, gpu, range.default_limit_w > 0 ? range.default_limit_w : 1, range.max_mhz)) *
-      range.max_mhz);
-  const advise::Outcome* near = nullptr;
-  for (const auto& o : outcomes)
-    if (o.setting.clock_cap_mhz > 0 &&
-        (near == nullptr ||
-         std::abs(o.setting.clock_cap_mhz - mhz) < std::abs(near->setting.clock_cap_mhz - mhz)))
-      near = &o;
-  return near == nullptr ? "" : describe_pick(*near);
-}
-
 int run_mfu(const AdviseArgs& a) {
   const sim::Profile p = sim::load_profile(a.profile.empty() ? "h200" : a.profile);
   const double peak = a.peak_tflops > 0 ? a.peak_tflops * 1e12 : p.peak_flops_per_s();
@@ -128,59 +113,34 @@ trace::Trace run_on_gpu(AdviseArgs& a, std::string& label) {
   return backend->recorded();
 }
 
+std::vector<advise::Knob> knobs_of(const AdviseArgs& a) {
+  return a.knobs.empty() ? std::vector<advise::Knob>{} : advise::parse_knobs(a.knobs);
+}
+
 // From a trace: its classes, the model fitted to them, each setting predicted.
 Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string& label,
                   experiment::Objective& objective, double max_slowdown) {
-  Advice r;
-  auto& outcomes = r.outcomes;
-  auto& chosen = r.chosen;
-  std::vector<advise::Knob> knobs;
-  int gpus = static_cast<int>(t.devices.size());
-  for (const auto& row : t.samples) gpus = std::max(gpus, row.gpu + 1);
-  if (a.gpu >= gpus)
-    throw std::runtime_error("--gpu: " + label + " has " + std::to_string(gpus) + " GPU(s)");
-  // A trace without device lines (an older recording) describes its GPU through --profile.
-  const telemetry::DeviceInfo dev = static_cast<std::size_t>(a.gpu) < t.devices.size()
-                                        ? t.devices[static_cast<std::size_t>(a.gpu)]
-                                        : telemetry::DeviceInfo{};
-  std::string name = a.profile.empty() ? sim::profile_for_gpu(dev.name) : a.profile;
-  advise::VoltageCurve v;
-  advise::SettingRange range;
-  advise::TraceModelOptions mo;
-  if (!name.empty()) {
-    const sim::Profile p = sim::load_profile(name);
-    v = advise::voltage_curve(p);
-    range = advise::setting_range(p);
-    mo = advise::trace_options(p);
-  } else {
-    const double fmax = dev.max_sm_clock_mhz.ok() ? dev.max_sm_clock_mhz.value : 0;
-    if (!(fmax > 0))
-      throw std::runtime_error(label +
-                               ": the GPU's maximum clock is not recorded and no "
-                               "profile matches '" +
-                               dev.name + "' (give --profile)");
-    v = {fmax, {{fmax * 0.25, 0.7}, {fmax, 1.0}}};  // a generic V/f shape
-    range.min_mhz = fmax * 0.25;
-    range.max_mhz = fmax;
-  }
-  mo.phases.window_s = a.window_s;
-  range.modes.clear();  // a trace's GPU is an NVML one: no power modes
-  range = advise::with_device_limits(range, dev);
-  objective.p_max_w = range.default_limit_w;
-  knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
-  const auto m = advise::fit_trace_model(t, a.gpu, v, mo);
+  advise::TraceAdviceOptions o;
+  o.gpu = a.gpu;
+  o.profile = a.profile;
+  o.window_s = a.window_s;
+  if (!a.knobs.empty()) o.knobs = advise::parse_knobs(a.knobs);
+  o.objective = objective;
+  o.max_slowdown = max_slowdown;
+  const advise::TraceAdvice r = advise::from_trace(t, label, o);
+  objective = r.objective;
+  const auto& m = r.model;
   std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", label.c_str(), a.gpu,
-              dev.name.empty() ? "not named in the trace" : dev.name.c_str(),
-              name.empty() ? "generic" : name.c_str());
+              r.device.name.empty() ? "not named in the trace" : r.device.name.c_str(),
+              r.profile.empty() ? "generic" : r.profile.c_str());
   std::printf("\n%-14s %7s %10s %7s %12s %7s %15s %22s %8s\n", "class", "windows", "seconds",
               "time", "energy J", "energy", "clocks MHz", "P(f) static + slope W", "RMS W");
-  const auto shares = analysis::phase_shares(m.windows);
   double total_s = 0, total_j = 0;
-  for (const auto& s : shares) {
+  for (const auto& s : r.shares) {
     total_s += s.seconds;
     total_j += s.energy_j;
   }
-  for (const auto& s : shares) {
+  for (const auto& s : r.shares) {
     std::printf("%-14s %7d %10.1f %6.1f%% %12.0f %6.1f%%", analysis::to_string(s.cls).c_str(),
                 s.windows, s.seconds, s.seconds / total_s * 100, s.energy_j,
                 s.energy_j / total_j * 100);
@@ -205,30 +165,24 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
     std::printf(
         "clock-bound share of time assumed by class (compute-bound 85-100%%, "
         "memory-bound 0-50%%, bursty 30-80%%; mark steps as regions to learn it)\n");
-  auto settings = advise::exhaustive_settings(range, knobs);
-  if (settings.size() > 400) settings = advise::candidate_settings(range, knobs, 40);
-  outcomes = advise::predict_from_trace(m, settings);
-  chosen = advise::choose(outcomes, objective, max_slowdown, true);
-  const std::string pick = selector_pick(t, a.gpu, range, outcomes);
   std::printf("\npredicted for the recorded work, objective %s", objective.describe().c_str());
   if (max_slowdown >= 0)
     std::printf(", at most %g%% slower at the interval's upper end", a.max_slowdown_pct);
   std::printf(":\n");
-  print_outcomes(outcomes, chosen, "s", 1e-3);
-  print_choice(outcomes, chosen, objective, max_slowdown);
-  std::printf("%s", pick.c_str());
+  print_outcomes(r.outcomes, r.chosen, "s", 1e-3);
+  print_choice(r.outcomes, r.chosen, objective, max_slowdown);
+  if (r.selector_pick) std::printf("%s", describe_pick(*r.selector_pick).c_str());
   std::printf(
       "not validated: the GPU was not run at these settings (predicted from the clocks it "
       "visited by itself); `powershape advise --apply` sets the choice, and a monitor around "
       "your job then measures it\n");
-  r.out["source"] = label;
-  return r;
+  Advice out{r.outcomes, r.chosen, {}};
+  out.out["source"] = label;
+  return out;
 }
 
 // On a simulated device: each setting simulated, found by the search.
 Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_slowdown) {
-  Advice r;
-  std::vector<advise::Knob> knobs;
   if (a.device.rfind("sim", 0) != 0)
     throw std::runtime_error("--device: expected gpu or sim:PROFILE, found '" + a.device + "'");
   const std::string pname = a.device.size() > 4 ? a.device.substr(4) : "h200";
@@ -236,43 +190,21 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
   auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
   if (plans.size() != 1) throw std::runtime_error("--chunks: advise takes one chunk count");
-  objective.p_max_w = p.power_limit_w;
-  // A Jetson's power budget is set through its modes (nvpmodel), its clock through devfreq.
-  knobs = advise::parse_knobs(
-      a.knobs.empty() ? (p.power_modes.empty() ? "clock,power" : "clock,mode") : a.knobs);
-  const auto found = advise::search_settings(p, plans.front(), knobs, objective, max_slowdown,
-                                             a.points > 0 ? a.points : 8, a.sim);
-  std::string pick;
-  {  // the selector's pick from a short run as found, simulated like the rest
-    sim::SimOptions so;
-    so.seconds = 2;
-    so.lead_in_s = 0;
-    so.tail_s = 0;
-    so.step_s = a.sim.step_s;
-    const auto run = sim::simulate(p, plans.front(), so);
-    const auto range = advise::setting_range(p);
-    const advise::Setting s{
-        range.snap_clock_mhz(advise::load_selector().predict(
-                                 advise::features_of(run.trace, 0, p.power_limit_w, p.max_mhz)) *
-                             p.max_mhz),
-        0, ""};
-    const auto two = advise::simulate_settings(p, plans.front(), {advise::Setting{}, s}, a.sim);
-    pick = describe_pick(two[1]);
-  }
-  r.outcomes = found.outcomes;
-  r.chosen = found.chosen;
-  const std::size_t every = advise::exhaustive_settings(advise::setting_range(p), knobs).size();
+  const advise::SimAdvice r = advise::on_simulator(
+      p, plans.front(), knobs_of(a), objective, max_slowdown, a.points > 0 ? a.points : 8, a.sim);
+  objective = r.objective;
   std::printf("powershape advise: %s on simulated %s (%s profile), objective %s\n",
               plans.front().name.c_str(), p.name.c_str(), p.status.c_str(),
               objective.describe().c_str());
   std::printf("%zu settings simulated (%d runs; every settable value would be %zu settings)\n\n",
-              r.outcomes.size(), found.simulations, every);
+              r.outcomes.size(), r.simulations, r.every);
   print_outcomes(r.outcomes, r.chosen, "ms/iter", 1);
   print_choice(r.outcomes, r.chosen, objective, max_slowdown);
-  std::printf("%s", pick.c_str());
-  r.out["device"] = "sim:" + pname;
-  r.out["workload"] = plans.front().name;
-  return r;
+  std::printf("%s", describe_pick(r.selector_pick).c_str());
+  Advice out{r.outcomes, r.chosen, {}};
+  out.out["device"] = "sim:" + pname;
+  out.out["workload"] = plans.front().name;
+  return out;
 }
 
 int run_advise(AdviseArgs& a) {

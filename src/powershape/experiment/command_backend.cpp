@@ -10,6 +10,7 @@
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/child.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::experiment {
 
@@ -24,11 +25,11 @@ std::vector<std::vector<std::string>> commands_from(const std::vector<std::strin
     }
   }
   for (const auto& c : out) {
-    if (c.empty())
-      throw std::runtime_error("compare: an empty command (give CMD ::: CMD after --)");
+    if (c.empty()) throw invalid_input("an empty command (give CMD ::: CMD)");
   }
   if (!scan.empty()) {  // -L NAME V1,V2: one command, {NAME} replaced by each value
-    if (out.size() != 1) throw std::runtime_error("-L: give one command to scan, not several");
+    if (out.size() != 1)
+      throw invalid_input("parameter-list", "give one command to scan, not several");
     const std::string key = "{" + scan[0] + "}";
     std::vector<std::vector<std::string>> scanned;
     const std::string& values = scan[1];
@@ -36,7 +37,7 @@ std::vector<std::vector<std::string>> commands_from(const std::vector<std::strin
       const auto comma = values.find(',', at);
       const std::string v =
           values.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-      if (v.empty()) throw std::runtime_error("-L: an empty value in '" + values + "'");
+      if (v.empty()) throw invalid_input("parameter-list", "an empty value in '" + values + "'");
       std::vector<std::string> c = out[0];
       bool used = false;
       for (auto& w : c) {
@@ -45,15 +46,15 @@ std::vector<std::vector<std::string>> commands_from(const std::vector<std::strin
           used = true;
         }
       }
-      if (!used) throw std::runtime_error("-L: the command has no " + key + " to replace");
+      if (!used) throw invalid_input("parameter-list", "the command has no " + key + " to replace");
       scanned.push_back(c);
       if (comma == std::string::npos) break;
       at = comma + 1;
     }
     out = scanned;
   }
-  if (out.size() < 2) throw std::runtime_error("compare: give two commands or more (CMD ::: CMD)");
-  if (out.size() > 64) throw std::runtime_error("compare: at most 64 commands");
+  if (out.size() < 2) throw invalid_input("give two commands or more (CMD ::: CMD)");
+  if (out.size() > 64) throw invalid_input("at most 64 commands");
   return out;
 }
 
@@ -122,10 +123,10 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   const int64_t end = telemetry::steady_now_ns();
   read_marks(regions);
   open_.clear();  // a region the command left open is not measured
-  if (util::received_signal() != 0) throw std::runtime_error("interrupted");
+  if (util::received_signal() != 0) throw device_error("interrupted");
   if (child.exit_code() != 0) {
-    throw std::runtime_error("'" + config_name(i) + "' exited with " +
-                             std::to_string(child.exit_code()));
+    throw invalid_input("'" + config_name(i) + "' exited with " +
+                        std::to_string(child.exit_code()));
   }
   // The telemetry of the run's end arrives a sampling period later.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -139,7 +140,7 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
     if (r.name == region_) mine.push_back(r);
   }
   if (!region_.empty() && mine.empty())
-    throw std::runtime_error("'" + config_name(i) + "' marked no region '" + region_ + "'");
+    throw invalid_input("'" + config_name(i) + "' marked no region '" + region_ + "'");
   if (mine.empty()) {  // the whole run is one iteration
     m.iterations = 1;
     m.ms_per_iteration = m.seconds * 1e3;

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::exporter {
 namespace {
 
@@ -41,7 +43,7 @@ MetricsServer::MetricsServer(const std::string& listen, int client_timeout_ms)
     port = listen.substr(colon + 1);
   }
   auto bad = [&](const std::string& why) {
-    throw std::runtime_error("cannot serve /metrics on " + listen + ": " + why);
+    throw invalid_input("cannot serve /metrics on " + listen + ": " + why);
   };
   char* end = nullptr;
   const long p = std::strtol(port.c_str(), &end, 10);

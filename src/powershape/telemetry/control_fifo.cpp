@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::telemetry {
 
 namespace {
@@ -44,14 +46,13 @@ ControlFifo::ControlFifo() {
   remove_stale_folders(tmp);
   std::string templ = tmp + "/" + kPrefix + std::to_string(getpid()) + ".XXXXXX";
   if (mkdtemp(templ.data()) == nullptr) {
-    throw std::runtime_error("cannot make a temporary folder in " + templ + ": " +
-                             std::strerror(errno));
+    throw device_error("cannot make a temporary folder in " + templ + ": " + std::strerror(errno));
   }
   dir_ = templ;
   path_ = dir_ + "/control";
   if (mkfifo(path_.c_str(), 0600) != 0) {
     rmdir(dir_.c_str());
-    throw std::runtime_error("cannot make FIFO " + path_ + ": " + std::strerror(errno));
+    throw device_error("cannot make FIFO " + path_ + ": " + std::strerror(errno));
   }
   fd_ = open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   keep_open_ = open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // no EOF between writers

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
+
 extern char** environ;
 
 namespace powershape::util {
@@ -26,7 +28,7 @@ void on_signal(int sig) {
 }  // namespace
 
 Child::Child(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
-  if (argv.empty()) throw std::runtime_error("no command to run");
+  if (argv.empty()) throw invalid_input("no command to run");
   // Everything the child needs is built before fork: the parent has other threads.
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -36,11 +38,10 @@ Child::Child(const std::vector<std::string>& argv, const std::vector<std::string
   for (const auto& kv : env) envp.push_back(const_cast<char*>(kv.c_str()));
   envp.push_back(nullptr);
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0)
-    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(fds, O_CLOEXEC) != 0) throw device_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t parent = getpid();
   pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid_ < 0) throw device_error(std::string("fork: ") + std::strerror(errno));
   if (pid_ == 0) {
     close(fds[0]);
     // If powershape dies (killed, crashed), the command is not left running unwatched.
@@ -61,7 +62,7 @@ Child::Child(const std::vector<std::string>& argv, const std::vector<std::string
   close(fds[0]);
   if (n == sizeof err) {
     waitpid(pid_, nullptr, 0);
-    throw std::runtime_error("cannot run '" + argv[0] + "': " + std::strerror(err));
+    throw invalid_input("cannot run '" + argv[0] + "': " + std::strerror(err));
   }
 }
 
