@@ -1,0 +1,49 @@
+#include "powershape/experiment/command_backend.hpp"
+
+#include <gtest/gtest.h>
+
+#include "powershape/util/error.hpp"
+
+namespace powershape::experiment {
+
+// Commands after `--`, split at ":::", or one command scanned over a list of values.
+TEST(CommandBackend, CommandsFromWordsAndScans) {
+  const auto two = commands_from({"sleep", "1", ":::", "true"}, {});
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0], (std::vector<std::string>{"sleep", "1"}));
+  const auto scanned = commands_from({"sh", "-c", "exit {n}"}, {"n", "1,2,3"});
+  ASSERT_EQ(scanned.size(), 3u);
+  EXPECT_EQ(scanned[2][2], "exit 3");
+  try {
+    commands_from({"true"}, {"n", "1,,2"});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+    EXPECT_EQ(e.subject(), "parameter-list");
+  }
+  EXPECT_THROW(commands_from({"true"}, {}), Error);            // one command
+  EXPECT_THROW(commands_from({"true", ":::"}, {}), Error);     // an empty one
+  EXPECT_THROW(commands_from({"true"}, {"n", "1,2"}), Error);  // no {n} to replace
+}
+
+// A command's run measured whole under the recorded telemetry (a replayed trace here): its wall
+// time, energy from the samples over it; one that fails is named.
+TEST(CommandBackend, MeasuresEachRunAndNamesOneThatFails) {
+  CommandBackend b({{"sleep", "0.05"}, {"sleep", "0.3"}, {"sh", "-c", "exit 3"}},
+                   "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv");
+  EXPECT_EQ(b.config_count(), 3u);
+  EXPECT_EQ(b.config_name(1), "sleep 0.3");
+  const Measurement quick = b.measure(0, 0), slow = b.measure(1, 0);
+  EXPECT_EQ(quick.iterations, 1);
+  EXPECT_GT(slow.ms_per_iteration, quick.ms_per_iteration + 150);
+  EXPECT_GT(slow.energy_j, 0);
+  try {
+    b.measure(2, 0);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("exit 3"), std::string::npos);
+  }
+  EXPECT_FALSE(b.recorded().samples.empty());
+}
+
+}  // namespace powershape::experiment
