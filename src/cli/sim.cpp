@@ -147,10 +147,6 @@ int run_calibrate(CalibrateArgs& a) {
   }
   std::printf("%-34s %10s %10.2f %8s %10.2f\n", "temperature RMS error C", "",
               c.thermal_rms_before_c, "", c.thermal_rms_after_c);
-  // What the fitted profile's chunk ratios are worth (calibrate measured it), with its source.
-  std::erase_if(c.profile.sources, [](const std::string& s) {
-    return s.rfind("accuracy.chunk_ratio_points", 0) == 0;
-  });
   if (const auto rb = sim::summarize_ratios(c.before), ra = sim::summarize_ratios(c.after);
       ra.count > 0) {
     std::printf(
@@ -169,14 +165,6 @@ int run_calibrate(CalibrateArgs& a) {
         std::printf("%s%s", i == 0 ? " (not: " : ", ", ra.outside_runs[i].c_str());
       std::printf("%s\n", ra.outside_runs.empty() ? "" : ")");
     }
-    std::string against = a.data;
-    for (const auto& dir : a.repro) against += ", " + dir;
-    char line[160];
-    std::snprintf(line, sizeof line,
-                  "9 in 10 of %d chunk ratios within %.2f points of the GPU's (mean %.2f)",
-                  ra.count, ra.p90_points, ra.mean_points);
-    c.profile.sources.push_back("accuracy.chunk_ratio_points: " + std::string(line) +
-                                ", measured by `powershape sim calibrate` against " + against);
   }
   // How far memory kernels run above the products around them, on the card and in the model.
   double swing_card = 0, swing_model = 0;

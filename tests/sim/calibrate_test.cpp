@@ -232,9 +232,13 @@ TEST(Calibrate, FitsAPerturbedProfileBackTowardsTheData) {
   // No repro results in data/h200: the profile's medium loop is kept as it was, not refitted.
   EXPECT_EQ(c.profile.medium_limit_w, p.medium_limit_w);
   EXPECT_EQ(c.profile.medium_window_ms, p.medium_window_ms);
-  // Nor any chunk ratio to say what the refitted profile's are worth: the start's figure goes.
+  // Nor any chunk ratio to say what the refitted profile's are worth: the start's figure goes,
+  // and its source line with it.
   EXPECT_GT(p.chunk_ratio_points, 0);
   EXPECT_EQ(c.profile.chunk_ratio_points, 0);
+  for (const auto& s : c.profile.sources)
+    EXPECT_EQ(s.rfind("accuracy.chunk_ratio_points", 0), std::string::npos) << s;
+  EXPECT_EQ(data.folders, std::vector<std::string>{POWERSHAPE_DATA "/h200"});
 }
 
 // repro -o's results beside a recording are targets too: each configuration's sustained ms,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -174,6 +175,7 @@ void add_repro(CalibrationData& d, const std::string& dir) {
     r.label = (label.empty() ? dir : label) + ": ";
     d.repro.push_back(std::move(r));
   }
+  d.folders.push_back(dir);
 }
 
 CalibrationData read_calibration_data(const std::string& dir) {
@@ -212,6 +214,7 @@ CalibrationData read_calibration_data(const std::string& dir) {
     d.probe_50_100_ms_mhz = mean(50, 100);
     break;
   }
+  d.folders.push_back(dir);
   return d;
 }
 
@@ -633,8 +636,23 @@ Calibration calibrate(const Profile& start, const CalibrationData& d, int max_ev
   c.evaluations = e1 + evals;
   if (!d.kernels.empty()) c.kernels_after = fit_kernels(p, d.kernels).after;
   c.after = evaluate(p, d);  // once, with the kernel model as fitted last
-  // What the fitted profile's chunk ratios are worth (0 without repro results to measure it).
-  p.chunk_ratio_points = summarize_ratios(c.after).p90_points;
+  // What the fitted profile's chunk ratios are worth (0 without repro results to measure it), and
+  // where that figure comes from, in the profile's sources.
+  const RatioSummary ratios = summarize_ratios(c.after);
+  p.chunk_ratio_points = ratios.p90_points;
+  std::erase_if(p.sources, [](const std::string& s) {
+    return s.rfind("accuracy.chunk_ratio_points", 0) == 0;
+  });
+  if (ratios.count > 0) {
+    std::string against;
+    for (const auto& f : d.folders) against += (against.empty() ? "" : ", ") + f;
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "9 in 10 of %d chunk ratios within %.2f points of the GPU's (mean %.2f)",
+                  ratios.count, ratios.p90_points, ratios.mean_points);
+    p.sources.push_back("accuracy.chunk_ratio_points: " + std::string(line) +
+                        ", measured by `powershape sim calibrate` against " + against);
+  }
   c.squares_after = evaluate_other_squares(p, d);
   return c;
 }

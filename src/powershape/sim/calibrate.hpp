@@ -57,6 +57,9 @@ struct CalibrationData {
     std::string file, label;
   };
   std::vector<Sustained> repro;
+  // The folders read (the recording, then each repro folder added): the fitted profile's sources
+  // name them.
+  std::vector<std::string> folders;
   workload::Rates rates{0, 0};
 };
 // Throws std::runtime_error naming the file and what it lacks.
