@@ -281,12 +281,12 @@ def _auto_chunks(n, d, v, forward_only, device_index):
     chunks = ask()
     check(chunks >= 0)
     if chunks == 0:
-        workload = "lmhead-forward" if forward_only else "lmhead"
         print(
-            f"powershape: tuning the LM head's chunk count for {n}x{d}x{v} on this GPU once " f"(the result is cached)",
+            f"powershape: tuning the LM head's chunk count for {n}x{d}x{v} on this GPU once (the result is cached)",
             file=sys.stderr,
         )
-        cmd = [cli(), "tune", "--workload", workload, "--shape", f"{n},{d},{v}", "--device", "gpu"]
+        cmd = [cli(), "tune", "--workload", "lmhead", "--shape", f"{n},{d},{v}", "--device", "gpu"]
+        cmd += ["--forward-only"] if forward_only else []
         done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if done.returncode != 0:
             raise PowershapeError(f"chunks='auto': {' '.join(cmd)} failed: {done.stderr.strip()}")

@@ -127,10 +127,8 @@ int ps_lmhead_tuned_chunks(int64_t n, int64_t d, int64_t v, int forward_only, co
       throw powershape::invalid_input("tuned chunks: the objective is NULL");
     powershape::telemetry::NvmlSource nvml({gpu});
     const nlohmann::json device = {{"device", powershape::trace::to_json(nvml.devices().at(0))}};
-    powershape::workload::Workload w{powershape::workload::LmHead{n, d, v}, 1};
-    const std::string key = e::tune_key(
-        device, e::tune_workload_name(forward_only != 0 ? "lmhead-forward" : "lmhead", w),
-        objective);
+    powershape::workload::Workload w{powershape::workload::LmHead{n, d, v, forward_only == 0}, 1};
+    const std::string key = e::tune_key(device, e::tune_workload_name(w), objective);
     return e::cached_chunks(key).value_or(0);
   });
 }

@@ -7,6 +7,7 @@
 #include "backend_spec.hpp"
 #include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/tune_cache.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/workload.hpp"
 #include "progress.hpp"
@@ -21,7 +22,6 @@ struct TuneArgs {
   std::vector<std::string> words, scan;  // tune -L chunks 1,2,4 -- CMD {chunks}
   std::string source = "nvml";
   workload::WorkloadArgs workload;
-  std::string kind = "lmhead";  // lmhead, lmhead-forward or msm
   std::string device, objective = "time", model, out;
   double max_slowdown_pct = -1, min_effect_pct = 0.2;
   bool no_model = false, no_cache = false;
@@ -90,12 +90,8 @@ int run_tune_commands(TuneArgs& a) {
 
 int run_tune(TuneArgs& a) {
   if (!a.words.empty()) return run_tune_commands(a);
-  if (a.kind != "lmhead" && a.kind != "lmhead-forward" && a.kind != "msm") {
-    throw std::runtime_error("--workload: expected lmhead, lmhead-forward or msm, found '" +
-                             a.kind + "'");
-  }
-  a.workload.workload = a.kind == "msm" ? "msm" : "lmhead";
-  a.workload.forward_only = a.kind == "lmhead-forward";
+  if (a.workload.workload != "lmhead" && a.workload.workload != "msm")
+    throw invalid_input("workload", "expected lmhead or msm, found '" + a.workload.workload + "'");
   std::string why;
   auto backend = open_backend(a.device, a.options.seed, &why);
   const auto plans = workload_plans(a.workload, backend->peak_rates());
@@ -130,7 +126,7 @@ int run_tune(TuneArgs& a) {
   print_candidates(r);
   if (!a.no_cache) {
     const std::string key = experiment::tune_key(
-        device, experiment::tune_workload_name(a.kind, plans.front().workload), a.objective);
+        device, experiment::tune_workload_name(plans.front().workload), a.objective);
     const int chunks = plans[r.chosen].workload.chunks;
     experiment::store_chunks(key, chunks, experiment::to_json(r)["candidates"]);
     std::printf("cached: %d chunks for '%s' in %s\n", chunks, key.c_str(),
@@ -151,8 +147,9 @@ void add_tune(CLI::App& app) {
       "tune", "Choose the chunk count that minimises time, energy or cost, with few measurements");
   static TuneArgs a;
   a.workload.chunks = "1,2,4,8,16,32,64";
-  cmd->add_option("--workload", a.kind,
-                  "lmhead (default; forward and backward), lmhead-forward (inference) or msm");
+  cmd->add_option("--workload", a.workload.workload, "lmhead (default) or msm");
+  cmd->add_flag("--forward-only", a.workload.forward_only,
+                "lmhead: the forward pass alone (inference), as sim and repro take it");
   cmd->add_option("--shape", a.workload.shape,
                   "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS");
   cmd->add_option("--chunks", a.workload.chunks,

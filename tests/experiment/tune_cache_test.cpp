@@ -17,14 +17,17 @@ TEST(TuneCache, KeysNameTheGpuItsLimitTheWorkloadAndTheObjective) {
       {"device",
        {{"name", "NVIDIA H200"}, {"driver", "580.159.04"}, {"enforced_power_limit_mw", 700000}}}};
   workload::Workload w{workload::LmHead{16384, 896, 151936}, 4};
-  EXPECT_EQ(tune_key(gpu, tune_workload_name("lmhead", w), "time"),
-            "NVIDIA H200 | 580.159.04 | 700 W | lmhead 16384,896,151936 | time");
+  EXPECT_EQ(tune_key(gpu, tune_workload_name(w), "time"),
+            "NVIDIA H200 | 580.159.04 | 700 W | lmhead 16384x896x151936 dw=bf16 | time");
+  // The same name as the workload's own, without its chunk count: forward alone, fp32 dW.
+  workload::LmHead forward{16384, 896, 151936, false};
+  forward.dw_bytes = 4;
+  EXPECT_EQ(tune_workload_name({forward, 8}), "lmhead forward 16384x896x151936");
   const nlohmann::json sim = {
       {"profile", {{"name", "dgx-spark"}, {"governor", {{"power_limit_w", 160}}}}}};
   EXPECT_EQ(tune_key(sim, "msm 1,2,3", "energy"),
             "sim:dgx-spark | simulator | 160 W | msm 1,2,3 | energy");
-  EXPECT_THROW(tune_workload_name("square", workload::Workload{workload::Square{}, 1}),
-               powershape::Error);
+  EXPECT_THROW(tune_workload_name(workload::Workload{workload::Square{}, 1}), powershape::Error);
 }
 
 // Stored counts come back by key; other keys, a missing file and a broken one give none.

@@ -13,15 +13,11 @@
 
 namespace powershape::experiment {
 
-std::string tune_workload_name(const std::string& kind, const workload::Workload& w) {
-  auto shape = [](int64_t a, int64_t b, int64_t c) {
-    return std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c);
-  };
-  if (const auto* l = std::get_if<workload::LmHead>(&w.kind))
-    return kind + " " + shape(l->tokens, l->width, l->vocab);
-  if (const auto* m = std::get_if<workload::Msm>(&w.kind))
-    return kind + " " + shape(m->rows, m->width, m->cols);
-  throw invalid_input("tune: only the LM head and msm are tuned");
+std::string tune_workload_name(const workload::Workload& w) {
+  if (!std::holds_alternative<workload::LmHead>(w.kind) &&
+      !std::holds_alternative<workload::Msm>(w.kind))
+    throw invalid_input("workload", "only the LM head and msm are tuned");
+  return workload::kind_name_of(w);
 }
 
 std::string tune_cache_path() {

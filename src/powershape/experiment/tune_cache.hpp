@@ -11,8 +11,9 @@
 
 namespace powershape::experiment {
 
-// The workload part of a key: "lmhead 16384,896,151936", "lmhead-forward ...", "msm R,D,C".
-std::string tune_workload_name(const std::string& kind, const workload::Workload& w);
+// The workload part of a key: the workload's own name without its chunk count ("lmhead
+// 16384x896x151936 dw=bf16", "lmhead forward ...", "msm R,D,C"); only those two kinds are tuned.
+std::string tune_workload_name(const workload::Workload& w);
 
 // $POWERSHAPE_CACHE, else $XDG_CACHE_HOME/powershape/tune.json, else ~/.cache/powershape/tune.json.
 std::string tune_cache_path();
@@ -21,7 +22,7 @@ std::string tune_cache_path();
 double device_power_limit_w(const nlohmann::json& device_json);
 
 // The entry's key from a backend's device_json() (a GPU's "device", or a simulator's "profile"),
-// the workload ("lmhead 16384,896,151936") and the objective ("time").
+// the workload (tune_workload_name) and the objective ("time").
 std::string tune_key(const nlohmann::json& device_json, const std::string& workload,
                      const std::string& objective);
 

@@ -33,6 +33,13 @@ std::string name_of(const Workload& w) {
   return "custom";
 }
 
+std::string kind_name_of(const Workload& w) {
+  std::string name = name_of(w);
+  const std::string chunks = " chunks=" + std::to_string(w.chunks);
+  if (const auto at = name.find(chunks); at != std::string::npos) name.erase(at, chunks.size());
+  return name;
+}
+
 std::optional<Workload> workload_named(const std::string& name) {
   std::istringstream in(name);
   std::string kind, dims, chunks;

@@ -54,6 +54,9 @@ struct Workload {
 // "lmhead 16384x896x151936 chunks=4" (forward and backward; "lmhead forward ..." the forward
 // pass alone, "lmhead products ..." the products alone), as plans and tables name it.
 std::string name_of(const Workload& w);
+// The name without its chunk count: what a workload is, whatever it is chunked into ("lmhead
+// forward 4096x896x151936 dw=bf16").
+std::string kind_name_of(const Workload& w);
 // The workload a name_of names: "lmhead [forward|products] 131072x896x151936 chunks=8 [dw=bf16]"
 // (without dw=bf16: an fp32 dW) or "msm 65536x512x65536 chunks=4"; nullopt for any other name.
 std::optional<Workload> workload_named(const std::string& name);
