@@ -88,18 +88,24 @@ TEST(Builders, BadShapesAreRejected) {
 }
 
 TEST(Builders, EfficiencyFallsForSmallAndShortProducts) {
-  EXPECT_GT(product_efficiency(8192, 8192, 8192), 0.99);
-  EXPECT_LT(product_efficiency(128, 128, 8192),
-            0.02);  // two k-splits of one tile on 132 multiprocessors
-  EXPECT_LT(product_efficiency(8192, 8192, 64), 0.7);      // a short k
-  EXPECT_GT(product_efficiency(2048, 896, 151936), 0.95);  // long k is split
+  const auto efficiency = [](double m, double n, double k, double sms) {
+    return product_k_efficiency(k) * product_fill(m, n, k, sms);
+  };
+  EXPECT_GT(efficiency(8192, 8192, 8192, 132), 0.99);
+  EXPECT_LT(efficiency(128, 128, 8192, 132), 0.02);     // two k-splits of one tile on 132 SMs
+  EXPECT_LT(efficiency(8192, 8192, 64, 132), 0.7);      // a short k
+  EXPECT_GT(efficiency(2048, 896, 151936, 132), 0.95);  // long k is split
+  // The device's multiprocessors, not a constant: 16 tiles fill a 16-SM Jetson, not an H200.
+  EXPECT_DOUBLE_EQ(product_fill(512, 512, 1024, 16), 1);
+  EXPECT_NEAR(product_fill(512, 512, 1024, 132), 16.0 / 132, 1e-12);
 }
 
 TEST(Builders, APartialLastWaveLeavesItsShareOfTheSms) {
-  EXPECT_NEAR(product_wave_share(8192, 896, 151936), 448.0 / (4 * 132), 1e-12);  // 3.4 waves
-  EXPECT_NEAR(product_wave_share(131072, 896, 151936), 7168.0 / (55 * 132), 1e-12);
-  EXPECT_DOUBLE_EQ(product_wave_share(128 * 132, 128, 4096), 1);  // one full wave
-  EXPECT_DOUBLE_EQ(product_wave_share(128, 128, 8192), 1);  // under one wave: efficiency has it
+  EXPECT_NEAR(product_wave_share(8192, 896, 151936, 132), 448.0 / (4 * 132), 1e-12);  // 3.4 waves
+  EXPECT_NEAR(product_wave_share(131072, 896, 151936, 132), 7168.0 / (55 * 132), 1e-12);
+  EXPECT_DOUBLE_EQ(product_wave_share(128 * 132, 128, 4096, 132), 1);  // one full wave
+  EXPECT_DOUBLE_EQ(product_wave_share(128, 128, 8192, 132), 1);  // under one wave: fill has it
+  EXPECT_NEAR(product_wave_share(8192, 896, 151936, 48), 448.0 / (10 * 48), 1e-12);
 }
 
 TEST(Builders, ASquareWaveHasItsDutyCycle) {

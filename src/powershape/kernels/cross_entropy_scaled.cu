@@ -15,6 +15,7 @@
 #include "powershape/kernels/ce_math.cuh"
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/multiprocessors.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::kernels {
@@ -201,7 +202,8 @@ void scale_rows(const __nv_bfloat16* in, const float* scale, int64_t rows, int64
   if (d % 8 != 0) throw invalid_input("scale_rows: d must be a multiple of 8");
   if (rows == 0) return;
   const int64_t n = rows * (d / 8);
-  const unsigned blocks = static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 132 * 16));
+  const unsigned blocks =
+      static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, int64_t{16} * multiprocessors()));
   scale_rows_kernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<const uint4*>(in), scale, rows,
                                                 d / 8, reinterpret_cast<uint4*>(out));
   PS_LAUNCHED();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/multiprocessors.hpp"
 #include "powershape/kernels/scale.cuh"
 
 namespace powershape::kernels {
@@ -27,8 +28,9 @@ __global__ void scale_kernel(T* data, int64_t count, const float* factor) {
 void scale_unless_one(void* data, int64_t count, bool fp32, const float* factor,
                       cudaStream_t stream) {
   if (count <= 0) return;
-  // Enough blocks to fill an H200 several times over; the loop strides over the rest.
-  const auto blocks = static_cast<unsigned>(std::min<int64_t>((count + 255) / 256, 132 * 8));
+  // Enough blocks to fill the GPU several times over; the loop strides over the rest.
+  const auto blocks =
+      static_cast<unsigned>(std::min<int64_t>((count + 255) / 256, int64_t{8} * multiprocessors()));
   if (fp32) {
     scale_kernel<<<blocks, 256, 0, stream>>>(static_cast<float*>(data), count, factor);
   } else {

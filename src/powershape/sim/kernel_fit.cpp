@@ -21,7 +21,7 @@ workload::Phase from_fields(const workload::KernelTime& k) {
                  kk = static_cast<double>(k.k);
     ph.kind = workload::PhaseKind::kCompute;
     ph.flops = 2 * m * n * kk;
-    ph.efficiency = workload::product_efficiency(m, n, kk);
+    ph.efficiency = workload::product_k_efficiency(kk);
     ph.m = k.m;
     ph.n = k.n;
     ph.k = k.k;

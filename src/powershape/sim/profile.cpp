@@ -46,6 +46,7 @@ const Field kFields[] = {
     {"clocks", "min_mhz", &Profile::min_mhz, 1, 10000},
     {"clocks", "max_mhz", &Profile::max_mhz, 1, 10000},
     {"compute", "flops_per_cycle", &Profile::flops_per_cycle, 1, 1e8},
+    {"compute", "sms", &Profile::sms, 1, 1024},
     {"memory", "bandwidth_gbs", &Profile::mem_bandwidth_gbs, 1, 1e5},
     {"memory", "clock_sensitivity", &Profile::mem_clock_sensitivity, 0, 1},
     {"power", "idle_w", &Profile::idle_w, 0, 5000},

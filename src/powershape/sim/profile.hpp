@@ -21,6 +21,7 @@ struct Profile {
   // Performance: a compute phase runs at flops_per_cycle x clock x the phase's efficiency; a
   // memory phase at bandwidth x (1 - s + s x clock / max clock), s = mem_clock_sensitivity.
   double flops_per_cycle = 0;
+  double sms = 0;  // multiprocessors: how many of a product's tiles run at once
   double mem_bandwidth_gbs = 0;
   double mem_clock_sensitivity = 0;
 

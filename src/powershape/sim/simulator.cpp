@@ -70,12 +70,16 @@ PhaseCost cost_of(const Profile& p, const workload::Phase& ph) {
       return c;
     case PhaseKind::kCompute: {
       c.efficiency = ph.efficiency;
-      // A partial last wave leaves SMs idle: slower, and no busier for it.
-      if (p.wave_quantization > 0 && ph.m > 0)
-        c.efficiency *=
-            1 - p.wave_quantization * (1 - workload::product_wave_share(static_cast<double>(ph.m),
-                                                                        static_cast<double>(ph.n),
-                                                                        static_cast<double>(ph.k)));
+      if (ph.m > 0) {
+        const double m = static_cast<double>(ph.m), n = static_cast<double>(ph.n),
+                     k = static_cast<double>(ph.k);
+        // Fewer tiles than the device's multiprocessors leave some idle; a partial last wave too,
+        // slower and no busier for it.
+        c.efficiency *= workload::product_fill(m, n, k, p.sms);
+        if (p.wave_quantization > 0)
+          c.efficiency *=
+              1 - p.wave_quantization * (1 - workload::product_wave_share(m, n, k, p.sms));
+      }
       c.cycles = ph.flops / (p.flops_per_cycle * c.efficiency);
       const double again = reread_bytes(p, ph);
       c.mem_s = (ph.bytes - ph.result_bytes + again) / bw;

@@ -32,7 +32,7 @@ Phase product(const std::string& name, double m, double n, double k, double resu
   p.flops = 2 * m * n * k;
   p.bytes = product_bytes(m, n, k, result_bytes, accumulate);
   p.result_bytes = p.bytes - product_bytes(m, n, k, 0, false);
-  p.efficiency = product_efficiency(m, n, k);
+  p.efficiency = product_k_efficiency(k);
   p.m = static_cast<int64_t>(m);
   p.n = static_cast<int64_t>(n);
   p.k = static_cast<int64_t>(k);
@@ -49,25 +49,24 @@ Phase stream(const std::string& name, double bytes) {
 
 namespace {
 
-constexpr double kSms = 132;
-
 // 128x128 output tiles, times the split of a long k where they are fewer than the SMs.
-double product_tiles(double m, double n, double k) {
+double product_tiles(double m, double n, double k, double sms) {
   const double tiles = std::ceil(m / 128) * std::ceil(n / 128);
-  return tiles < kSms ? tiles * std::clamp(std::floor(k / 4096), 1.0, std::ceil(kSms / tiles))
-                      : tiles;
+  return tiles < sms ? tiles * std::clamp(std::floor(k / 4096), 1.0, std::ceil(sms / tiles))
+                     : tiles;
 }
 
 }  // namespace
 
-double product_efficiency(double m, double n, double k) {
-  const double fill = std::min(1.0, product_tiles(m, n, k) / kSms);
-  return fill * k / (k + 32);
+double product_k_efficiency(double k) { return k / (k + 32); }
+
+double product_fill(double m, double n, double k, double sms) {
+  return std::min(1.0, product_tiles(m, n, k, sms) / sms);
 }
 
-double product_wave_share(double m, double n, double k) {
-  const double tiles = product_tiles(m, n, k);
-  return tiles / (std::ceil(tiles / kSms) * kSms) / std::min(1.0, tiles / kSms);
+double product_wave_share(double m, double n, double k, double sms) {
+  const double tiles = product_tiles(m, n, k, sms);
+  return tiles / (std::ceil(tiles / sms) * sms) / std::min(1.0, tiles / sms);
 }
 
 double product_bytes(double m, double n, double k, double result_bytes, bool accumulate) {

@@ -6,15 +6,17 @@
 
 namespace powershape::workload {
 
-// Fraction of the peak rate an m x n x k product reaches: fewer 128 x 128 output tiles than the
-// 132 multiprocessors leave some idle (such a product is first split along k, once per 4096 of
-// k, as libraries do), and a short k leaves the pipeline's fill and drain exposed (k / (k + 32)).
-// An approximation from the shape alone; the profile's flops_per_cycle is fitted to large products.
-double product_efficiency(double m, double n, double k);
-// What whole waves of tiles leave of that efficiency, in (0, 1]: 1 where the tiles fill their
-// last wave (or all fit in one), 448 tiles on 132 SMs 0.85. product_efficiency assumes stream-K
-// evens partial waves out; a profile's kernels.wave_quantization says how far they do not.
-double product_wave_share(double m, double n, double k);
+// Fraction of the peak rate an m x n x k product reaches on a device of `sms` multiprocessors: its
+// k-efficiency (a short k leaves the pipeline's fill and drain exposed: k / (k + 32), what a plan
+// carries, device-free) times its fill (fewer 128 x 128 output tiles than multiprocessors leave
+// some idle; such a product is first split along k, once per 4096 of k, as libraries do). An
+// approximation from the shape alone; a profile's flops_per_cycle is fitted to large products.
+double product_k_efficiency(double k);
+double product_fill(double m, double n, double k, double sms);
+// What whole waves of tiles leave of that, in (0, 1]: 1 where the tiles fill their last wave (or
+// all fit in one), 448 tiles on 132 SMs 0.85. product_fill assumes stream-K evens partial waves
+// out; a profile's kernels.wave_quantization says how far they do not.
+double product_wave_share(double m, double n, double k, double sms);
 // Bytes an m x n x k bf16 product moves: its operands once, its result written (and read too
 // when it accumulates into it), the result `result_bytes` an element (2 bf16, 4 fp32).
 double product_bytes(double m, double n, double k, double result_bytes, bool accumulate);
