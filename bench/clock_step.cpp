@@ -63,10 +63,10 @@ int main(int argc, char** argv) {
     }
   }
   workload::Workload w{workload::Products{size}};
-  if (kind == "lmhead" || kind == "lmhead-products") {
-    workload::LmHead l{shape[0], shape[1], shape[2]};
-    l.products_only = kind == "lmhead-products";
-    w = {l, chunks};
+  if (kind == "lmhead") {
+    w = {workload::LmHead{shape[0], shape[1], shape[2]}, chunks};
+  } else if (kind == "lmhead-products") {
+    w = {workload::LmHeadProducts{shape[0], shape[1], shape[2]}, chunks};
   } else if (kind == "msm") {
     w = {workload::Msm{shape[0], shape[1], shape[2]}, chunks};
   } else if (kind == "square") {

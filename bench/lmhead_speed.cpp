@@ -39,9 +39,8 @@ double target_for(const workload::LmHead& s, int chunks) {
 nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape,
                          const std::vector<int>& chunks, const experiment::Design& design) {
   std::vector<workload::Plan> configs;
-  workload::LmHead ceiling = shape;
-  ceiling.products_only = true;
-  configs.push_back(workload::lmhead_plan(ceiling, 1));
+  const workload::LmHeadProducts ceiling{shape.tokens, shape.width, shape.vocab, shape.dw_bytes};
+  configs.push_back(workload::make_plan({ceiling, 1}, {}));
   for (int c : chunks) {
     if (c <= shape.tokens) configs.push_back(workload::lmhead_plan(shape, c));
   }

@@ -7,25 +7,25 @@
 #include "powershape/powershape.h"
 #include "powershape/telemetry/nvml_source.hpp"
 #include "powershape/trace/json_codec.hpp"
+#include "powershape/workload/lmhead_options.hpp"
 #ifdef POWERSHAPE_CAPI_CUDA
 #include "powershape/kernels/lmhead.hpp"
 #endif
 
 namespace {
 
-#ifdef POWERSHAPE_CAPI_CUDA
-namespace k = powershape::kernels;
+namespace w = powershape::workload;
 
-k::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
+w::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
   if (o == nullptr) throw powershape::invalid_input("lmhead: options are NULL");
   if (o->reduction < PS_REDUCTION_MEAN || o->reduction > PS_REDUCTION_NONE) {
     throw powershape::invalid_input("lmhead: reduction must be PS_REDUCTION_MEAN, _SUM or _NONE");
   }
-  k::LmHeadOptions c;
+  w::LmHeadOptions c;
   c.chunks = o->chunks;
   c.tokens_per_chunk = o->tokens_per_chunk;
   c.ignore_index = o->ignore_index;
-  c.reduction = static_cast<k::Reduction>(o->reduction);
+  c.reduction = static_cast<w::Reduction>(o->reduction);
   c.label_smoothing = o->label_smoothing;
   c.z_loss = o->z_loss;
   c.softcap = o->softcap;
@@ -35,6 +35,30 @@ k::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
   c.accumulate = o->accumulate != 0;
   return c;
 }
+
+// The C struct of the op's options: its defaults are the C++ struct's, set in one place.
+ps_lmhead_options to_c(const w::LmHeadOptions& c) {
+  ps_lmhead_options o{};
+  o.chunks = c.chunks;
+  o.tokens_per_chunk = c.tokens_per_chunk;
+  o.ignore_index = c.ignore_index;
+  o.reduction = static_cast<int>(c.reduction);
+  o.label_smoothing = c.label_smoothing;
+  o.z_loss = c.z_loss;
+  o.softcap = c.softcap;
+  o.grad_scale = c.grad_scale;
+  o.backward = c.backward ? 1 : 0;
+  o.dw_fp32 = c.dw_fp32 ? 1 : 0;
+  o.accumulate = c.accumulate ? 1 : 0;
+  return o;
+}
+
+static_assert(static_cast<int>(w::Reduction::kMean) == PS_REDUCTION_MEAN &&
+              static_cast<int>(w::Reduction::kSum) == PS_REDUCTION_SUM &&
+              static_cast<int>(w::Reduction::kNone) == PS_REDUCTION_NONE);
+
+#ifdef POWERSHAPE_CAPI_CUDA
+namespace k = powershape::kernels;
 
 k::LmHeadArgs to_cpp(const ps_lmhead_args* a) {
   if (a == nullptr) throw powershape::invalid_input("lmhead: args are NULL");
@@ -71,12 +95,7 @@ k::LmHeadArgs to_cpp(const ps_lmhead_args* a) {
 extern "C" {
 
 void ps_lmhead_options_default(ps_lmhead_options* o) {
-  if (o == nullptr) return;
-  *o = ps_lmhead_options{};  // chunks 0: the op's default count
-  o->ignore_index = -100;
-  o->reduction = PS_REDUCTION_MEAN;
-  o->grad_scale = 1;
-  o->backward = 1;
+  if (o != nullptr) *o = to_c(w::LmHeadOptions{});
 }
 
 size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o) {
@@ -86,7 +105,8 @@ size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhea
       throw powershape::invalid_input("lmhead: N, D and V must be positive");
     return k::LmHead::workspace_bytes(n, d, v, to_cpp(o));
 #else
-    (void)n, (void)d, (void)v, (void)o;
+    (void)n, (void)d, (void)v;
+    to_cpp(o);  // a bad option is named before the missing CUDA
     no_cuda();
 #endif
   });

@@ -149,10 +149,9 @@ TEST(Simulator, AProductReadsItsSmallerOperandAgainAsL2LosesIt) {
     o.seconds = 3;
     o.lead_in_s = 0;
     o.tail_s = 0;
-    workload::LmHead w{16384, 4096, 128256};
-    w.products_only = true;
-    const double one = simulate(q, workload::lmhead_plan(w, 1), o).run.mean_clock_mhz;
-    return simulate(q, workload::lmhead_plan(w, 2), o).run.mean_clock_mhz / one;
+    const workload::LmHeadProducts w{16384, 4096, 128256};
+    const double one = simulate(q, workload::make_plan({w, 1}, {}), o).run.mean_clock_mhz;
+    return simulate(q, workload::make_plan({w, 2}, {}), o).run.mean_clock_mhz / one;
   };
   const double without = clock_gain(p);
   p.reread_flops = 70e9;

@@ -35,7 +35,7 @@ TEST(Builders, TheLmHeadCountsSixNdvAndChunksRaggedly) {
 }
 
 TEST(Builders, TheLmHeadsProductsAloneAreItsCeiling) {
-  Plan p = lmhead_plan({1000, 896, 151936, true, 4, true}, 1);
+  Plan p = make_plan({LmHeadProducts{1000, 896, 151936}, 1}, {});
   ASSERT_EQ(p.phases.size(), 3u);
   for (const auto& ph : p.phases) EXPECT_EQ(ph.kind, PhaseKind::kCompute);
   EXPECT_DOUBLE_EQ(p.total_flops(), 6.0 * 1000 * 896 * 151936);
@@ -45,8 +45,8 @@ TEST(Builders, TheLmHeadsProductsAloneAreItsCeiling) {
 // Chunked, the products come a chunk at a time as the op runs them: logits, dW (accumulated in
 // its bf16 from the second chunk on, so read and written), dX; the same flops at any count.
 TEST(Builders, TheLmHeadsProductsAloneChunkAsTheOpDoes) {
-  const Plan one = lmhead_plan({1000, 896, 151936, true, 4, true}, 1);
-  const Plan three = lmhead_plan({1000, 896, 151936, true, 4, true}, 3);
+  const Plan one = make_plan({LmHeadProducts{1000, 896, 151936}, 1}, {});
+  const Plan three = make_plan({LmHeadProducts{1000, 896, 151936}, 3}, {});
   ASSERT_EQ(three.phases.size(), 9u);
   EXPECT_DOUBLE_EQ(three.total_flops(), one.total_flops());
   const char* order[] = {"logits", "dw", "dx"};

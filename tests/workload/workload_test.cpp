@@ -8,8 +8,7 @@ namespace {
 TEST(Workload, ANameReadsBackAsTheWorkloadItNames) {
   for (const Workload& w :
        {Workload{LmHead{131072, 896, 151936}, 8}, Workload{LmHead{4096, 896, 151936, false}, 2},
-        Workload{Msm{65536, 512, 65536}, 4},
-        Workload{LmHead{16384, 4096, 128256, true, 4, true}, 2}}) {
+        Workload{Msm{65536, 512, 65536}, 4}, Workload{LmHeadProducts{16384, 4096, 128256}, 2}}) {
     const auto back = workload_named(name_of(w));
     ASSERT_TRUE(back.has_value()) << name_of(w);
     EXPECT_EQ(name_of(*back), name_of(w));
@@ -20,8 +19,8 @@ TEST(Workload, ANameReadsBackAsTheWorkloadItNames) {
   EXPECT_EQ(std::get<LmHead>(workload_named("lmhead 8x8x8 chunks=2")->kind).dw_bytes, 4);
   EXPECT_EQ(std::get<LmHead>(workload_named("lmhead 8x8x8 chunks=2 dw=bf16")->kind).dw_bytes, 2);
   EXPECT_FALSE(std::get<LmHead>(workload_named("lmhead forward 8x8x8 chunks=1")->kind).backward);
-  EXPECT_TRUE(
-      std::get<LmHead>(workload_named("lmhead products 8x8x8 chunks=2")->kind).products_only);
+  EXPECT_TRUE(std::holds_alternative<LmHeadProducts>(
+      workload_named("lmhead products 8x8x8 chunks=2")->kind));
   for (const char* bad :
        {"lmhead 16384x896 chunks=2", "msm 8x8x8 chunks=9", "lmhead chunks=2",
         "square 10x1x1 chunks=1", "msm products 8x8x8 chunks=1", "msm 8x8x8 chunks=0",

@@ -12,10 +12,9 @@
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/gpu_workload.hpp"
 #include "powershape/kernels/lmhead.hpp"
-#include "powershape/kernels/step_kernels.hpp"
 #include "powershape/kernels/synthetic.cuh"
-#include "powershape/kernels/workload_steps.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/workload/steps.hpp"
 
 namespace powershape::kernels {
 namespace {
@@ -58,88 +57,109 @@ std::vector<double> mean_clocks(const std::vector<double>& mhz, double bin_ms,
 struct GpuWorkload::Impl {
   workload::Workload w;
   workload::Rates rates;
-  std::vector<WorkloadStep> steps;
+  std::vector<workload::WorkloadStep> steps;
   Gemm gemm;
   LmHead lmhead;
   LmHeadArgs args;
   LmHeadOptions options;
   std::vector<DeviceBuffer> bufs;
+  // What each kind's kernels read and write: products A B C; msm Q K V, one chunk of S, O; the
+  // LM head (or its products alone) X W, the logits (one chunk), dX dW; a memory gap's stream.
+  struct {
+    __nv_bfloat16 *a = nullptr, *b = nullptr, *c = nullptr;
+    __nv_bfloat16 *q = nullptr, *k = nullptr, *v = nullptr, *s = nullptr, *o = nullptr;
+    __nv_bfloat16 *x = nullptr, *wt = nullptr, *logits = nullptr, *dx = nullptr;
+    void* dw = nullptr;
+    void* stream = nullptr;
+  } mem;
   int64_t ld = 0;  // the LM head's logits row stride
   double flops = 0;
   std::size_t extra = 0;
 
-  DeviceBuffer& add(int64_t bytes) {
+  void* add(int64_t bytes) {
     bufs.emplace_back(bytes);
-    return bufs.back();
+    return bufs.back().p;
   }
-  void* buf(std::size_t i) const { return bufs.at(i).p; }
-  __nv_bfloat16* bf(std::size_t i) const { return bufs.at(i).bf16(); }
+  __nv_bfloat16* random_bf16(int64_t n, uint64_t seed, float scale) {
+    auto* p = static_cast<__nv_bfloat16*>(add(n * 2));
+    fill_random_bf16(p, n, seed, scale, nullptr);
+    return p;
+  }
 
-  void product(const WorkloadStep& s) {
-    const std::string phase = s.phase;
-    if (phase == "product" || phase == "burst") {
-      // C [m x n] = A [m x k] B [k x n], column-major, over the first elements of each buffer.
-      gemm.run(false, false, s.m, s.n, s.k, buf(0), s.m, buf(1), s.k, buf(2), s.m, Out::kBf16, 1, 0,
-               nullptr);
-    } else if (phase == "qk") {
-      // S [r x cols] = Q_c K^T; column-major (cols x r) = K (as d x cols, transposed) * Q_c^T.
-      gemm.run(true, false, s.n, s.m, s.k, buf(1), s.k, bf(0) + s.row0 * s.k, s.k, buf(3), s.n,
-               Out::kBf16, 1, 0, nullptr);
-    } else if (phase == "pv") {
-      // O_c [r x d] = P V; column-major (d x r) = V^T (d x cols) * P^T (cols x r).
-      gemm.run(false, false, s.n, s.m, s.k, buf(2), s.n, buf(3), s.k, bf(4) + s.row0 * s.n, s.n,
-               Out::kBf16, 1, 0, nullptr);
-    } else if (phase == "logits") {
-      // buffers: x, w, logits, dx, dw; a chunk's rows start at row0 in each. logits_c [r x V] =
-      // X_c W^T: (V x r) = W^T-as-stored * X_c^T.
-      gemm.run(true, false, s.n, s.m, s.k, buf(1), s.k, bf(0) + s.row0 * s.k, s.k,
-               bf(2) + s.row0 * ld, ld, Out::kBf16, 1, 0, nullptr);
-    } else if (phase == "dx") {
-      // dX_c [r x D] = dlogits_c W: (D x r) = W^T (D x V) * dlogits_c^T (V x r).
-      gemm.run(false, false, s.n, s.m, s.k, buf(1), s.n, bf(2) + s.row0 * ld, ld,
-               bf(3) + s.row0 * s.n, s.n, Out::kBf16, 1, 0, nullptr);
-    } else if (phase == "dw") {
-      // dW [V x D] (+)= dlogits_c^T X_c: (D x V) = X_c^T (D x r) * dlogits_c (r x V), in the
-      // step's dtype, accumulated where it says (from the second chunk on, as the op does).
-      gemm.run(false, true, s.n, s.m, s.k, bf(0) + s.row0 * s.n, s.n, bf(2) + s.row0 * ld, ld,
-               buf(4), s.n, s.result_bytes == 4 ? Out::kFp32 : Out::kBf16, 1, s.accumulate ? 1 : 0,
-               nullptr);
-    } else {
-      throw std::logic_error("no kernel for product '" + phase + "'");
+  void product(const workload::WorkloadStep& s) {
+    using workload::Op;
+    switch (s.op) {
+      case Op::kProduct:
+      case Op::kBurst:
+        // C [m x n] = A [m x k] B [k x n], column-major, over the first elements of each buffer.
+        gemm.run(false, false, s.m, s.n, s.k, mem.a, s.m, mem.b, s.k, mem.c, s.m, Out::kBf16, 1, 0,
+                 nullptr);
+        return;
+      case Op::kQk:
+        // S [r x cols] = Q_c K^T; column-major (cols x r) = K (as d x cols, transposed) * Q_c^T.
+        gemm.run(true, false, s.n, s.m, s.k, mem.k, s.k, mem.q + s.row0 * s.k, s.k, mem.s, s.n,
+                 Out::kBf16, 1, 0, nullptr);
+        return;
+      case Op::kPv:
+        // O_c [r x d] = P V; column-major (d x r) = V^T (d x cols) * P^T (cols x r).
+        gemm.run(false, false, s.n, s.m, s.k, mem.v, s.n, mem.s, s.k, mem.o + s.row0 * s.n, s.n,
+                 Out::kBf16, 1, 0, nullptr);
+        return;
+      case Op::kLogits:
+        // logits_c [r x V] = X_c W^T: (V x r) = W^T-as-stored * X_c^T.
+        gemm.run(true, false, s.n, s.m, s.k, mem.wt, s.k, mem.x + s.row0 * s.k, s.k,
+                 mem.logits + s.row0 * ld, ld, Out::kBf16, 1, 0, nullptr);
+        return;
+      case Op::kDx:
+        // dX_c [r x D] = dlogits_c W: (D x r) = W^T (D x V) * dlogits_c^T (V x r).
+        gemm.run(false, false, s.n, s.m, s.k, mem.wt, s.n, mem.logits + s.row0 * ld, ld,
+                 mem.dx + s.row0 * s.n, s.n, Out::kBf16, 1, 0, nullptr);
+        return;
+      case Op::kDw:
+        // dW [V x D] (+)= dlogits_c^T X_c: (D x V) = X_c^T (D x r) * dlogits_c (r x V), in the
+        // step's dtype, accumulated where it says (from the second chunk on, as the op does).
+        gemm.run(false, true, s.n, s.m, s.k, mem.x + s.row0 * s.n, s.n, mem.logits + s.row0 * ld,
+                 ld, mem.dw, s.n, s.result_bytes == 4 ? Out::kFp32 : Out::kBf16, 1,
+                 s.accumulate ? 1 : 0, nullptr);
+        return;
+      default:
+        throw std::logic_error(std::string("no product for step ") + workload::op_name(s.op));
     }
   }
 
   // One step's kernels on the default stream; after(kernel) is called once each kernel that is
   // timed on its own is launched (the LM head's steps one by one).
   template <class After>
-  void launch(const WorkloadStep& s, After&& after) {
-    switch (s.kind) {
-      case WorkloadStep::kProduct:
-        product(s);
+  void launch(const workload::WorkloadStep& s, After&& after) {
+    using workload::Op;
+    switch (s.op) {
+      case Op::kSoftmax:
+        softmax_rows(mem.s, s.m, s.n, s.n, nullptr);
         break;
-      case WorkloadStep::kSoftmax:
-        softmax_rows(bf(3), s.m, s.n, s.n, nullptr);
+      case Op::kStream:
+        stream_bytes(mem.stream, kStreamBytes, s.bytes, nullptr);
         break;
-      case WorkloadStep::kStream:
-        stream_bytes(buf(3), kStreamBytes, s.bytes, nullptr);
-        break;
-      case WorkloadStep::kSpin:
+      case Op::kSpin:
         spin(static_cast<int64_t>(s.seconds * 1e9), nullptr);
         return;  // an idle gap, not a kernel to time
-      case WorkloadStep::kLmHead:
-        lmhead.run(args, options, nullptr, [&](const LmHeadStep& l) {
-          after(kernel_of(l, std::get<workload::LmHead>(w.kind)));
+      case Op::kLmHead: {
+        const auto& l = std::get<workload::LmHead>(w.kind);
+        lmhead.run(args, options, nullptr, [&](const LmHeadStep& x) {
+          after(workload::kernel_of(workload::phase_of(x, l)));
         });
         return;
+      }
+      default:
+        product(s);
     }
-    after(kernel_of(s));
+    after(workload::kernel_of(workload::phase_of(s)));
   }
 
   // One iteration; a square wave's burst is timed between `burst`.
   void iteration(EventPair* burst) {
     bool in_burst = false;
-    for (const WorkloadStep& s : steps) {
-      const bool b = std::strcmp(s.phase, "burst") == 0;
+    for (const auto& s : steps) {
+      const bool b = s.op == workload::Op::kBurst;
       if (b != in_burst) (b ? burst->start() : burst->stop());
       in_burst = b;
       launch(s, [](const workload::KernelTime&) {});
@@ -151,57 +171,56 @@ struct GpuWorkload::Impl {
 };
 
 void GpuWorkload::Impl::allocate() {
-  auto fill = [](DeviceBuffer& b, int64_t n, uint64_t seed, float scale) {
-    fill_random_bf16(b.bf16(), n, seed, scale, nullptr);
-  };
-  auto random_bf16 = [&](int64_t n, uint64_t seed, float scale) {
-    fill(add(n * 2), n, seed, scale);
-  };
   if (const auto* p = std::get_if<workload::Products>(&w.kind)) {
-    for (uint64_t i = 1; i <= 3; ++i) random_bf16(p->size * p->size, i, 2.0f);
+    mem.a = random_bf16(p->size * p->size, 1, 2.0f);
+    mem.b = random_bf16(p->size * p->size, 2, 2.0f);
+    mem.c = random_bf16(p->size * p->size, 3, 2.0f);
   } else if (const auto* sq = std::get_if<workload::Square>(&w.kind)) {
     const int64_t n = workload::SquareSizing::kBurstSize;
-    for (uint64_t i = 1; i <= 3; ++i) random_bf16(n * n, i, 2.0f);
-    if (sq->gap == workload::Gap::kMemory) add(kStreamBytes);
+    mem.a = random_bf16(n * n, 1, 2.0f);
+    mem.b = random_bf16(n * n, 2, 2.0f);
+    mem.c = random_bf16(n * n, 3, 2.0f);
+    if (sq->gap == workload::Gap::kMemory) mem.stream = add(kStreamBytes);
   } else if (const auto* m = std::get_if<workload::Msm>(&w.kind)) {
     if (m->width % 8 != 0 || m->cols % 8 != 0)
       throw invalid_input("msm: d and cols must be multiples of 8");
-    random_bf16(m->rows * m->width, 1, 1.0f);                        // Q
-    random_bf16(m->cols * m->width, 2, 0.2f);                        // K
-    random_bf16(m->cols * m->width, 3, 1.0f);                        // V
-    add(workload::rows_per_chunk(m->rows, w.chunks) * m->cols * 2);  // S, one chunk
-    add(m->rows * m->width * 2);                                     // O
+    mem.q = random_bf16(m->rows * m->width, 1, 1.0f);
+    mem.k = random_bf16(m->cols * m->width, 2, 0.2f);
+    mem.v = random_bf16(m->cols * m->width, 3, 1.0f);
+    mem.s = static_cast<__nv_bfloat16*>(
+        add(workload::rows_per_chunk(m->rows, w.chunks) * m->cols * 2));  // one chunk
+    mem.o = static_cast<__nv_bfloat16*>(add(m->rows * m->width * 2));
+  } else if (const auto* p = std::get_if<workload::LmHeadProducts>(&w.kind)) {
+    ld = workload::lmhead_row_stride(p->vocab);
+    mem.x = random_bf16(p->tokens * p->width, 1, 2.0f);
+    mem.wt = random_bf16(p->vocab * p->width, 2, 0.1f);
+    mem.logits = random_bf16(p->tokens * ld, 3, 0.01f);  // which stand for the dlogits too
+    mem.dx = static_cast<__nv_bfloat16*>(add(p->tokens * p->width * 2));
+    mem.dw = add(p->vocab * p->width * 4);
   } else if (const auto* l = std::get_if<workload::LmHead>(&w.kind)) {
     const int64_t n = l->tokens, d = l->width, v = l->vocab;
-    ld = (v + 7) / 8 * 8;
-    random_bf16(n * d, 1, 2.0f);  // X
-    random_bf16(v * d, 2, 0.1f);  // W
-    if (l->products_only) {
-      random_bf16(n * ld, 3, 0.01f);  // logits, which stand for the dlogits too
-      add(n * d * 2);                 // dX
-      add(v * d * 4);                 // dW
-      return;
-    }
-    auto& t = add(n * 4);
+    mem.x = random_bf16(n * d, 1, 2.0f);
+    mem.wt = random_bf16(v * d, 2, 0.1f);
+    void* targets = add(n * 4);
     std::vector<int32_t> th(static_cast<std::size_t>(n));
     for (int64_t i = 0; i < n; ++i)
       th[static_cast<std::size_t>(i)] = static_cast<int32_t>((i * 7919) % v);
-    PS_CUDA(cudaMemcpy(t.p, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
-    options = lmhead_options(*l, w.chunks);
-    args.x = buf(0);
-    args.w = buf(1);
-    args.targets = buf(2);
+    PS_CUDA(cudaMemcpy(targets, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
+    options = workload::lmhead_options(*l, w.chunks);
+    args.x = mem.x;
+    args.w = mem.wt;
+    args.targets = targets;
     args.n = n;
     args.d = d;
     args.v = v;
-    args.loss = static_cast<float*>(add(64).p);
-    args.dx = add(n * d * 2).p;
-    args.dw = add(v * d * 4).p;
+    args.loss = static_cast<float*>(add(64));
+    args.dx = add(n * d * 2);
+    args.dw = add(v * d * 4);
     std::size_t free0 = 0, free1 = 0, total = 0;
     PS_CUDA(cudaDeviceSynchronize());
     PS_CUDA(cudaMemGetInfo(&free0, &total));
     args.workspace_bytes = LmHead::workspace_bytes(n, d, v, options);
-    args.workspace = add(static_cast<int64_t>(args.workspace_bytes)).p;
+    args.workspace = add(static_cast<int64_t>(args.workspace_bytes));
     lmhead.run(args, options, nullptr);  // the product plans and their workspace
     PS_CUDA(cudaDeviceSynchronize());
     PS_CUDA(cudaMemGetInfo(&free1, &total));
@@ -212,19 +231,13 @@ void GpuWorkload::Impl::allocate() {
 GpuWorkload::GpuWorkload(const workload::Workload& w, const workload::Rates& rates)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
-  m.bufs.reserve(8);  // add() hands out references; no reallocation may move them
   m.w = w;
   m.rates = rates;
-  workload_steps(w, rates, [&](const WorkloadStep& s) { m.steps.push_back(s); });
-  for (const auto& s : m.steps) {
-    if (s.kind == WorkloadStep::kProduct)
-      m.flops +=
-          2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
-  }
-  if (const auto* l = std::get_if<workload::LmHead>(&w.kind); l != nullptr && !l->products_only) {
-    m.flops = (l->backward ? 6.0 : 2.0) * static_cast<double>(l->tokens) *
-              static_cast<double>(l->width) * static_cast<double>(l->vocab);
-  }
+  workload::workload_steps(w, rates,
+                           [&](const workload::WorkloadStep& s) { m.steps.push_back(s); });
+  // What an iteration computes: the plan's product phases, derived from the same steps.
+  for (const auto& ph : workload::make_plan(w, rates).phases)
+    if (ph.kind == workload::PhaseKind::kCompute) m.flops += ph.flops;
   m.allocate();
   PS_CUDA(cudaDeviceSynchronize());
 }
@@ -262,7 +275,7 @@ std::vector<workload::KernelTime> GpuWorkload::time_kernels(int iterations) {
   const auto bracketed = [&] {
     std::size_t i = 0;
     std::vector<workload::KernelTime> seen;
-    for (const WorkloadStep& s : m.steps) {
+    for (const auto& s : m.steps) {
       PS_CUDA(cudaEventRecord(events[2 * i]));
       m.launch(s, [&](const workload::KernelTime& k) {
         PS_CUDA(cudaEventRecord(events[2 * i + 1]));

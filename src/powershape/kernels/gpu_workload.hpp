@@ -1,6 +1,6 @@
 #pragma once
-// Runs a workload's real kernels on the GPU (kernels/workload_steps.hpp lists them): the chunked
-// LM head op or its three products alone, chunked matmul-softmax-matmul, square waves of products
+// Runs a workload's real kernels on the GPU (its steps, workload/steps.hpp): the chunked LM head
+// op or its three products alone, chunked matmul-softmax-matmul, square waves of products
 // against idle or memory-bound gaps, or products back to back. Host API: no CUDA headers.
 #include <cstddef>
 #include <memory>
@@ -31,7 +31,7 @@ class GpuWorkload {
   // Runs iterations back to back until `seconds` have passed.
   Run run_for(double seconds);
   // Each kernel of one iteration, timed with CUDA events around it (median of `iterations`),
-  // labelled as kernels/step_kernels.hpp does; a square wave's idle spin is left out.
+  // labelled as its plan's phases (workload::kernel_of); a square wave's idle spin is left out.
   std::vector<workload::KernelTime> time_kernels(int iterations);
   // Device memory the workload takes beyond its inputs and outputs (the LM head's workspace and
   // product plans), measured around its first iteration.

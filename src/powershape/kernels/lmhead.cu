@@ -9,7 +9,6 @@
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/lmhead.hpp"
-#include "powershape/kernels/lmhead_steps.hpp"
 #include "powershape/kernels/scale.cuh"
 #include "powershape/util/error.hpp"
 
@@ -29,7 +28,7 @@ struct Layout {
 
 Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
   Layout l{};
-  l.ld = (v + 7) / 8 * 8;
+  l.ld = workload::lmhead_row_stride(v);
   l.rows = lmhead_rows_per_chunk(n, o);
   std::size_t off = 0;
   auto take = [&](std::size_t bytes) {

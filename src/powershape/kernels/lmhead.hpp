@@ -6,34 +6,16 @@
 #include <functional>
 #include <memory>
 
+#include "powershape/workload/lmhead_steps.hpp"
+
 struct CUstream_st;
 
 namespace powershape::kernels {
 
-struct LmHeadStep;  // lmhead_steps.hpp
-
-enum class Reduction { kMean, kSum, kNone };
-
-struct LmHeadOptions {
-  // Token chunks; the last may be ragged. 0: tokens_per_chunk says, or when it is 0 too, the
-  // default count (lmhead_default_chunks: about half a GiB of logits).
-  int chunks = 0;
-  int64_t tokens_per_chunk = 0;
-  int64_t ignore_index = -100;
-  Reduction reduction = Reduction::kMean;
-  float label_smoothing = 0;
-  float z_loss = 0;      // coefficient of lse^2 in each token's loss
-  float softcap = 0;     // > 0: logits -> softcap * tanh(logits / softcap)
-  float grad_scale = 1;  // the incoming gradient of the reduced loss (kNone: of the sum)
-  bool backward = true;  // false: the loss alone
-  // dW in fp32; by default bf16, the gradient's own dtype, accumulated across chunks in it (as
-  // llmq and Liger-Kernel accumulate it): half the bytes each chunk after the first reads and
-  // writes.
-  bool dw_fp32 = false;
-  // dW (and dbias) added into what their buffers hold, from the first chunk on: a caller that
-  // accumulates gradients over micro-steps pays no pass of its own to add them.
-  bool accumulate = false;
-};
+// The options are the workload module's (one definition, which plans and the C API read too).
+using workload::LmHeadOptions;
+using workload::LmHeadStep;
+using workload::Reduction;
 
 // Device pointers. x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64; bias [V] bf16 added
 // to the logits (may be null; 16-byte aligned); token_grad [N] fp32, each token's gradient times

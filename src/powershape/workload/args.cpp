@@ -58,18 +58,17 @@ std::vector<int> chunk_counts(const WorkloadArgs& a) {
 
 Workload describe(const WorkloadArgs& a, int chunks) {
   if (a.workload == "lmhead") {
-    auto s = parse_shape(a.shape.empty() ? "16384,896,151936" : a.shape);
+    const auto s = a.shape.empty() ? kDefaultLmHeadShape : parse_shape(a.shape);
     if (a.products_only && a.forward_only)
       throw invalid_input("products-only",
                           "the backward products too; not with the forward pass alone");
-    LmHead l{s[0], s[1], s[2], !a.forward_only, a.ce_bytes_per_logit};
-    l.products_only = a.products_only;
-    return {l, chunks};
+    if (a.products_only) return {LmHeadProducts{s[0], s[1], s[2]}, chunks};
+    return {LmHead{s[0], s[1], s[2], !a.forward_only, a.ce_bytes_per_logit}, chunks};
   }
   if (a.products_only)
     throw invalid_input("products-only", "an lmhead option, not for '" + a.workload + "'");
   if (a.workload == "msm") {
-    auto s = parse_shape(a.shape.empty() ? "65536,512,65536" : a.shape);
+    const auto s = a.shape.empty() ? kDefaultMsmShape : parse_shape(a.shape);
     return {Msm{s[0], s[1], s[2]}, chunks};
   }
   if (a.workload == "square") {

@@ -7,6 +7,7 @@
 
 #include "powershape/util/error.hpp"
 #include "powershape/workload/chunks.hpp"
+#include "powershape/workload/steps.hpp"
 
 namespace powershape::workload {
 namespace {
@@ -96,102 +97,55 @@ SquareSizing size_square(const Square& s, const Rates& r) {
   return z;
 }
 
-Plan lmhead_plan(const LmHead& w, int chunks) {
-  require(w.tokens > 0 && w.width > 0 && w.vocab > 0, "lmhead: N, D and V must be positive");
-  require(chunks >= 1 && chunks <= w.tokens, "lmhead: chunks must be between 1 and N");
-  require(w.ce_bytes_per_logit > 0, "lmhead: bytes per logit must be positive");
-  Plan plan = start({w, chunks});
-  const double d = static_cast<double>(w.width), v = static_cast<double>(w.vocab);
-  if (w.products_only) {
-    // A chunk at a time, as the op runs them (dW accumulated in its dtype from the second chunk
-    // on), without the pass and the scaling kernels between them.
-    for_each_chunk(w.tokens, rows_per_chunk(w.tokens, chunks),
-                   [&](int64_t c, int64_t, int64_t rows) {
-                     const double n = static_cast<double>(rows);
-                     plan.phases.push_back(product("logits", n, v, d));
-                     plan.phases.push_back(product("dw", v, d, n, w.dw_bytes, c > 0));
-                     plan.phases.push_back(product("dx", n, d, v));
-                   });
-    return plan;
+namespace {
+
+// The shapes and chunk counts each kind can be planned with.
+void check(const Workload& w) {
+  if (const auto* l = std::get_if<LmHead>(&w.kind)) {
+    require(l->tokens > 0 && l->width > 0 && l->vocab > 0, "lmhead: N, D and V must be positive");
+    require(w.chunks >= 1 && w.chunks <= l->tokens, "lmhead: chunks must be between 1 and N");
+    require(l->ce_bytes_per_logit > 0, "lmhead: bytes per logit must be positive");
+  } else if (const auto* p = std::get_if<LmHeadProducts>(&w.kind)) {
+    require(p->tokens > 0 && p->width > 0 && p->vocab > 0, "lmhead: N, D and V must be positive");
+    require(w.chunks >= 1 && w.chunks <= p->tokens, "lmhead: chunks must be between 1 and N");
+  } else if (const auto* m = std::get_if<Msm>(&w.kind)) {
+    require(m->rows > 0 && m->width > 0 && m->cols > 0, "msm: rows, d and cols must be positive");
+    require(w.chunks >= 1 && w.chunks <= m->rows, "msm: chunks must be between 1 and rows");
+  } else if (const auto* q = std::get_if<Products>(&w.kind)) {
+    require(q->size > 0, "products: the size must be positive");
+  } else if (std::holds_alternative<Custom>(w.kind)) {
+    throw invalid_input("a custom workload has no phases to derive: read its plan from its file");
   }
-  // The op's kernels in its order (kernels/lmhead_steps.hpp): the valid targets counted, then a
-  // chunk at a time the logits, the pass, and backward X_c scaled by each row's factor (the
-  // one-read pass leaves it apart), dW accumulated in its dtype (read and written from the second
-  // chunk on), dX_c and its scaling; the per-token losses summed at the end.
-  const double tokens = static_cast<double>(w.tokens);
-  plan.phases.push_back(stream("count_valid", 4 * tokens));
-  for_each_chunk(w.tokens, rows_per_chunk(w.tokens, chunks), [&](int64_t c, int64_t, int64_t rows) {
-    const double n = static_cast<double>(rows);
-    plan.phases.push_back(product("logits", n, v, d));
-    // Forward alone, the pass writes no gradient: it moves the read half of its bytes.
-    plan.phases.push_back(
-        stream("cross_entropy", (w.backward ? 1 : 0.5) * w.ce_bytes_per_logit * n * v));
-    if (w.backward) {
-      plan.phases.push_back(stream("scale_x", 4 * n * d));
-      plan.phases.push_back(product("dw", v, d, n, w.dw_bytes, c > 0));
-      plan.phases.push_back(product("dx", n, d, v));
-      plan.phases.push_back(stream("scale_dx", 4 * n * d));
-    }
-  });
-  plan.phases.push_back(stream("reduce", 4 * tokens));
-  return plan;
 }
 
-Plan msm_plan(const Msm& w, int chunks) {
-  require(w.rows > 0 && w.width > 0 && w.cols > 0, "msm: rows, d and cols must be positive");
-  require(chunks >= 1 && chunks <= w.rows, "msm: chunks must be between 1 and rows");
-  Plan plan = start({w, chunks});
-  const double d = static_cast<double>(w.width), cols = static_cast<double>(w.cols);
-  for_each_chunk(w.rows, rows_per_chunk(w.rows, chunks), [&](int64_t, int64_t, int64_t rows) {
-    const double r = static_cast<double>(rows);
-    plan.phases.push_back(product("qk", r, cols, d));
-    // The project's softmax (kernels/synthetic.cu): a block a row, three passes (max, sum, write).
-    const double pass = 2 * 2 * r * cols;  // bf16 read and written once
-    plan.phases.push_back(stream("softmax", pass));
-    plan.phases.back().reread_bytes = pass;  // two more reads
-    plan.phases.back().row_bytes = 2 * cols;
-    plan.phases.push_back(product("pv", r, d, cols));
-  });
-  return plan;
-}
+}  // namespace
 
-Plan products_plan(const Products& w) {
-  require(w.size > 0, "products: the size must be positive");
-  Plan plan = start({w});
-  const double n = static_cast<double>(w.size);
-  plan.phases.push_back(product("product", n, n, n));
-  plan.phases.back().efficiency = 1;  // the size profiles are fitted to
-  return plan;
-}
-
-Plan square_plan(const Square& w, const Rates& r) {
-  const SquareSizing z = size_square(w, r);
-  Plan plan = start({w});
-  Phase burst;
-  burst.name = "burst";
-  burst.flops = z.burst_flops();
-  const double n = static_cast<double>(SquareSizing::kBurstSize);
-  burst.bytes = static_cast<double>(z.full) * product_bytes(n, n, n, 2, false) +
-                (z.last_k > 0 ? product_bytes(n, n, static_cast<double>(z.last_k), 2, false) : 0);
-  plan.phases.push_back(burst);
-  if (w.gap == Gap::kIdle) {
-    Phase idle;
-    idle.name = "gap";
-    idle.kind = PhaseKind::kIdle;
-    idle.seconds = z.gap_s;
-    plan.phases.push_back(idle);
-  } else {
-    plan.phases.push_back(stream("gap", z.gap_bytes));
-  }
-  return plan;
-}
-
+// A phase a step (steps.hpp), so that the simulator runs what the GPU runs: the LM head op's
+// steps its own, a square wave's products one burst.
 Plan make_plan(const Workload& w, const Rates& r) {
-  if (const auto* l = std::get_if<LmHead>(&w.kind)) return lmhead_plan(*l, w.chunks);
-  if (const auto* m = std::get_if<Msm>(&w.kind)) return msm_plan(*m, w.chunks);
-  if (const auto* s = std::get_if<Square>(&w.kind)) return square_plan(*s, r);
-  if (const auto* p = std::get_if<Products>(&w.kind)) return products_plan(*p);
-  throw invalid_input("a custom workload has no phases to derive: read its plan from its file");
+  check(w);
+  Plan plan = start(w);
+  workload_steps(w, r, [&](const WorkloadStep& s) {
+    if (s.op == Op::kLmHead) {
+      const auto& l = std::get<LmHead>(w.kind);
+      lmhead_steps(l.tokens, lmhead_options(l, w.chunks), false,
+                   [&](const LmHeadStep& x) { plan.phases.push_back(phase_of(x, l)); });
+      return;
+    }
+    const Phase ph = phase_of(s);
+    if (s.op == Op::kBurst && !plan.phases.empty() && plan.phases.back().name == ph.name) {
+      plan.phases.back().flops += ph.flops;
+      plan.phases.back().bytes += ph.bytes;
+      return;
+    }
+    plan.phases.push_back(ph);
+  });
+  return plan;
 }
+
+Plan lmhead_plan(const LmHead& w, int chunks) { return make_plan({w, chunks}, {}); }
+Plan msm_plan(const Msm& w, int chunks) { return make_plan({w, chunks}, {}); }
+Plan products_plan(const Products& w) { return make_plan({w}, {}); }
+Plan square_plan(const Square& w, const Rates& r) { return make_plan({w}, r); }
 
 }  // namespace powershape::workload

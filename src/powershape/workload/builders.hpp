@@ -51,14 +51,14 @@ SquareSizing size_square(const Square& s, const Rates& r);
 // Each throws std::invalid_argument naming what is wrong (a non-positive size, more chunks than
 // rows, a duty outside (0, 1)).
 //
-// LM head: per chunk the logits product, the pass over the logits and, with backward, the dX and
-// dW products; products_only: the three products alone, chunked as the op chunks them.
+// Each is derived from the workload's steps (steps.hpp), a phase a kernel: the LM head op's own
+// kernels, the LM head's products alone, matmul-softmax-matmul a chunk of rows at a time, the
+// products of a square wave as one burst phase.
 Plan lmhead_plan(const LmHead& w, int chunks);
-// msm: per chunk of rows Q K^T, the softmax over S (bf16 read and written), P V.
 Plan msm_plan(const Msm& w, int chunks);
 Plan products_plan(const Products& w);
 Plan square_plan(const Square& w, const Rates& r);
-// Dispatches on the workload's kind; Custom has no phases to derive and throws.
+// Any kind; Custom has no phases to derive and throws.
 Plan make_plan(const Workload& w, const Rates& r);
 
 }  // namespace powershape::workload

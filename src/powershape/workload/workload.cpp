@@ -14,15 +14,14 @@ std::string dims(int64_t a, int64_t b, int64_t c) {
 
 std::string name_of(const Workload& w) {
   const std::string chunks = " chunks=" + std::to_string(w.chunks);
-  if (const auto* l = std::get_if<LmHead>(&w.kind)) {
-    // The dW dtype follows the chunk count; a name without it is the op as recorded before bf16
-    // dW existed (fp32): recorded data keeps its meaning.
-    const std::string how = l->dw_bytes == 2 ? " dw=bf16" : "";
-    if (l->products_only)
-      return "lmhead products " + dims(l->tokens, l->width, l->vocab) + chunks + how;
+  // The dW dtype follows the chunk count; a name without it is the op as recorded before bf16
+  // dW existed (fp32): recorded data keeps its meaning.
+  const auto dtype = [](double dw_bytes) { return std::string(dw_bytes == 2 ? " dw=bf16" : ""); };
+  if (const auto* l = std::get_if<LmHead>(&w.kind))
     return (l->backward ? "lmhead " : "lmhead forward ") + dims(l->tokens, l->width, l->vocab) +
-           chunks + how;
-  }
+           chunks + dtype(l->dw_bytes);
+  if (const auto* l = std::get_if<LmHeadProducts>(&w.kind))
+    return "lmhead products " + dims(l->tokens, l->width, l->vocab) + chunks + dtype(l->dw_bytes);
   if (const auto* m = std::get_if<Msm>(&w.kind))
     return "msm " + dims(m->rows, m->width, m->cols) + chunks;
   if (const auto* s = std::get_if<Square>(&w.kind)) {
@@ -58,13 +57,14 @@ std::optional<Workload> workload_named(const std::string& name) {
   const int n = std::atoi(chunks.c_str() + 7);
   if (n < 1 || n > 65536) return std::nullopt;
   if (kind == "lmhead" && n <= a) {
-    LmHead l{a, b, c, !forward};
-    l.products_only = products;
-    l.dw_bytes = 4;
+    double dw_bytes = 4;
     for (std::string how; in >> how;) {
       if (how != "dw=bf16") return std::nullopt;
-      l.dw_bytes = 2;
+      dw_bytes = 2;
     }
+    if (products) return Workload{LmHeadProducts{a, b, c, dw_bytes}, n};
+    LmHead l{a, b, c, !forward};
+    l.dw_bytes = dw_bytes;
     return Workload{l, n};
   }
   if (kind == "msm" && n <= a) return Workload{Msm{a, b, c}, n};

@@ -1,7 +1,8 @@
 #pragma once
-// What a workload is, in its own terms. Everything that runs a workload starts here: the plan
-// builders derive the simulator's phases from it (builders.hpp), and the GPU runs the kernels it
-// names (kernels/workload_steps.hpp, kernels/lmhead_steps.hpp).
+// What a workload is, in its own terms. Everything that runs a workload starts here: its steps
+// (steps.hpp) list the kernels the GPU runs, and the simulator's plan is derived from them
+// (builders.hpp).
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,13 +18,26 @@ struct LmHead {
   // Bytes the cross-entropy pass moves per logit: 4 for the fused one-read pass (bf16 logits read,
   // bf16 dlogits written in place); an unfused fp32 path moves 16 or more.
   double ce_bytes_per_logit = 4;
-  // The three products alone, a chunk at a time, without the pass and the scaling kernels: at
-  // one chunk the ceiling the op is measured against; at more, what chunking costs the products
-  // (or gains them: a smaller chunk's products draw less at a clock).
-  bool products_only = false;
   // Bytes of each dW element: 2 (bf16, the gradient's dtype: the op's default) or 4 (fp32).
   double dw_bytes = 2;
 };
+
+// The LM head's three products alone (logits, dW, dX), a chunk at a time as the op runs them,
+// without the pass and the scaling kernels: at one chunk the ceiling the op is measured against;
+// at more, what chunking costs the products (or gains them: a smaller chunk's draw less).
+struct LmHeadProducts {
+  int64_t tokens = 0, width = 0, vocab = 0;
+  double dw_bytes = 2;
+};
+
+// The shapes a workload takes when none is given (N, D, V: Qwen2-0.5B's LM head at 16 x 1024
+// tokens; msm: ROWS, D, COLS).
+inline constexpr std::array<int64_t, 3> kDefaultLmHeadShape = {16384, 896, 151936};
+inline constexpr std::array<int64_t, 3> kDefaultMsmShape = {65536, 512, 65536};
+
+// The LM head's logits rows in memory: V rounded up to 8 elements, so each row starts on 16
+// bytes (the products' and the pass's vector loads).
+inline constexpr int64_t lmhead_row_stride(int64_t vocab) { return (vocab + 7) / 8 * 8; }
 
 // The chunking paper's minimal reproduction: S = Q K^T (rows x width x cols), softmax over S,
 // O = P V.
@@ -47,7 +61,7 @@ struct Products {
 struct Custom {};
 
 struct Workload {
-  std::variant<Custom, LmHead, Msm, Square, Products> kind;
+  std::variant<Custom, LmHead, LmHeadProducts, Msm, Square, Products> kind;
   int chunks = 1;  // row chunks (LM head tokens, msm rows); the last chunk is ragged
 };
 

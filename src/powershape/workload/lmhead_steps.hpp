@@ -1,15 +1,16 @@
 #pragma once
-// The kernels LmHead::run launches, in order, for a shape and options. run() walks them with a
-// visitor that launches each; tests walk them without a GPU to hold the simulator's plans to the
-// kernels (tests/kernels/steps_test.cpp). No CUDA headers.
+// The kernels the LM head op (kernels/lmhead.cu) launches, in order, for a shape and options. The
+// op walks them with a visitor that launches each; the simulator's plan of the LM head is derived
+// from the same walk (steps.hpp). No CUDA headers.
 #include <algorithm>
 #include <cstdint>
 
-#include "powershape/kernels/lmhead.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/workload/chunks.hpp"
+#include "powershape/workload/lmhead_options.hpp"
+#include "powershape/workload/workload.hpp"
 
-namespace powershape::kernels {
+namespace powershape::workload {
 
 struct LmHeadStep {
   enum Kind {
@@ -34,7 +35,7 @@ struct LmHeadStep {
 constexpr double kDefaultChunkBytes = 512.0 * (1 << 20);
 constexpr int64_t kDefaultMinRows = 1024;
 inline int lmhead_default_chunks(int64_t n, int64_t v) {
-  const double row_bytes = 2.0 * static_cast<double>((v + 7) / 8 * 8);
+  const double row_bytes = 2.0 * static_cast<double>(lmhead_row_stride(v));
   const int64_t rows =
       std::max(kDefaultMinRows, static_cast<int64_t>(kDefaultChunkBytes / row_bytes));
   return static_cast<int>(std::max<int64_t>(1, (n + rows - 1) / rows));
@@ -52,7 +53,7 @@ inline int64_t lmhead_rows_per_chunk(int64_t n, const LmHeadOptions& o) {
   if (o.tokens_per_chunk > 0) return std::min(o.tokens_per_chunk, n);
   if (o.chunks < 1)
     throw invalid_input("lmhead: chunks must be at least 1 (or tokens_per_chunk set)");
-  return workload::rows_per_chunk(n, o.chunks);
+  return rows_per_chunk(n, o.chunks);
 }
 
 // Without label smoothing the pass reads each row once and leaves a factor a row for the products
@@ -64,18 +65,17 @@ template <class F>
 void lmhead_steps(int64_t n, const LmHeadOptions& o, bool dbias, F&& f) {
   const bool one_read = lmhead_one_read(o);
   f(LmHeadStep{LmHeadStep::kCountValid, 0, 0, n});
-  workload::for_each_chunk(n, lmhead_rows_per_chunk(n, o),
-                           [&](int64_t c, int64_t row0, int64_t rows) {
-                             f(LmHeadStep{LmHeadStep::kLogits, c, row0, rows});
-                             f(LmHeadStep{LmHeadStep::kPass, c, row0, rows});
-                             if (!o.backward) return;
-                             if (one_read) f(LmHeadStep{LmHeadStep::kScaleX, c, row0, rows});
-                             if (dbias) f(LmHeadStep{LmHeadStep::kDbias, c, row0, rows});
-                             f(LmHeadStep{LmHeadStep::kDw, c, row0, rows});
-                             f(LmHeadStep{LmHeadStep::kDx, c, row0, rows});
-                             if (one_read) f(LmHeadStep{LmHeadStep::kScaleDx, c, row0, rows});
-                           });
+  for_each_chunk(n, lmhead_rows_per_chunk(n, o), [&](int64_t c, int64_t row0, int64_t rows) {
+    f(LmHeadStep{LmHeadStep::kLogits, c, row0, rows});
+    f(LmHeadStep{LmHeadStep::kPass, c, row0, rows});
+    if (!o.backward) return;
+    if (one_read) f(LmHeadStep{LmHeadStep::kScaleX, c, row0, rows});
+    if (dbias) f(LmHeadStep{LmHeadStep::kDbias, c, row0, rows});
+    f(LmHeadStep{LmHeadStep::kDw, c, row0, rows});
+    f(LmHeadStep{LmHeadStep::kDx, c, row0, rows});
+    if (one_read) f(LmHeadStep{LmHeadStep::kScaleDx, c, row0, rows});
+  });
   f(LmHeadStep{LmHeadStep::kReduce, 0, 0, n});
 }
 
-}  // namespace powershape::kernels
+}  // namespace powershape::workload

@@ -1,0 +1,31 @@
+#pragma once
+// The LM head op's options: one definition, read by the op (kernels/lmhead.hpp), its steps
+// (steps.hpp), the plans and the C API, which converts to and from it (defaults included).
+#include <cstdint>
+
+namespace powershape::workload {
+
+enum class Reduction { kMean, kSum, kNone };
+
+struct LmHeadOptions {
+  // Token chunks; the last may be ragged. 0: tokens_per_chunk says, or when it is 0 too, the
+  // default count (lmhead_default_chunks: about half a GiB of logits).
+  int chunks = 0;
+  int64_t tokens_per_chunk = 0;
+  int64_t ignore_index = -100;
+  Reduction reduction = Reduction::kMean;
+  float label_smoothing = 0;
+  float z_loss = 0;      // coefficient of lse^2 in each token's loss
+  float softcap = 0;     // > 0: logits -> softcap * tanh(logits / softcap)
+  float grad_scale = 1;  // the incoming gradient of the reduced loss (kNone: of the sum)
+  bool backward = true;  // false: the loss alone
+  // dW in fp32; by default bf16, the gradient's own dtype, accumulated across chunks in it (as
+  // llmq and Liger-Kernel accumulate it): half the bytes each chunk after the first reads and
+  // writes.
+  bool dw_fp32 = false;
+  // dW (and dbias) added into what their buffers hold, from the first chunk on: a caller that
+  // accumulates gradients over micro-steps pays no pass of its own to add them.
+  bool accumulate = false;
+};
+
+}  // namespace powershape::workload

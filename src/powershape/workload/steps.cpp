@@ -1,0 +1,124 @@
+#include "powershape/workload/steps.hpp"
+
+namespace powershape::workload {
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::kProduct:
+      return "product";
+    case Op::kBurst:
+      return "burst";
+    case Op::kStream:
+    case Op::kSpin:
+      return "gap";
+    case Op::kQk:
+      return "qk";
+    case Op::kSoftmax:
+      return "softmax";
+    case Op::kPv:
+      return "pv";
+    case Op::kLogits:
+      return "logits";
+    case Op::kDw:
+      return "dw";
+    case Op::kDx:
+      return "dx";
+    case Op::kLmHead:
+      return "lmhead";
+  }
+  return "?";
+}
+
+LmHeadOptions lmhead_options(const LmHead& l, int chunks) {
+  LmHeadOptions o;
+  o.chunks = chunks;
+  o.backward = l.backward;
+  o.dw_fp32 = l.dw_bytes == 4;
+  return o;
+}
+
+Phase phase_of(const WorkloadStep& s) {
+  const double m = static_cast<double>(s.m), n = static_cast<double>(s.n),
+               k = static_cast<double>(s.k);
+  const char* name = op_name(s.op);
+  switch (s.op) {
+    case Op::kProduct: {
+      Phase p = product(name, m, n, k);
+      p.efficiency = 1;  // the size profiles are fitted to
+      return p;
+    }
+    case Op::kBurst: {  // its shape left out: a burst is several products, one phase in a plan
+      Phase p;
+      p.name = name;
+      p.flops = 2 * m * n * k;
+      p.bytes = product_bytes(m, n, k, 2, false);
+      return p;
+    }
+    case Op::kStream:
+      return stream(name, s.bytes);
+    case Op::kSpin: {
+      Phase p;
+      p.name = name;
+      p.kind = PhaseKind::kIdle;
+      p.seconds = s.seconds;
+      return p;
+    }
+    case Op::kSoftmax: {
+      // The project's softmax (kernels/synthetic.cu): a block a row, three passes (max, sum,
+      // write): bf16 read and written once, read twice more.
+      Phase p = stream(name, 2 * 2 * m * n);
+      p.reread_bytes = p.bytes;
+      p.row_bytes = 2 * n;
+      return p;
+    }
+    case Op::kQk:
+    case Op::kPv:
+    case Op::kLogits:
+    case Op::kDx:
+    case Op::kDw:
+      return product(name, m, n, k, s.result_bytes, s.accumulate);
+    case Op::kLmHead:
+      break;
+  }
+  throw std::logic_error("phase_of: the LM head op's phases are its own steps'");
+}
+
+Phase phase_of(const LmHeadStep& s, const LmHead& l) {
+  const double rows = static_cast<double>(s.rows), d = static_cast<double>(l.width),
+               v = static_cast<double>(l.vocab);
+  switch (s.kind) {
+    case LmHeadStep::kCountValid:
+      return stream("count_valid", 4 * rows);
+    case LmHeadStep::kLogits:
+      return product("logits", rows, v, d);
+    case LmHeadStep::kPass:
+      // The one-read pass reads each logit and, backward, writes its gradient in place (the
+      // forward pass writes none): the read half of its bytes alone.
+      return stream("cross_entropy", (l.backward ? 1 : 0.5) * l.ce_bytes_per_logit * rows * v);
+    case LmHeadStep::kScaleX:
+      return stream("scale_x", 4 * rows * d);
+    case LmHeadStep::kDbias:
+      return stream("dbias", 2 * rows * v);
+    case LmHeadStep::kDw:
+      return product("dw", v, d, rows, l.dw_bytes, s.chunk > 0);
+    case LmHeadStep::kDx:
+      return product("dx", rows, d, v);
+    case LmHeadStep::kScaleDx:
+      return stream("scale_dx", 4 * rows * d);
+    case LmHeadStep::kReduce:
+      return stream("reduce", 4 * rows);
+  }
+  throw std::logic_error("phase_of: an LM head step of no kind");
+}
+
+KernelTime kernel_of(const Phase& p) {
+  KernelTime t;
+  t.name = p.name;
+  t.m = p.m;
+  t.n = p.n;
+  t.k = p.k;
+  t.bytes = p.bytes;
+  return t;
+}
+
+}  // namespace powershape::workload
