@@ -47,6 +47,10 @@ TEST(Tune, RacesToTheBestOfKnownEffects) {
   EXPECT_TRUE(r.resolved);
   EXPECT_LT(r.score_ratio.hi, 1);  // resolved better than the baseline
   EXPECT_LT(r.measurements, r.exhaustive_measurements);
+  // Its intervals in JSON as the engine's: {lo, ratio, hi}.
+  const auto j = to_json(r);
+  EXPECT_DOUBLE_EQ(j["time_ratio"]["ratio"].get<double>(), r.time_ratio.mid);
+  EXPECT_FALSE(j["score_ratio"].contains("mid"));
   o.predicted = {1.0, 0.99, 0.97, 1.01, 1.05, 1.10};
   FakeBackend b2({1.0, 0.99, 0.97, 1.01, 1.05, 1.10}, 0.005, 4);
   TuneResult p = tune(b2, o);

@@ -176,6 +176,8 @@ std::optional<double> step_response_ms(Backend& backend, std::size_t i) {
   return analysis::step_response_ms(t, 0, 0, static_cast<int64_t>(max_mhz * 0.95), step_ns);
 }
 
+nlohmann::json to_json(const Interval& i) { return {{"lo", i.lo}, {"ratio", i.mid}, {"hi", i.hi}}; }
+
 nlohmann::json to_json(const Result& r) {
   nlohmann::json j = {{"backend", r.backend},     {"simulated", r.simulated},
                       {"device", r.device},       {"warmup_s", r.warmup_s},
@@ -183,9 +185,6 @@ nlohmann::json to_json(const Result& r) {
                       {"best_time", r.best_time}, {"best_energy", r.best_energy}};
   j["configs"] = nlohmann::json::array();
   for (const auto& c : r.configs) {
-    auto iv = [](const Interval& i) {
-      return nlohmann::json{{"lo", i.lo}, {"ratio", i.mid}, {"hi", i.hi}};
-    };
     j["configs"].push_back({{"name", c.name},
                             {"ms_per_iteration", c.ms_per_iteration},
                             {"j_per_iteration", c.j_per_iteration},
@@ -196,8 +195,8 @@ nlohmann::json to_json(const Result& r) {
                             {"peak_temp_c", c.peak_temp_c},
                             {"compute_tflops", c.compute_tflops},
                             {"extra_gib", c.extra_gib},
-                            {"time_ratio", iv(c.time_ratio)},
-                            {"energy_ratio", iv(c.energy_ratio)},
+                            {"time_ratio", to_json(c.time_ratio)},
+                            {"energy_ratio", to_json(c.energy_ratio)},
                             {"time_verdict", c.time_verdict},
                             {"energy_verdict", c.energy_verdict}});
   }

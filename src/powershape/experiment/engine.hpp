@@ -68,6 +68,8 @@ void warm_up(Backend& backend, const Design& design, Result& r);
 // falls 5% under its maximum (the device's, else the highest reported before the step); empty
 // if it never does.
 std::optional<double> step_response_ms(Backend& backend, std::size_t i);
+// An interval as every JSON file writes one: {"lo", "ratio", "hi"}.
+nlohmann::json to_json(const Interval& i);
 nlohmann::json to_json(const Result& r);
 
 }  // namespace powershape::experiment

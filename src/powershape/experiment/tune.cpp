@@ -100,11 +100,12 @@ double median_of(const std::map<int, Measurement>& rounds, const auto& get) {
 
 }  // namespace
 
-TuneResult tune(Backend& backend, const TuneOptions& o) {
+namespace {
+
+void check(const Backend& backend, const TuneOptions& o) {
   const std::size_t n = backend.config_count();
-  const std::size_t base = o.warmup.baseline;
   if (n == 0) throw invalid_input("tune: no candidates");
-  if (base >= n) throw invalid_input("tune: the baseline is not a candidate");
+  if (o.warmup.baseline >= n) throw invalid_input("tune: the baseline is not a candidate");
   if (o.max_rounds < 2 || !(o.window_s > 0))
     throw invalid_input("tune: two rounds or more, and a positive window");
   if (!o.predicted.empty() && o.predicted.size() != n)
@@ -112,52 +113,65 @@ TuneResult tune(Backend& backend, const TuneOptions& o) {
   const double planned = static_cast<double>(o.max_rounds) * static_cast<double>(n) * o.window_s;
   if (planned + o.warmup.warmup_max_s > kMaxDesignSeconds)
     throw invalid_input("tune: the budget plans more than a day of measurement");
+}
 
-  TuneResult r;
-  r.baseline = base;
-  r.candidates.resize(n);
-  for (std::size_t c = 0; c < n; ++c) r.candidates[c].name = backend.config_name(c);
+// The model's cut: its `keep` best, those it cannot tell from its best, and the baseline race;
+// without a model, all of them.
+std::vector<bool> prune(const TuneOptions& o, std::size_t base, TuneResult& r) {
+  const std::size_t n = r.candidates.size();
   std::vector<bool> alive(n, true);
-  if (!o.predicted.empty()) {  // the model's best `keep`, those within its error, the baseline
-    std::vector<std::size_t> by(n);
-    std::iota(by.begin(), by.end(), 0);
-    std::stable_sort(by.begin(), by.end(),
-                     [&](std::size_t a, std::size_t b) { return o.predicted[a] < o.predicted[b]; });
-    const double near = o.predicted[by.front()] * (1 + o.model_error);
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t c = by[k];
-      alive[c] = k < o.keep || c == base || o.predicted[c] <= near;
-      r.candidates[c].raced = alive[c];
-      if (!alive[c]) r.candidates[c].why = "the model predicts it worse";
-    }
+  if (o.predicted.empty()) return alive;
+  std::vector<std::size_t> by(n);
+  std::iota(by.begin(), by.end(), 0);
+  std::stable_sort(by.begin(), by.end(),
+                   [&](std::size_t a, std::size_t b) { return o.predicted[a] < o.predicted[b]; });
+  const double near = o.predicted[by.front()] * (1 + o.model_error);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t c = by[k];
+    alive[c] = k < o.keep || c == base || o.predicted[c] <= near;
+    r.candidates[c].raced = alive[c];
+    if (!alive[c]) r.candidates[c].why = "the model predicts it worse";
   }
-  Result warm;
-  warm_up(backend, o.warmup, warm);
-  r.warmup_s = warm.warmup_s;
+  return alive;
+}
 
+// One candidate's measurement, recorded as the search's.
+void measure(Backend& backend, const TuneOptions& o, std::size_t c, int round, Rounds& into,
+             TuneResult& r) {
+  Measurement m = backend.measure(c, o.window_s);
+  m.round = round;
+  r.search_s += m.seconds;
+  ++r.measurements;
+  into[c][round] = m;
+  r.all.push_back(m);
+}
+
+void drop(TuneResult& r, std::vector<bool>& alive, std::size_t c, int round, std::string why) {
+  alive[c] = false;
+  r.candidates[c].dropped_after = round;
+  r.candidates[c].why = std::move(why);
+}
+
+// The race: interleaved shuffled rounds (the baseline in every one, so that every ratio is paired
+// with it); after each from the second, a candidate resolved worse than the leader goes (or slower
+// than the baseline by more than max_slowdown), and every halve_every rounds the worse half by
+// median goes too (successive halving). Ends with one left, the rest within the minimum effect of
+// the leader, or the budget spent. Returns the leader.
+std::size_t race(Backend& backend, const TuneOptions& o, std::vector<bool>& alive, Rounds& rounds,
+                 std::mt19937_64& rng, TuneResult& r) {
+  const std::size_t n = alive.size(), base = r.baseline;
   const auto score = [&](const Measurement& m) {
     return o.objective.score(m.ms_per_iteration, m.j_per_iteration());
   };
   const auto ms = [](const Measurement& m) { return m.ms_per_iteration; };
-  const auto joules = [](const Measurement& m) { return m.j_per_iteration(); };
-  Rounds rounds(n);
-  std::mt19937_64 rng(o.seed);
   std::size_t leader = base;
   for (int round = 0; round < o.max_rounds; ++round) {
-    // The baseline is measured every round, alive or not: every ratio is paired with it.
     std::vector<std::size_t> order;
     for (std::size_t c = 0; c < n; ++c) {
       if (alive[c] || c == base) order.push_back(c);
     }
     std::shuffle(order.begin(), order.end(), rng);
-    for (std::size_t c : order) {
-      Measurement m = backend.measure(c, o.window_s);
-      m.round = round;
-      r.search_s += m.seconds;
-      ++r.measurements;
-      rounds[c][round] = m;
-      r.all.push_back(m);
-    }
+    for (std::size_t c : order) measure(backend, o, c, round, rounds, r);
     r.rounds = round + 1;
     if (o.warmup.on_round) o.warmup.on_round(round + 1, o.max_rounds, r.search_s);
     leader = base;
@@ -174,29 +188,22 @@ TuneResult tune(Backend& backend, const TuneOptions& o) {
       auto [a, b] = pairs(rounds, c, leader, score);
       const Interval worse = ratio_interval(a, b, o.seed + c);
       if (worse.lo > 1) {
-        alive[c] = false;
-        r.candidates[c].dropped_after = round;
-        r.candidates[c].why = "resolved worse than " + r.candidates[leader].name;
+        drop(r, alive, c, round, "resolved worse than " + r.candidates[leader].name);
         continue;
       }
       if (o.max_slowdown > 0 && c != base) {
         auto [t, tb] = pairs(rounds, c, base, ms);
         if (ratio_interval(t, tb, o.seed + 500 + c).lo > 1 + o.max_slowdown) {
-          alive[c] = false;
-          r.candidates[c].dropped_after = round;
-          r.candidates[c].why = "slower than the baseline by more than --max-slowdown";
+          drop(r, alive, c, round, "slower than the baseline by more than the slowdown allowed");
           continue;
         }
       }
       all_close = all_close && worse.lo >= 1 - o.min_effect && worse.hi <= 1 + o.min_effect;
     }
-    auto left = std::count(alive.begin(), alive.end(), true);
-    if (left == 1 || all_close) {
+    if (std::count(alive.begin(), alive.end(), true) == 1 || all_close) {
       r.resolved = true;
-      break;
+      return leader;
     }
-    // Successive halving: every `halve_every` rounds the worse half by median goes, resolved or
-    // not, so that the budget is spent on the few that are close.
     if ((round + 1) % o.halve_every == 0) {
       std::vector<std::size_t> by;
       for (std::size_t c = 0; c < n; ++c) {
@@ -205,57 +212,54 @@ TuneResult tune(Backend& backend, const TuneOptions& o) {
       std::stable_sort(by.begin(), by.end(), [&](std::size_t a, std::size_t b) {
         return median_of(rounds[a], score) < median_of(rounds[b], score);
       });
-      for (std::size_t k = std::max<std::size_t>(by.size() / 2, 1); k < by.size(); ++k) {
-        alive[by[k]] = false;
-        r.candidates[by[k]].dropped_after = round;
-        r.candidates[by[k]].why =
-            "in the worse half after " + std::to_string(round + 1) + " rounds";
-      }
-      left = std::count(alive.begin(), alive.end(), true);
-      if (left == 1) break;  // resolved only if its interval says so (reported below)
+      for (std::size_t k = std::max<std::size_t>(by.size() / 2, 1); k < by.size(); ++k)
+        drop(r, alive, by[k], round,
+             "in the worse half after " + std::to_string(round + 1) + " rounds");
+      // One left by halving is resolved only if its interval says so (reported by confirm).
+      if (std::count(alive.begin(), alive.end(), true) == 1) return leader;
     }
   }
-  r.chosen = leader;
-  // The race picked the leader because it looked best: its interval on the race's own rounds
-  // would be biased (the winner's curse). Fresh paired rounds of it against the baseline give the
-  // interval reported.
-  Rounds confirm(n);
-  if (r.chosen != base) {
-    for (int k = 0; k < o.confirm_rounds; ++k) {
-      std::vector<std::size_t> pair = {r.chosen, base};
-      std::shuffle(pair.begin(), pair.end(), rng);
-      for (std::size_t c : pair) {
-        Measurement m = backend.measure(c, o.window_s);
-        m.round = o.max_rounds + k;
-        r.search_s += m.seconds;
-        ++r.measurements;
-        confirm[c][k] = m;
-        r.all.push_back(m);
-      }
-    }
-  }
-  for (std::size_t c = 0; c < n; ++c) {
-    auto& x = r.candidates[c];
-    x.rounds = static_cast<int>(rounds[c].size());
-    x.ms = median_of(rounds[c], ms);
-    x.joules = median_of(rounds[c], joules);
-    x.score = median_of(rounds[c], score);
-  }
-  if (r.chosen != base && o.confirm_rounds >= 2) {
-    auto [s, sb] = pairs(confirm, r.chosen, base, score);
-    r.score_ratio = ratio_interval(s, sb, o.seed + 7);
-    auto [t, tb] = pairs(confirm, r.chosen, base, ms);
-    r.time_ratio = ratio_interval(t, tb, o.seed + 8);
-    auto [e, eb] = pairs(confirm, r.chosen, base, joules);
-    r.energy_ratio = ratio_interval(e, eb, o.seed + 9);
-  } else if (r.chosen != base) {
-    r.score_ratio = r.time_ratio = r.energy_ratio = {0, 1, INFINITY};  // not confirmed
-  } else {
+  return leader;
+}
+
+// The race picked the leader because it looked best: its interval on the race's own rounds would
+// be biased (the winner's curse). Fresh paired rounds of it against the baseline give the
+// interval reported.
+void confirm(Backend& backend, const TuneOptions& o, std::mt19937_64& rng, TuneResult& r) {
+  const std::size_t base = r.baseline;
+  const auto score = [&](const Measurement& m) {
+    return o.objective.score(m.ms_per_iteration, m.j_per_iteration());
+  };
+  const auto ms = [](const Measurement& m) { return m.ms_per_iteration; };
+  const auto joules = [](const Measurement& m) { return m.j_per_iteration(); };
+  if (r.chosen == base) {
     r.score_ratio = r.time_ratio = r.energy_ratio = {1, 1, 1};
+    return;
   }
-  // A window lasts whole iterations, so at least window_s, longer for a count whose iterations
-  // are long: each count's windows as long as ours of it were; one never measured (the model
-  // pruned it) as long as whole iterations of the model's length make, else as our longest.
+  if (o.confirm_rounds < 2) {
+    r.score_ratio = r.time_ratio = r.energy_ratio = {0, 1, INFINITY};  // not confirmed
+    return;
+  }
+  Rounds fresh(r.candidates.size());
+  for (int k = 0; k < o.confirm_rounds; ++k) {
+    std::vector<std::size_t> pair = {r.chosen, base};
+    std::shuffle(pair.begin(), pair.end(), rng);
+    for (std::size_t c : pair) measure(backend, o, c, o.max_rounds + k, fresh, r);
+  }
+  auto [s, sb] = pairs(fresh, r.chosen, base, score);
+  r.score_ratio = ratio_interval(s, sb, o.seed + 7);
+  auto [t, tb] = pairs(fresh, r.chosen, base, ms);
+  r.time_ratio = ratio_interval(t, tb, o.seed + 8);
+  auto [e, eb] = pairs(fresh, r.chosen, base, joules);
+  r.energy_ratio = ratio_interval(e, eb, o.seed + 9);
+}
+
+// What an exhaustive sweep of every candidate for max_rounds would have measured. A window lasts
+// whole iterations, so at least window_s, longer for a count whose iterations are long: each
+// count's windows as long as ours of it were; one never measured (the model pruned it) as long as
+// whole iterations of the model's length make, else as our longest.
+void estimate_sweep(const TuneOptions& o, TuneResult& r) {
+  const std::size_t n = r.candidates.size();
   r.exhaustive_measurements = o.max_rounds * static_cast<int>(n);
   std::vector<double> secs(n, 0);
   std::vector<int> count(n, 0);
@@ -278,6 +282,36 @@ TuneResult tune(Backend& backend, const TuneOptions& o) {
     }
     r.exhaustive_s += o.max_rounds * w;
   }
+}
+
+}  // namespace
+
+TuneResult tune(Backend& backend, const TuneOptions& o) {
+  check(backend, o);
+  const std::size_t n = backend.config_count();
+  TuneResult r;
+  r.baseline = o.warmup.baseline;
+  r.candidates.resize(n);
+  for (std::size_t c = 0; c < n; ++c) r.candidates[c].name = backend.config_name(c);
+  std::vector<bool> alive = prune(o, r.baseline, r);
+  Result warm;
+  warm_up(backend, o.warmup, warm);
+  r.warmup_s = warm.warmup_s;
+  Rounds rounds(n);
+  std::mt19937_64 rng(o.seed);
+  r.chosen = race(backend, o, alive, rounds, rng, r);
+  confirm(backend, o, rng, r);
+  const auto score = [&](const Measurement& m) {
+    return o.objective.score(m.ms_per_iteration, m.j_per_iteration());
+  };
+  for (std::size_t c = 0; c < n; ++c) {
+    auto& x = r.candidates[c];
+    x.rounds = static_cast<int>(rounds[c].size());
+    x.ms = median_of(rounds[c], [](const Measurement& m) { return m.ms_per_iteration; });
+    x.joules = median_of(rounds[c], [](const Measurement& m) { return m.j_per_iteration(); });
+    x.score = median_of(rounds[c], score);
+  }
+  estimate_sweep(o, r);
   return r;
 }
 
@@ -298,9 +332,6 @@ std::vector<double> predict_scores(const sim::Profile& p, const std::vector<work
 }
 
 nlohmann::json to_json(const TuneResult& r) {
-  auto iv = [](const Interval& i) {
-    return nlohmann::json{{"lo", i.lo}, {"mid", i.mid}, {"hi", i.hi}};
-  };
   nlohmann::json c = nlohmann::json::array();
   for (const auto& x : r.candidates) {
     c.push_back({{"name", x.name},
@@ -316,9 +347,9 @@ nlohmann::json to_json(const TuneResult& r) {
   for (const auto& m : r.all) all.push_back(to_json(m));
   return {{"chosen", r.chosen},
           {"baseline", r.baseline},
-          {"score_ratio", iv(r.score_ratio)},
-          {"time_ratio", iv(r.time_ratio)},
-          {"energy_ratio", iv(r.energy_ratio)},
+          {"score_ratio", to_json(r.score_ratio)},
+          {"time_ratio", to_json(r.time_ratio)},
+          {"energy_ratio", to_json(r.energy_ratio)},
           {"resolved", r.resolved},
           {"rounds", r.rounds},
           {"warmup_s", r.warmup_s},
