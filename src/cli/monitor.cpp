@@ -1,14 +1,11 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,7 +13,7 @@
 #include "output_lock.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/exporter/metrics_server.hpp"
-#include "powershape/exporter/prometheus.hpp"
+#include "powershape/exporter/textfile.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/control_fifo.hpp"
@@ -25,6 +22,7 @@
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/trace/open_source.hpp"
+#include "powershape/trace/recording.hpp"
 #include "powershape/util/child.hpp"
 #include "powershape/util/int_list.hpp"
 #include "subcommands.hpp"
@@ -50,54 +48,6 @@ struct MonitorOptions {
   std::vector<std::string> command;
 };
 
-// Moves what the sampler holds into the trace and the CSV file. When the file fails (a full
-// disk, a removed mount), the recording goes on in memory: a warning once, and the summary and
-// the JSON still come at the end.
-class Recorder {
- public:
-  Recorder(telemetry::Sampler& sampler, trace::Trace& trace, trace::CsvWriter* csv)
-      : sampler_(sampler), trace_(trace), csv_(csv) {}
-  void drain() {
-    auto rows = sampler_.take();
-    to_csv([&] { csv_->samples(rows); });
-    trace_.samples.insert(trace_.samples.end(), rows.begin(), rows.end());
-    for (auto& r : sampler_.take_regions()) {
-      to_csv([&] { csv_->region(r); });
-      trace_.regions.push_back(std::move(r));
-    }
-    for (auto& e : sampler_.take_events()) {
-      to_csv([&] { csv_->event(e); });
-      std::fprintf(stderr, "powershape: GPU %d: %s\n", e.gpu, e.what.c_str());
-      trace_.events.push_back(std::move(e));
-    }
-  }
-  // Writes the CSV's last rows (those that repeated the ones before).
-  void finish() {
-    to_csv([&] { csv_->finish(); });
-  }
-  bool csv_failed() const { return failed_; }
-
- private:
-  template <class F>
-  void to_csv(F&& write) {
-    if (csv_ == nullptr) return;
-    try {
-      write();
-    } catch (const std::runtime_error& e) {
-      std::fprintf(stderr,
-                   "powershape: %s; recording goes on in memory, the summary follows at the end\n",
-                   e.what());
-      csv_ = nullptr;
-      failed_ = true;
-    }
-  }
-
-  telemetry::Sampler& sampler_;
-  trace::Trace& trace_;
-  trace::CsvWriter* csv_;
-  bool failed_ = false;
-};
-
 // The outputs, claimed before anything runs: never the --source trace itself, never one path for
 // both, and never a file another monitor is writing.
 std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) {
@@ -121,56 +71,13 @@ std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) 
   return locks;
 }
 
-void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler) {
-  std::istringstream lines(fifo.read_available());
-  std::string line;
-  while (std::getline(lines, line)) {
-    auto m = telemetry::parse_mark(line);
-    if (!m) {
-      std::fprintf(stderr,
-                   "powershape: ignored a control line that is not 'begin|end T_NS NAME'\n");
-    } else if (auto why = telemetry::region_name_problem(m->name); !why.empty()) {
-      std::fprintf(stderr, "powershape: ignored a region: %s\n", why.c_str());
-    } else if (m->begin) {
-      sampler.begin_region(m->name, -1, m->t_ns);
-    } else if (!sampler.end_region(m->name, m->t_ns)) {
-      std::fprintf(stderr, "powershape: region '%s' ended but never began\n", m->name.c_str());
-    }
-  }
-}
+void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", what.c_str()); }
 
-// Prometheus' view (the --textfile and the /metrics endpoint) is rendered once a second, with the
-// last second's shares.
-constexpr int64_t kPublishEveryNs = 1'000'000'000;
-
-std::string prometheus_now(const trace::Trace& t) {
-  const int64_t now = telemetry::steady_now_ns();
-  return exporter::prometheus_text(t, now - kPublishEveryNs, now);
-}
-
-// The exporter runs for days: what it no longer needs goes (samples older than `before`, and
-// all but the last 1000 regions and events).
-void forget_before(trace::Trace& t, int64_t before) {
-  auto first = std::find_if(t.samples.begin(), t.samples.end(),
-                            [&](const trace::Sample& s) { return s.t_ns >= before; });
-  t.samples.erase(t.samples.begin(), first);
-  if (t.regions.size() > 1000) t.regions.erase(t.regions.begin(), t.regions.end() - 1000);
-  if (t.events.size() > 1000) t.events.erase(t.events.begin(), t.events.end() - 1000);
-}
-
-// node_exporter's textfile collector reads the file at each scrape: it is rewritten whole (a
-// temporary file renamed over it). A failed write is said once; the recording goes on.
+// A failed --textfile write is said once; the recording goes on.
 void write_textfile(const std::string& path, const trace::Trace& t) {
   static bool said = false;
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << prometheus_now(t);
-    out.close();
-    if (out && std::rename(tmp.c_str(), path.c_str()) == 0) return;
-  }
-  std::remove(tmp.c_str());
-  if (!said) std::fprintf(stderr, "powershape: --textfile: cannot write %s\n", path.c_str());
+  if (exporter::write_textfile(path, t, telemetry::steady_now_ns()) || said) return;
+  std::fprintf(stderr, "powershape: --textfile: cannot write %s\n", path.c_str());
   said = true;
 }
 
@@ -229,13 +136,13 @@ int run_monitor(const MonitorOptions& o) {
   }
   std::unique_ptr<trace::CsvWriter> csv;
   if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv, o.every_row);
-  trace::Trace trace;
-  trace.source = source->describe();
-  trace.devices = source->devices();
-  trace.wall_minus_steady_ns = telemetry::wall_minus_steady_ns();
+  trace::Trace recorded;
+  recorded.source = source->describe();
+  recorded.devices = source->devices();
+  recorded.wall_minus_steady_ns = telemetry::wall_minus_steady_ns();
   if (csv) {
-    csv->header(trace.source, trace.devices);
-    csv->clock(trace.wall_minus_steady_ns, telemetry::steady_now_ns());
+    csv->header(recorded.source, recorded.devices);
+    csv->clock(recorded.wall_minus_steady_ns, telemetry::steady_now_ns());
   }
 
   telemetry::ControlFifo fifo;
@@ -243,7 +150,7 @@ int run_monitor(const MonitorOptions& o) {
   so.period = std::chrono::nanoseconds(static_cast<int64_t>(o.interval_ms * 1e6));
   so.slow_period = std::chrono::nanoseconds(static_cast<int64_t>(o.slow_interval_ms * 1e6));
   telemetry::Sampler sampler(*source, so);
-  Recorder recorder(sampler, trace, csv.get());
+  trace::Recording recording(sampler, recorded, csv.get(), warn);
   util::forward_signals_to(0);
   sampler.start();
 
@@ -269,46 +176,48 @@ int run_monitor(const MonitorOptions& o) {
     if (child ? child->poll() : util::received_signal() != 0) break;
     pollfd p{fifo.fd(), POLLIN, 0};
     ::poll(&p, 1, 50);
-    apply_marks(fifo, sampler);
-    recorder.drain();
+    trace::apply_marks(fifo, sampler, warn);
+    recording.drain();
     if (view && telemetry::steady_now_ns() >= next_view) {
       next_view = telemetry::steady_now_ns() + 250'000'000;  // four views a second
-      view->show(stderr, trace);
+      view->show(stderr, recorded);
     }
     if (telemetry::steady_now_ns() >= next_publish) {
-      next_publish = telemetry::steady_now_ns() + kPublishEveryNs;
+      next_publish = telemetry::steady_now_ns() + exporter::kPublishEveryNs;
       if (o.keep_s > 0)
-        forget_before(trace, telemetry::steady_now_ns() - static_cast<int64_t>(o.keep_s * 1e9));
-      if (!o.out_textfile.empty()) write_textfile(o.out_textfile, trace);
-      if (server) server->set_metrics(prometheus_now(trace));
+        trace::forget_before(recorded,
+                             telemetry::steady_now_ns() - static_cast<int64_t>(o.keep_s * 1e9));
+      if (!o.out_textfile.empty()) write_textfile(o.out_textfile, recorded);
+      if (server)
+        server->set_metrics(exporter::prometheus_now(recorded, telemetry::steady_now_ns()));
     }
   }
   sampler.stop();
-  apply_marks(fifo, sampler);
+  trace::apply_marks(fifo, sampler, warn);
   for (const auto& r : sampler.close_open_regions()) {
     std::fprintf(stderr, "powershape: region '%s' began but never ended: closed at the end\n",
                  r.name.c_str());
   }
-  recorder.drain();
-  recorder.finish();
+  recording.drain();
+  recording.finish();
   if (child) code = child->exit_code();
   util::forward_signals_to(0);
 
-  auto summaries = analysis::summarize(trace);
-  print_summaries(stderr, title_of(o.command), trace, summaries);
+  auto summaries = analysis::summarize(recorded);
+  print_summaries(stderr, title_of(o.command), recorded, summaries);
   print_sampler(sampler, *source);
-  bool lost = recorder.csv_failed();
-  if (!o.out_textfile.empty()) write_textfile(o.out_textfile, trace);
+  bool lost = recording.file_failed();
+  if (!o.out_textfile.empty()) write_textfile(o.out_textfile, recorded);
   if (!o.out_perfetto.empty()) {
     try {
-      trace::write_chrome_trace(o.out_perfetto, trace);
+      trace::write_chrome_trace(o.out_perfetto, recorded);
     } catch (const std::runtime_error& e) {
       std::fprintf(stderr, "powershape: --perfetto: %s\n", e.what());
       lost = true;
     }
   }
   if (!o.out_json.empty()) {
-    trace::Trace meta = trace;
+    trace::Trace meta = recorded;
     meta.samples.clear();
     try {
       trace::write_json(o.out_json, {meta, analysis::to_json(summaries)});
@@ -321,7 +230,7 @@ int run_monitor(const MonitorOptions& o) {
     try {
       report::ReportInputs in;
       in.title = "powershape monitor: " + title_of(o.command);
-      in.trace = trace;
+      in.trace = recorded;
       in.summary = analysis::to_json(summaries);
       report::write_report(o.out_report, in);
     } catch (const std::runtime_error& e) {

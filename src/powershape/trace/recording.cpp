@@ -1,0 +1,72 @@
+#include "powershape/trace/recording.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+namespace powershape::trace {
+
+Recording::Recording(telemetry::Sampler& sampler, Trace& trace, CsvWriter* csv, Warn warn)
+    : sampler_(sampler), trace_(trace), csv_(csv), warn_(std::move(warn)) {}
+
+template <class F>
+void Recording::to_csv(F&& write) {
+  if (csv_ == nullptr) return;
+  try {
+    write();
+  } catch (const std::runtime_error& e) {
+    warn_(std::string(e.what()) + "; recording goes on in memory, the summary follows at the end");
+    csv_ = nullptr;
+    failed_ = true;
+  }
+}
+
+void Recording::drain() {
+  auto rows = sampler_.take();
+  to_csv([&] { csv_->samples(rows); });
+  trace_.samples.insert(trace_.samples.end(), rows.begin(), rows.end());
+  for (auto& r : sampler_.take_regions()) {
+    to_csv([&] { csv_->region(r); });
+    trace_.regions.push_back(std::move(r));
+  }
+  for (auto& e : sampler_.take_events()) {
+    to_csv([&] { csv_->event(e); });
+    warn_("GPU " + std::to_string(e.gpu) + ": " + e.what);
+    trace_.events.push_back(std::move(e));
+  }
+}
+
+void Recording::finish() {
+  to_csv([&] { csv_->finish(); });
+}
+
+void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, const Warn& warn) {
+  std::istringstream lines(fifo.read_available());
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto m = telemetry::parse_mark(line);
+    if (!m) {
+      warn("ignored a control line that is not 'begin|end T_NS NAME'");
+    } else if (auto why = telemetry::region_name_problem(m->name); !why.empty()) {
+      warn("ignored a region: " + why);
+    } else if (m->begin) {
+      sampler.begin_region(m->name, -1, m->t_ns);
+    } else if (!sampler.end_region(m->name, m->t_ns)) {
+      warn("region '" + m->name + "' ended but never began");
+    }
+  }
+}
+
+void forget_before(Trace& t, int64_t before_ns, std::size_t keep) {
+  auto first = std::find_if(t.samples.begin(), t.samples.end(),
+                            [&](const Sample& s) { return s.t_ns >= before_ns; });
+  t.samples.erase(t.samples.begin(), first);
+  const auto trim = [keep](auto& v) {
+    if (v.size() > keep) v.erase(v.begin(), v.end() - static_cast<std::ptrdiff_t>(keep));
+  };
+  trim(t.regions);
+  trim(t.events);
+}
+
+}  // namespace powershape::trace

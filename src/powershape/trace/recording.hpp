@@ -1,0 +1,47 @@
+#pragma once
+// A live recording: what a sampler collects moves into one Trace (in memory) and, when a CSV
+// writer is given, into the CSV file as it arrives. When the file fails (a full disk, a removed
+// mount), the recording goes on in memory: one warning, and what is in memory is not lost.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "powershape/telemetry/control_fifo.hpp"
+#include "powershape/telemetry/region.hpp"
+#include "powershape/telemetry/sampler.hpp"
+#include "powershape/trace/csv_writer.hpp"
+#include "powershape/trace/trace.hpp"
+
+namespace powershape::trace {
+
+using Warn = std::function<void(const std::string&)>;
+
+class Recording {
+ public:
+  // `csv` may be null; `warn` receives the file's failure and the sampler's events.
+  Recording(telemetry::Sampler& sampler, Trace& trace, CsvWriter* csv, Warn warn);
+  // Moves the sampler's rows, regions and events into the trace and the file.
+  void drain();
+  // Writes the file's last rows (those that repeated the ones before).
+  void finish();
+  bool file_failed() const { return failed_; }
+
+ private:
+  template <class F>
+  void to_csv(F&& write);
+  telemetry::Sampler& sampler_;
+  Trace& trace_;
+  CsvWriter* csv_;
+  Warn warn_;
+  bool failed_ = false;
+};
+
+// Applies the region marks that arrived on the control FIFO to the sampler; a malformed line, a
+// bad name or an end without a begin is reported to `warn` and skipped.
+void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, const Warn& warn);
+
+// Lets go of what a days-long recording no longer needs: samples older than `before_ns`, and all
+// but the last `keep` regions and events.
+void forget_before(Trace& t, int64_t before_ns, std::size_t keep = 1000);
+
+}  // namespace powershape::trace
