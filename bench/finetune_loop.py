@@ -13,10 +13,10 @@ import sys
 import time
 
 import torch
-from transformers import Qwen2Config, Qwen2ForCausalLM
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 from powershape import Monitor  # noqa: E402
+from qwen2_model import qwen2_0_5b  # noqa: E402
 
 
 def main():
@@ -25,20 +25,9 @@ def main():
     ap.add_argument("--seq", type=int, default=1024)
     ap.add_argument("--seconds", type=float, default=60)
     a = ap.parse_args()
-    # Qwen2-0.5B's published config.
-    cfg = Qwen2Config(
-        vocab_size=151936,
-        hidden_size=896,
-        intermediate_size=4864,
-        num_hidden_layers=24,
-        num_attention_heads=14,
-        num_key_value_heads=2,
-        max_position_embeddings=a.seq,
-        tie_word_embeddings=True,
-    )
-    model = Qwen2ForCausalLM(cfg).to("cuda", torch.bfloat16)
+    model = qwen2_0_5b(a.seq)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
-    ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq), device="cuda")
+    ids = torch.randint(0, model.config.vocab_size, (a.batch, a.seq), device="cuda")
     marks = Monitor(interval_ms=100) if os.environ.get("POWERSHAPE_CONTROL") else None
     step, times, end = 0, [], time.monotonic() + a.seconds
     while time.monotonic() < end:

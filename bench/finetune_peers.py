@@ -26,30 +26,20 @@ import sys
 import time
 
 import torch
-from transformers import Qwen2Config, Qwen2ForCausalLM
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "peers", "ml-cross-entropy"))
 from powershape import Monitor  # noqa: E402
 from powershape.hf import patch_causal_lm  # noqa: E402
+from qwen2_model import qwen2_0_5b  # noqa: E402
 
 BATCH, SEQ, MICRO = 16, 1024, 4
 
 
 def build(seed):
     torch.manual_seed(seed)
-    cfg = Qwen2Config(
-        vocab_size=151936,
-        hidden_size=896,
-        intermediate_size=4864,
-        num_hidden_layers=24,
-        num_attention_heads=14,
-        num_key_value_heads=2,
-        max_position_embeddings=SEQ,
-        tie_word_embeddings=True,
-    )
-    return Qwen2ForCausalLM(cfg).to("cuda", torch.bfloat16).train()
+    return qwen2_0_5b(SEQ).train()
 
 
 @torch.no_grad()
