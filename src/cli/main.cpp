@@ -1,3 +1,4 @@
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -11,6 +12,10 @@
 int main(int argc, char** argv) {
   // Before anything else: `mark` stamps its region boundary with the moment it was started.
   powershape::cli::started_ns() = powershape::telemetry::steady_now_ns();
+  // A file-size limit (ulimit -f) makes a write fail (EFBIG) like a full disk, which every writer
+  // reports, instead of killing powershape and, with it, the command it watches. A command started
+  // by powershape gets the signal's default back (util::Child).
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "powershape: measure GPU power, clocks and throttling, and remove the time and energy "
       "they waste"};

@@ -61,12 +61,13 @@ std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) 
   for (const auto& [path, option] :
        {std::pair{o.out_csv, "-o"}, std::pair{o.out_json, "--json"},
         std::pair{o.out_perfetto, "--perfetto"}, std::pair{o.out_report, "--report"}}) {
+    const auto when = path == o.out_csv ? OutputLock::Written::kLive : OutputLock::Written::kAtEnd;
     if (path.empty()) continue;
     if (!replayed.empty() && same_file(path, replayed)) {
       throw std::runtime_error(std::string(option) + ": " + path +
                                " is the --source trace; refusing to overwrite it");
     }
-    locks.push_back(std::make_unique<OutputLock>(path, option));
+    locks.push_back(std::make_unique<OutputLock>(path, option, when));
   }
   return locks;
 }

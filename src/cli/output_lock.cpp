@@ -7,18 +7,25 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 namespace powershape::cli {
 
-OutputLock::OutputLock(const std::string& path, const std::string& option) : path_(path) {
+OutputLock::OutputLock(const std::string& path, const std::string& option, Written when)
+    : path_(path) {
   auto fail = [&](const std::string& why) {
     throw std::runtime_error(option + ": cannot write " + path + ": " + why);
   };
   struct stat st {};
   const bool existed = stat(path.c_str(), &st) == 0;
   if (existed && S_ISDIR(st.st_mode)) fail("it is a folder");
-  fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (!existed && when == Written::kAtEnd) {
+    const auto dir = std::filesystem::path(path).parent_path();
+    if (access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) fail(std::strerror(errno));
+    return;
+  }
+  fd_ = open(path.c_str(), O_WRONLY | (existed ? 0 : O_CREAT) | O_CLOEXEC, 0644);
   if (fd_ < 0) fail(std::strerror(errno));
   created_ = !existed;
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -31,8 +38,10 @@ OutputLock::OutputLock(const std::string& path, const std::string& option) : pat
 
 OutputLock::~OutputLock() {
   if (fd_ < 0) return;
-  struct stat st {};
-  if (created_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+  // Only the file this created, still empty, and still at that path (not one renamed over it).
+  struct stat st {}, now{};
+  if (created_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
+      stat(path_.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) {
     unlink(path_.c_str());
   }
   close(fd_);

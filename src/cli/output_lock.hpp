@@ -1,7 +1,9 @@
 #pragma once
 // An output file claimed before a recording starts: checked for being writable and not a
 // folder, and held with an exclusive lock (flock) so that a second monitor given the same path
-// is refused instead of truncating what the first is writing.
+// is refused instead of truncating what the first is writing. A file written live (the CSV) is
+// created now; one written whole at the end (JSON, Perfetto, the report: util/atomic_file.hpp) is
+// not, so a monitor that is killed leaves no empty file; only its folder is checked.
 #include <string>
 
 namespace powershape::cli {
@@ -10,7 +12,8 @@ class OutputLock {
  public:
   // Throws std::runtime_error naming the option and the path when the file cannot be written
   // or another process holds it. Nothing is truncated here.
-  OutputLock(const std::string& path, const std::string& option);
+  enum class Written { kLive, kAtEnd };
+  OutputLock(const std::string& path, const std::string& option, Written when);
   // Removes the file when this created it and nothing was written into it.
   ~OutputLock();
   OutputLock(const OutputLock&) = delete;

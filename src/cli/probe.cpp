@@ -50,8 +50,8 @@ int run_probe(const ProbeArgs& a) {
     throw std::runtime_error("--duty: expected a fraction between 0 and 1");
   // Outputs are checked before minutes of measuring, not after.
   std::optional<OutputLock> out_lock, report_lock;
-  if (!a.out.empty()) out_lock.emplace(a.out, "-o");
-  if (!a.report.empty()) report_lock.emplace(a.report, "--report");
+  if (!a.out.empty()) out_lock.emplace(a.out, "-o", OutputLock::Written::kAtEnd);
+  if (!a.report.empty()) report_lock.emplace(a.report, "--report", OutputLock::Written::kAtEnd);
   std::vector<std::string> gaps;
   for (std::size_t s = 0; s <= a.gaps.size();) {
     auto c = a.gaps.find(',', s);

@@ -41,8 +41,8 @@ int run_repro(ReproArgs& a) {
   workload::describe(a.workload, 1);
   // Outputs are checked before minutes of measuring, not after.
   std::optional<OutputLock> out_lock, report_lock;
-  if (!a.out.empty()) out_lock.emplace(a.out, "-o");
-  if (!a.report.empty()) report_lock.emplace(a.report, "--report");
+  if (!a.out.empty()) out_lock.emplace(a.out, "-o", OutputLock::Written::kAtEnd);
+  if (!a.report.empty()) report_lock.emplace(a.report, "--report", OutputLock::Written::kAtEnd);
   std::string why;
   auto backend = open_backend(a.device, a.design.seed, &why);
   if (backend->simulated()) {

@@ -61,9 +61,10 @@ check "the monitor ignores one sent by hand" grep -q "ignored a region: a region
 check "mark outside monitor fails clearly" test $rc -ne 0 -a "$(cat "$tmp/d.err")" = "powershape: POWERSHAPE_CONTROL is not set: run this under 'powershape monitor'"
 
 # killed outright, the monitor takes its command with it
-"$ps" monitor --source "fake:$trace" -- sleep 31.73 2>/dev/null &
+"$ps" monitor --source "fake:$trace" --json "$tmp/killed.json" --report "$tmp/killed.html" -- sleep 31.73 2>/dev/null &
 pid=$!; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null; sleep 0.3
 check "a killed monitor leaves no command running" test -z "$(pgrep -f 'sleep 31.73')"
+check "nor an empty --json or --report file" test ! -e "$tmp/killed.json" -a ! -e "$tmp/killed.html"
 
 # SIGINT reaches the command; the trace on disk is complete
 "$ps" monitor --source "fake:$trace" -o "$tmp/e.csv" -- sleep 30 2>"$tmp/e.err" &
@@ -129,11 +130,13 @@ check "a file another monitor writes is refused" grep -q "another powershape mon
 check "before its command runs" test ! -e "$tmp/second_ran"
 check "and the first monitor's trace is whole" test "$(grep -vc '^#' "$tmp/held.csv")" -gt 5
 
-# an output that fails mid-run (a file size limit standing in for a full disk): sampling goes on,
-# one warning, the command runs to its end, the summary and the JSON still come; the CSV on
-# disk stays readable (its torn last row is dropped on read)
-(trap '' XFSZ; ulimit -f 32; exec "$ps" monitor --every-row --interval 1 --source "fake:$trace" -o "$tmp/full.csv" --json "$tmp/full.json" -- sh -c "sleep 1; echo done >'$tmp/child_done'") 2>"$tmp/m.err"; rc=$?
+# an output that fails mid-run under a file size limit (SIGXFSZ's default would kill the monitor
+# and its command): sampling goes on, one warning, the command runs to its end with the signal's
+# default disposition, the summary and the JSON still come; the CSV on disk stays readable (its
+# torn last row is dropped on read)
+(ulimit -f 32; exec "$ps" monitor --every-row --interval 1 --source "fake:$trace" -o "$tmp/full.csv" --json "$tmp/full.json" -- sh -c "sleep 1; grep SigIgn /proc/self/status >'$tmp/child_done'") 2>"$tmp/m.err"; rc=$?
 check "a failing output: the command ran to its end" test -e "$tmp/child_done"
+check "with SIGXFSZ not ignored" python3 -c "import sys; sys.exit(int(open('$tmp/child_done').read().split()[1], 16) >> 24 & 1)"
 check "one warning" test "$(grep -c 'recording goes on in memory' "$tmp/m.err")" -eq 1
 check "the summary is printed" grep -q " J  energy" "$tmp/m.err"
 check "the JSON is written" grep -q '"energy_j"' "$tmp/full.json"

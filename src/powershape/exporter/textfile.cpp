@@ -1,9 +1,9 @@
 #include "powershape/exporter/textfile.hpp"
 
-#include <cstdio>
-#include <fstream>
+#include <stdexcept>
 
 #include "powershape/exporter/prometheus.hpp"
+#include "powershape/util/atomic_file.hpp"
 
 namespace powershape::exporter {
 
@@ -12,15 +12,12 @@ std::string prometheus_now(const trace::Trace& t, int64_t now_ns) {
 }
 
 bool write_textfile(const std::string& path, const trace::Trace& t, int64_t now_ns) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << prometheus_now(t, now_ns);
-    out.close();
-    if (out && std::rename(tmp.c_str(), path.c_str()) == 0) return true;
+  try {
+    util::write_file_atomic(path, prometheus_now(t, now_ns));
+    return true;
+  } catch (const std::runtime_error&) {
+    return false;
   }
-  std::remove(tmp.c_str());
-  return false;
 }
 
 }  // namespace powershape::exporter

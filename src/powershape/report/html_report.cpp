@@ -1,9 +1,6 @@
 #include "powershape/report/html_report.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <limits>
 #include <stdexcept>
 
@@ -11,6 +8,7 @@
 #include "powershape/report/bins.hpp"
 #include "powershape/report/page.hpp"
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/atomic_file.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::report {
@@ -173,11 +171,7 @@ std::string render_page(const json& data) {
 
 void write_report(const std::string& path, const ReportInputs& in) {
   const std::string page = render_page(report_data(in));
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
-  f << page;
-  f.flush();
-  if (!f) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
+  util::write_file_atomic(path, page);
 }
 
 }  // namespace powershape::report

@@ -47,6 +47,11 @@ Child::Child(const std::vector<std::string>& argv, const std::vector<std::string
     // If powershape dies (killed, crashed), the command is not left running unwatched.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(127);  // it died before the line above took effect
+    // An ignored signal stays ignored across exec: the command gets the default powershape set
+    // aside for itself (SIGXFSZ, see cli/main.cpp).
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGXFSZ, &dfl, nullptr);
     execvpe(args[0], args.data(), envp.data());
     int err = errno;
     ssize_t n = write(fds[1], &err, sizeof err);

@@ -6,16 +6,14 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "powershape/util/atomic_file.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/printable.hpp"
 
 namespace powershape::util {
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
-  std::ofstream out(path);
-  out << j.dump(1) << '\n';
-  out.close();  // the last of it is written here: a full disk shows now, not never
-  if (!out) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
+  write_file_atomic(path, j.dump(1) + '\n');
 }
 
 std::string strip_json_code(const std::string& what) {

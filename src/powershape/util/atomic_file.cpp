@@ -1,0 +1,49 @@
+#include "powershape/util/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "powershape/util/error.hpp"
+
+namespace powershape::util {
+
+void write_file_atomic(const std::string& path, std::string_view text, unsigned mode) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw invalid_input("cannot write " + path + ": it is a folder");
+    mode = st.st_mode & 07777;
+  }
+  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
+  const auto fail = [&](int err) {
+    close(fd);
+    unlink(tmp.c_str());
+    throw invalid_input("cannot write " + path + ": " + std::strerror(err));
+  };
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const ssize_t n = write(fd, text.data() + at, text.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(n < 0 ? errno : ENOSPC);
+    at += static_cast<std::size_t>(n);
+  }
+  if (fchmod(fd, mode) != 0 || fsync(fd) != 0) fail(errno);
+  if (close(fd) != 0) {
+    const int err = errno;
+    unlink(tmp.c_str());
+    throw invalid_input("cannot write " + path + ": " + std::strerror(err));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    unlink(tmp.c_str());
+    throw invalid_input("cannot write " + path + ": " + std::strerror(err));
+  }
+}
+
+}  // namespace powershape::util
