@@ -39,7 +39,8 @@ OutputLock::OutputLock(const std::string& path, const std::string& option, Writt
 OutputLock::~OutputLock() {
   if (fd_ < 0) return;
   // Only the file this created, still empty, and still at that path (not one renamed over it).
-  struct stat st {}, now{};
+  struct stat st {
+  }, now{};
   if (created_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
       stat(path_.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) {
     unlink(path_.c_str());

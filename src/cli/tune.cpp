@@ -128,7 +128,14 @@ int run_tune(TuneArgs& a) {
     const std::string key = experiment::tune_key(
         device, experiment::tune_workload_name(plans.front().workload), a.objective);
     const int chunks = plans[r.chosen].workload.chunks;
-    experiment::store_chunks(key, chunks, experiment::to_json(r)["candidates"]);
+    const std::string aside =
+        experiment::store_chunks(key, chunks, experiment::to_json(r)["candidates"]);
+    if (!aside.empty()) {
+      std::fprintf(stderr,
+                   "powershape: the tune cache was not readable JSON; kept as %s, a new one "
+                   "started\n",
+                   aside.c_str());
+    }
     std::printf("cached: %d chunks for '%s' in %s\n", chunks, key.c_str(),
                 experiment::tune_cache_path().c_str());
   }

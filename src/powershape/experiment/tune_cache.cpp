@@ -1,12 +1,18 @@
 #include "powershape/experiment/tune_cache.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
+#include <thread>
 
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
@@ -53,34 +59,100 @@ std::string tune_key(const nlohmann::json& device_json, const std::string& workl
   return device + " | " + driver + " | " + limit + " | " + workload + " | " + objective;
 }
 
-std::optional<int> cached_chunks(const std::string& key) {
+namespace {
+
+// The cache as an object, or nullopt when it is not one (not JSON, another type, too large).
+std::optional<nlohmann::json> read_cache(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || size > kTuneCacheMaxBytes) return std::nullopt;
   try {
-    const auto j = util::read_json_file(tune_cache_path());
-    if (!j.contains(key) || !j.at(key).contains("chunks")) return std::nullopt;
-    const auto& c = j.at(key).at("chunks");
-    if (!c.is_number_integer() || c.get<int64_t>() < 1 || c.get<int64_t>() > 1'000'000)
-      return std::nullopt;
-    return static_cast<int>(c.get<int64_t>());
+    auto j = util::read_json_file(path);
+    if (j.is_object()) return j;
   } catch (const std::exception&) {
-    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// An exclusive flock on PATH.lock, released when this goes; gives up after `wait`.
+class CacheLock {
+ public:
+  CacheLock(const std::string& path, std::chrono::seconds wait) {
+    const std::string lock = path + ".lock";
+    fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd_ < 0) throw invalid_input("cannot lock " + lock + ": " + std::strerror(errno));
+    const auto until = std::chrono::steady_clock::now() + wait;
+    while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() > until) {
+        close(fd_);
+        throw device_error("cannot lock " + lock + ": another tune holds it");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  ~CacheLock() { close(fd_); }
+  CacheLock(const CacheLock&) = delete;
+  CacheLock& operator=(const CacheLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+std::string utc_stamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return buf;
+}
+
+// Drops the entries stored longest ago (those without a time first) down to the bound.
+void bound_entries(nlohmann::json& all) {
+  while (all.size() > kTuneCacheMaxEntries) {
+    auto oldest = all.begin();
+    for (auto it = all.begin(); it != all.end(); ++it) {
+      if (it->value("stored_s", 0.0) < oldest->value("stored_s", 0.0)) oldest = it;
+    }
+    all.erase(oldest);
   }
 }
 
-void store_chunks(const std::string& key, int chunks, const nlohmann::json& detail) {
+}  // namespace
+
+std::optional<int> cached_chunks(const std::string& key) {
+  const auto j = read_cache(tune_cache_path());
+  if (!j || !j->contains(key) || !j->at(key).is_object() || !j->at(key).contains("chunks"))
+    return std::nullopt;
+  const auto& c = j->at(key).at("chunks");
+  if (!c.is_number_integer() || c.get<int64_t>() < 1 || c.get<int64_t>() > 1'000'000)
+    return std::nullopt;
+  return static_cast<int>(c.get<int64_t>());
+}
+
+std::string store_chunks(const std::string& key, int chunks, const nlohmann::json& detail) {
   const std::string path = tune_cache_path();
-  nlohmann::json all = nlohmann::json::object();
-  try {
-    all = util::read_json_file(path);
-    if (!all.is_object()) all = nlohmann::json::object();
-  } catch (const std::exception&) {
-  }
-  all[key] = {{"chunks", chunks}, {"detail", detail}};
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  util::write_json_file(tmp, all);
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw device_error("cannot write " + path + ": " + ec.message());
+  if (std::filesystem::is_directory(path, ec))
+    throw invalid_input("cannot write " + path + ": it is a folder");
+  const CacheLock lock(path, std::chrono::seconds(30));
+  std::string set_aside;
+  nlohmann::json all = nlohmann::json::object();
+  if (std::filesystem::exists(path, ec)) {
+    if (auto j = read_cache(path)) {
+      all = std::move(*j);
+    } else {
+      set_aside = path + ".broken-" + utc_stamp();
+      std::filesystem::rename(path, set_aside, ec);
+      if (ec) throw invalid_input("cannot move the unreadable " + path + " aside: " + ec.message());
+    }
+  }
+  const double now_s = static_cast<double>(std::time(nullptr));
+  all[key] = {{"chunks", chunks}, {"stored_s", now_s}, {"detail", detail}};
+  bound_entries(all);
+  util::write_json_file(path, all);
+  return set_aside;
 }
 
 }  // namespace powershape::experiment

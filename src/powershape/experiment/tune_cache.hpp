@@ -3,6 +3,8 @@
 // file under the user's cache directory, so that a program can ask for the tuned chunk count
 // (chunks="auto" in the Python package) without measuring again. A different power limit or
 // driver is a different entry: the best count moves with them.
+#include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -26,11 +28,19 @@ double device_power_limit_w(const nlohmann::json& device_json);
 std::string tune_key(const nlohmann::json& device_json, const std::string& workload,
                      const std::string& objective);
 
+// Bounds: the file is at most kTuneCacheMaxBytes (a larger one is not read), with at most
+// kTuneCacheMaxEntries entries (the oldest stored go first).
+inline constexpr std::uintmax_t kTuneCacheMaxBytes = 16u << 20;
+inline constexpr std::size_t kTuneCacheMaxEntries = 1000;
+
 // The chunk count stored under `key`, if any. A cache file that cannot be read is no entry.
 std::optional<int> cached_chunks(const std::string& key);
 
-// Stores `chunks` (with `detail`) under `key`, replacing the file atomically; throws
-// std::runtime_error naming the path when it cannot be written.
-void store_chunks(const std::string& key, int chunks, const nlohmann::json& detail);
+// Stores `chunks` (with `detail`) under `key`. Concurrent tunes do not lose each other's entries:
+// the read-modify-write holds a lock (flock on PATH.lock, waited for at most 30 s) and the file is
+// replaced by rename. A cache that is not a JSON object, or is over the size bound, is not dropped:
+// it is moved aside to PATH.broken-UTC and the returned string names that path (empty when
+// nothing was set aside). Throws naming the path when it cannot be written.
+std::string store_chunks(const std::string& key, int chunks, const nlohmann::json& detail);
 
 }  // namespace powershape::experiment

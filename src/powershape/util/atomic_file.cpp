@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -18,7 +19,8 @@ void write_file_atomic(const std::string& path, std::string_view text, unsigned 
     if (S_ISDIR(st.st_mode)) throw invalid_input("cannot write " + path + ": it is a folder");
     mode = st.st_mode & 07777;
   }
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  static std::atomic<unsigned> serial{0};  // threads of one process each get their own file
+  const std::string tmp = path + ".tmp" + std::to_string(getpid()) + "." + std::to_string(serial++);
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
   const auto fail = [&](int err) {
