@@ -233,7 +233,10 @@ int run_monitor(const MonitorOptions& o) {
       in.title = "powershape monitor: " + title_of(o.command);
       in.trace = recorded;
       in.summary = analysis::to_json(summaries);
-      report::write_report(o.out_report, in);
+      if (report::write_report(o.out_report, in)) {
+        std::fprintf(stderr, "powershape: %s: text that is not UTF-8 is shown as U+FFFD\n",
+                     o.out_report.c_str());
+      }
     } catch (const std::runtime_error& e) {
       std::fprintf(stderr, "powershape: --report: %s\n", e.what());
       lost = true;

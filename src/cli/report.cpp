@@ -41,7 +41,10 @@ int run_report(const ReportArgs& a) {
     in.title = !a.trace.empty() ? a.trace : !a.repro.empty() ? a.repro : a.probe;
     in.title = "powershape report: " + in.title.substr(in.title.find_last_of('/') + 1);
   }
-  report::write_report(a.out, in);
+  if (report::write_report(a.out, in)) {
+    std::fprintf(stderr, "powershape: %s: text that is not UTF-8 is shown as U+FFFD\n",
+                 a.out.c_str());
+  }
   if (!a.perfetto.empty()) trace::write_chrome_trace(a.perfetto, *in.trace);
   std::fprintf(stderr, "powershape: wrote %s\n", a.out.c_str());
   return 0;

@@ -82,4 +82,23 @@ PY
 open_page "file://$tmp/repro.html" --dump-dom >"$tmp/dom2.html" 2>/dev/null
 check "a repro-only page draws one plot" grep -q 'data-plots="1"' <(grep -o '<body[^>]*>' "$tmp/dom2.html")
 
+# Strings that would stop the page's script ("<!--<script>", "</script>") and text that is not
+# UTF-8 (a Latin-1 cell, a title byte): the page is written with one warning and still runs.
+python3 - "$data/h200/square_wave_idle_trace.csv" "$tmp/hostile.csv" <<'PY'
+import sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")[:3000]
+names = [b"<!--<script>", b"a</script><script>x", b"caf\xe9"]
+out = [lines[0]] + [names[i * 3 // len(lines)] + l[l.index(b","):] for i, l in enumerate(lines[1:]) if l]
+open(sys.argv[2], "wb").write(b"\n".join(out) + b"\n")
+PY
+"$ps" report "$tmp/hostile.csv" --title $'\xff <!--<script>' -o "$tmp/hostile.html" 2>"$tmp/h.err"; rc=$?
+check "hostile strings: report exits 0" test $rc -eq 0
+check "one warning for the text that is not UTF-8" test "$(grep -c 'not UTF-8' "$tmp/h.err")" -eq 1
+check "no '<' of the data reaches the page" bash -c "! grep -q '<!--<script>' '$tmp/hostile.html'"
+open_page "file://$tmp/hostile.html" --dump-dom >"$tmp/dom3.html" 2>/dev/null
+body3=$(grep -o '<body[^>]*>' "$tmp/dom3.html")
+check "hostile strings: the page's script ran to its end" grep -q 'data-rendered="yes"' <<<"$body3"
+check "hostile strings: no script error" bash -c "! grep -q 'data-error' <<<'$body3'"
+check "the names are shown as text" grep -q '&lt;!--&lt;script&gt;' "$tmp/dom3.html"
+
 finish

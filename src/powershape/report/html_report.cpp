@@ -157,21 +157,36 @@ json report_data(const ReportInputs& in, std::size_t max_bins) {
   return d;
 }
 
-std::string render_page(const json& data) {
-  std::string payload = data.dump();
-  // Inside <script> the text "</" could close the element; JSON allows "<\/" for it.
-  for (std::size_t at = payload.find("</"); at != std::string::npos;
-       at = payload.find("</", at + 3))
-    payload.replace(at, 2, "<\\/");
+std::string render_page(const json& data, bool* replaced) {
+  std::string payload;
+  try {
+    payload = data.dump();
+    if (replaced != nullptr) *replaced = false;
+  } catch (const json::type_error&) {  // 316: a string that is not UTF-8
+    payload = data.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (replaced != nullptr) *replaced = true;
+  }
+  // In JSON a '<' can only be inside a string, where \u003c means the same to the script and
+  // nothing to the HTML parser ("</script>", "<!--<script>" would end or stall the element).
+  std::string escaped;
+  escaped.reserve(payload.size());
+  for (const char c : payload) {
+    if (c == '<') {
+      escaped += "\\u003c";
+    } else {
+      escaped += c;
+    }
+  }
   std::string page(kPage);
   const std::string mark = "/*POWERSHAPE_DATA*/";
-  page.replace(page.find(mark), mark.size(), payload);
+  page.replace(page.find(mark), mark.size(), escaped);
   return page;
 }
 
-void write_report(const std::string& path, const ReportInputs& in) {
-  const std::string page = render_page(report_data(in));
-  util::write_file_atomic(path, page);
+bool write_report(const std::string& path, const ReportInputs& in) {
+  bool replaced = false;
+  util::write_file_atomic(path, render_page(report_data(in), &replaced));
+  return replaced;
 }
 
 }  // namespace powershape::report

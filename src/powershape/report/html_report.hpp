@@ -25,10 +25,13 @@ inline constexpr std::size_t kMaxBins = 20000;
 // probe / repro document lacks what its chart needs.
 nlohmann::json report_data(const ReportInputs& in, std::size_t max_bins = kMaxBins);
 
-// The page with `data` inside it.
-std::string render_page(const nlohmann::json& data);
+// The page with `data` inside it. Every '<' in the data is written \u003c, so no string (a region
+// name, a title, a trace cell) can end or open an element in the page's script; text that is not
+// UTF-8 is replaced by U+FFFD, and *replaced (when given) says whether any was.
+std::string render_page(const nlohmann::json& data, bool* replaced = nullptr);
 
-// report_data + render_page, written to `path` (a std::runtime_error naming it when it cannot).
-void write_report(const std::string& path, const ReportInputs& in);
+// report_data + render_page, written to `path` whole (a std::runtime_error naming it when it
+// cannot). Returns true when text that was not UTF-8 was replaced by U+FFFD.
+bool write_report(const std::string& path, const ReportInputs& in);
 
 }  // namespace powershape::report

@@ -13,7 +13,7 @@
 namespace powershape::util {
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
-  write_file_atomic(path, j.dump(1) + '\n');
+  write_file_atomic(path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
 }
 
 std::string strip_json_code(const std::string& what) {

@@ -10,8 +10,8 @@ namespace powershape::util {
 // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ...", made printable.
 std::string strip_json_code(const std::string& what);
 
-// Writes `j` to `path`, indented, whole or not at all (util/atomic_file.hpp); throws naming the
-// path when it cannot.
+// Writes `j` to `path`, indented, whole or not at all (util/atomic_file.hpp), text that is not
+// UTF-8 as U+FFFD; throws naming the path when it cannot.
 void write_json_file(const std::string& path, const nlohmann::json& j);
 
 // Reads a JSON file; throws std::runtime_error in one line naming the path: "cannot read P",
