@@ -118,6 +118,9 @@ typedef struct ps_lmhead_args {
 /* The defaults: the default chunk count (about 0.5 GiB of logits), ignore_index -100, mean, no
  * smoothing, z-loss or soft-cap, backward, bf16 dW overwritten. */
 void ps_lmhead_options_default(ps_lmhead_options* o);
+/* 0 when the options are ones the op takes; else -1, and ps_last_error names the option and its
+ * range (PS_ERROR_INVALID_INPUT). Needs no GPU: the Python package checks its arguments with it. */
+int ps_lmhead_options_check(const ps_lmhead_options* o);
 /* Workspace bytes ps_lmhead_run needs for this shape and options; 0 on error. */
 size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o);
 /* Runs the LM head forward (and backward) on `stream` (a cudaStream_t; NULL: the default

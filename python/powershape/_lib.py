@@ -144,6 +144,7 @@ def lib():
         "ps_region_summary": (ctypes.c_int, [vp, cs, ctypes.POINTER(Summary), ctypes.c_int]),
         "ps_recorder_close": (None, [vp]),
         "ps_lmhead_options_default": (None, [ctypes.POINTER(LmHeadOptions)]),
+        "ps_lmhead_options_check": (ctypes.c_int, [ctypes.POINTER(LmHeadOptions)]),
         "ps_lmhead_workspace_bytes": (ctypes.c_size_t, [i64, i64, i64, ctypes.POINTER(LmHeadOptions)]),
         "ps_lmhead_run": (ctypes.c_int, [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions), vp]),
         "ps_lmhead_scale_gradients": (

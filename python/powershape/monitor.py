@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, Optional, Sequence
 
+from ._args import INT32_MAX, integer, real, text
 from ._lib import Summary, check, lib
 
 _METHODS = {0: None, 1: "counter", 2: "power"}
@@ -94,22 +95,25 @@ class Monitor:
 
     def __init__(self, source: str = "nvml", gpus: Optional[Sequence[int]] = None, interval_ms: float = 10):
         self._r = None
+        source_c = text("source", source)
+        gpus = [integer("gpus", g, 0, INT32_MAX) for g in gpus] if gpus is not None else []
+        interval = real("interval_ms", interval_ms)
         L = lib()
         arr = (ctypes.c_int * len(gpus))(*gpus) if gpus else None
-        self._r = L.ps_recorder_open(source.encode(), arr, len(gpus) if gpus else 0, float(interval_ms))
+        self._r = L.ps_recorder_open(source_c, arr, len(gpus), interval)
         check(self._r)
         self.gpu_count = L.ps_recorder_gpu_count(self._r)
 
     def begin_window(self, name: str, t_ns: int = 0) -> None:
-        """Begins a window now (or at t_ns, CLOCK_MONOTONIC)."""
+        """Begins a window now (or at t_ns, CLOCK_MONOTONIC, within the recording)."""
         self._check_open()
-        check(lib().ps_region_begin(self._r, name.encode(), int(t_ns)) == 0)
+        check(lib().ps_region_begin(self._r, text("name", name), integer("t_ns", t_ns, 0)) == 0)
 
     def end_window(self, name: str, t_ns: int = 0) -> Window:
         """Ends the innermost open window of that name and returns what each GPU did over it."""
         self._check_open()
         out = (Summary * max(1, self.gpu_count))()
-        n = lib().ps_region_end(self._r, name.encode(), int(t_ns), out, len(out))
+        n = lib().ps_region_end(self._r, text("name", name), integer("t_ns", t_ns, 0), out, len(out))
         check(n >= 0)
         gpus = [GpuWindow.of(out[i]) for i in range(n)]
         return Window(name, gpus[0].seconds if gpus else 0.0, gpus)

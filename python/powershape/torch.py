@@ -18,6 +18,7 @@ from typing import Optional, Union
 
 import torch
 
+from ._args import INT32_MAX, integer, real
 from ._lib import LmHeadArgs, LmHeadOptions, PowershapeError, check, cli, lib
 
 _REDUCTIONS = {"mean": 0, "sum": 1, "none": 2}
@@ -335,10 +336,19 @@ def linear_cross_entropy(
         raise ValueError(f"targets must be int32 or int64, not {targets.dtype}")
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise ValueError(f"bias {tuple(bias.shape)} must be [{weight.shape[0]}]")
-    if chunks is not None and chunks != "auto" and (isinstance(chunks, str) or int(chunks) < 1):
-        raise ValueError(f"chunks must be at least 1, None or 'auto', not {chunks!r}")
+    if chunks is not None and not (isinstance(chunks, str) and chunks == "auto"):
+        if isinstance(chunks, str):
+            raise ValueError(f"chunks must be a count, None or 'auto', not {chunks!r}")
+        chunks = integer("chunks", chunks, 1, INT32_MAX)
+    ignore_index = integer("ignore_index", ignore_index)
+    label_smoothing = real("label_smoothing", label_smoothing)
+    z_loss = real("z_loss", z_loss)
+    softcap = 0.0 if softcap is None else real("softcap", softcap)
     if accum_dtype not in (None, torch.float32, weight.dtype):
         raise ValueError(f"accum_dtype must be None, torch.float32 or the weight's {weight.dtype}, not {accum_dtype}")
+    count = chunks if isinstance(chunks, int) else 0  # None and "auto": the op's own rule
+    options = _options(ignore_index, 0, label_smoothing, z_loss, softcap, count, True, False)
+    check(lib().ps_lmhead_options_check(ctypes.byref(options)) == 0)  # the op's ranges, on CPU too
     lead = x.shape[:-1]
     x2 = x.reshape(-1, x.shape[-1])
     t2 = targets.reshape(-1)

@@ -33,6 +33,8 @@ w::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
   c.backward = o->backward != 0;
   c.dw_fp32 = o->dw_fp32 != 0;
   c.accumulate = o->accumulate != 0;
+  if (auto why = w::lmhead_options_problem(c); !why.empty())
+    throw powershape::invalid_input("lmhead: " + why);
   return c;
 }
 
@@ -96,6 +98,13 @@ extern "C" {
 
 void ps_lmhead_options_default(ps_lmhead_options* o) {
   if (o != nullptr) *o = to_c(w::LmHeadOptions{});
+}
+
+int ps_lmhead_options_check(const ps_lmhead_options* o) {
+  return powershape::capi::guarded<int>(-1, [&] {
+    to_cpp(o);
+    return 0;
+  });
 }
 
 size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o) {

@@ -68,6 +68,12 @@ TEST(Recorder, RegionsOverlapAndErrorsNameTheRegion) {
   EXPECT_EQ(r.end("a", t + 30'000'000).size(), 1u);  // "b" stays open
   EXPECT_EQ(r.end("b", t + 40'000'000)[0].begin_ns, t + 1'000'000);
   EXPECT_THROW(r.begin("", t), powershape::Error);
+  // Times no telemetry covers (before the recording, far ahead) are refused, naming t_ns.
+  EXPECT_THROW(r.begin("early", -1), powershape::Error);
+  EXPECT_THROW(r.begin("early", t - 5'000'000'000), powershape::Error);
+  EXPECT_THROW(r.begin("late", t + 3600'000'000'000), powershape::Error);
+  r.begin("c", t);
+  EXPECT_THROW(r.end("c", int64_t{1} << 62), powershape::Error);
   EXPECT_TRUE(r.last("never").empty());
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "powershape/telemetry/clock.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::analysis {
@@ -13,6 +14,9 @@ namespace {
 // Telemetry kept before the earliest open region: the energy counter's edges before a window
 // place its first update.
 constexpr int64_t kMarginNs = 10'000'000'000;
+// How far a region's time may lie before the recording began or after now: a clock read in
+// another process a moment apart, not a window no telemetry covers or one never reached.
+constexpr int64_t kSlackNs = 1'000'000'000;
 
 }  // namespace
 
@@ -22,6 +26,7 @@ Recorder::Recorder(std::unique_ptr<telemetry::Source> source, telemetry::Sampler
     throw invalid_input(source_->describe() + ": no devices to record");
   trace_.source = source_->describe();
   trace_.devices = source_->devices();
+  opened_ns_ = telemetry::steady_now_ns();
   sampler_.start();
   // Often enough that the sampler's buffer is at most a quarter full between collections.
   const auto every =
@@ -56,13 +61,24 @@ void Recorder::collect() {
   trace_.samples.erase(trace_.samples.begin(), first_kept);
 }
 
+void Recorder::check_time(int64_t t_ns) const {
+  if (t_ns < opened_ns_ - kSlackNs) {
+    throw invalid_input("t_ns", std::to_string(t_ns) + " is before the recording began (" +
+                                    std::to_string(opened_ns_) + " ns, CLOCK_MONOTONIC)");
+  }
+  if (t_ns > telemetry::steady_now_ns() + kSlackNs)
+    throw invalid_input("t_ns", std::to_string(t_ns) + " is in the future (CLOCK_MONOTONIC)");
+}
+
 void Recorder::begin(const std::string& name, int64_t t_ns) {
   if (auto why = telemetry::region_name_problem(name); !why.empty()) throw invalid_input(why);
+  check_time(t_ns);
   std::lock_guard lock(mu_);
   open_.push_back({name, -1, t_ns, 0});
 }
 
 std::vector<Summary> Recorder::end(const std::string& name, int64_t t_ns) {
+  check_time(t_ns);
   telemetry::Region r;
   {
     std::lock_guard lock(mu_);

@@ -28,7 +28,8 @@ class Recorder {
   Recorder& operator=(const Recorder&) = delete;
 
   const std::vector<telemetry::DeviceInfo>& devices() const;
-  // t_ns on the steady clock (CLOCK_MONOTONIC). Throws std::invalid_argument on an empty name.
+  // t_ns on the steady clock (CLOCK_MONOTONIC), from when the recording began to now (a second
+  // of slack either way). Throws naming the name or the time when either is not.
   void begin(const std::string& name, int64_t t_ns);
   // Ends the innermost open region of that name at t_ns and returns its summary on every GPU.
   // Throws std::invalid_argument naming the region when none of that name is open, or when it
@@ -41,6 +42,8 @@ class Recorder {
 
  private:
   void collect();  // with mu_ held
+  void check_time(int64_t t_ns) const;
+  int64_t opened_ns_ = 0;
   std::unique_ptr<telemetry::Source> source_;
   telemetry::SamplerOptions options_;
   telemetry::Sampler sampler_;

@@ -57,10 +57,7 @@ void validate(const LmHeadArgs& a, const LmHeadOptions& o) {
   if (o.backward && (a.dx == nullptr || a.dw == nullptr)) bad("the backward pass needs dx and dw");
   if (a.bias != nullptr && reinterpret_cast<std::uintptr_t>(a.bias) % 16 != 0)
     bad("the bias must be 16-byte aligned");
-  if (!(o.label_smoothing >= 0 && o.label_smoothing < 1)) bad("label_smoothing must be in [0, 1)");
-  if (!(o.z_loss >= 0) || !(o.softcap >= 0)) bad("z_loss and softcap must not be negative");
-  if (o.chunks < 0 || o.tokens_per_chunk < 0)
-    bad("chunks and tokens_per_chunk must not be negative");
+  if (auto why = workload::lmhead_options_problem(o); !why.empty()) bad(why);
   if (a.workspace_bytes < LmHead::workspace_bytes(a.n, a.d, a.v, o)) {
     bad("workspace of " + std::to_string(a.workspace_bytes) + " bytes is too small: " +
         std::to_string(LmHead::workspace_bytes(a.n, a.d, a.v, o)) + " needed");

@@ -6,6 +6,7 @@
 #include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/workload/finetune.hpp"
+#include "powershape/workload/lmhead_options.hpp"
 #include "powershape/workload/plan_json.hpp"
 #include "powershape/workload/timeline.hpp"
 
@@ -14,7 +15,6 @@ namespace {
 
 // Bounds that keep a plan finite: its phases are 4 a chunk, its sizes well inside int64 products.
 constexpr int64_t kMaxDim = 1'000'000'000;
-constexpr int kMaxChunks = 65536;
 
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -51,7 +51,8 @@ std::vector<int> chunk_counts(const WorkloadArgs& a) {
   for (int c : out) {
     if (c < 1) throw invalid_input("chunks", "chunk counts start at 1");
     if (c > kMaxChunks)
-      throw invalid_input("chunks", "at most 65536 chunks, found " + std::to_string(c));
+      throw invalid_input("chunks", "at most " + std::to_string(kMaxChunks) + " chunks, found " +
+                                        std::to_string(c));
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // The LM head op's options: one definition, read by the op (kernels/lmhead.hpp), its steps
 // (steps.hpp), the plans and the C API, which converts to and from it (defaults included).
 #include <cstdint>
+#include <string>
 
 namespace powershape::workload {
 
@@ -27,5 +28,12 @@ struct LmHeadOptions {
   // accumulates gradients over micro-steps pays no pass of its own to add them.
   bool accumulate = false;
 };
+
+// The most chunks a workload or the op takes (a chunk of fewer than one token is no chunk).
+inline constexpr int kMaxChunks = 65536;
+
+// What is wrong with the options, naming the option and its range ("label_smoothing must be in
+// [0, 1), not 2"); empty when nothing is. The op, the C API and through it Python check with this.
+std::string lmhead_options_problem(const LmHeadOptions& o);
 
 }  // namespace powershape::workload
