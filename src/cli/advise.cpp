@@ -207,9 +207,13 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
   return out;
 }
 
+// The bound --apply holds a recommendation to unless --max-slowdown says otherwise.
+constexpr double kApplyMaxSlowdownPct = 10;
+
 int run_advise(AdviseArgs& a) {
   a.apply.gpu = a.gpu;
   if (a.apply.restore) return restore_left(a.apply);
+  if (a.apply.force) throw std::runtime_error("--force: only with --restore");
   if (a.sweep) {
     SweepArgs w;
     w.command = a.apply.command;
@@ -227,6 +231,13 @@ int run_advise(AdviseArgs& a) {
   if (!a.apply.command.empty() && !a.apply.apply)
     throw std::runtime_error("a command after -- runs only with --apply or --sweep");
   if (!a.mfu.empty()) return run_mfu(a);
+  if (a.apply.apply && a.max_slowdown_pct < 0) {
+    // A setting is applied only within a bound the user widens on purpose.
+    a.max_slowdown_pct = kApplyMaxSlowdownPct;
+    std::printf(
+        "powershape: --apply: at most %g%% slower than as found (--max-slowdown widens it)\n",
+        kApplyMaxSlowdownPct);
+  }
   // Zeus' cost weighs time by the device's power limit, set per device.
   experiment::Objective objective = experiment::parse_objective(a.objective, 1);
   const double max_slowdown = a.max_slowdown_pct >= 0 ? a.max_slowdown_pct / 100 : -1;
@@ -280,7 +291,8 @@ void add_advise(CLI::App& app) {
                   "device has modes)");
   cmd->add_option("--objective", a.objective, "energy (default), time, edp or cost:ETA (Zeus)");
   cmd->add_option("--max-slowdown", a.max_slowdown_pct,
-                  "Percent slower than as found a recommendation may be (default: any)")
+                  "Percent slower than as found a recommendation may be (default: any; 10 with "
+                  "--apply)")
       ->check(finite_in(0, 100));
   cmd->add_option("--points", a.points, "Coarse values a knob (default 8; 4 with --sweep)")
       ->check(CLI::Range(2, 200));

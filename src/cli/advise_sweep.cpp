@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "advise_apply.hpp"
 #include "advise_table.hpp"
 #include "powershape/advise/apply.hpp"
 #include "powershape/experiment/command_backend.hpp"
@@ -32,9 +33,7 @@ advise::SettingRange range_of(const telemetry::DeviceInfo& d) {
 
 int sweep_settings(const SweepArgs& a) {
   if (a.command.empty()) throw std::runtime_error("--sweep: give the command to measure after --");
-  for (const auto& l : advise::restore_leftovers(
-           advise::state_dir(), [](const nlohmann::json& t) { return advise::open_target(t); }))
-    std::printf("powershape: %s\n", l.c_str());
+  restore_first("/sys");
   experiment::CommandBackend backend({a.command}, a.source);
   // What can be set is NVML's to say, whatever records the command's telemetry.
   const auto devices = trace::open_source("nvml", {})->devices();

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -168,6 +169,109 @@ TEST_F(ApplyTest, RefusesWhatItCannotRestore) {
   std::ofstream(fs::path(records_) / "restore-x.json") << "[1]";
   EXPECT_THROW(restore_leftovers(records_, [](const nlohmann::json& t) { return open_target(t); }),
                std::runtime_error);
+}
+
+// A corrupted record for the GPU blocks neither silently nor forever: --apply names it and the
+// way out, --restore stops at it with the same, and --restore --force removes it.
+TEST_F(ApplyTest, ACorruptedRecordIsNamedAndForceRemovesIt) {
+  auto target = nvml_target(0);
+  { Applied held(*target, {0, 300, ""}, records_); }  // creates the folder, leaves no record
+  const auto open = [](const nlohmann::json& t) { return open_target(t); };
+  const fs::path rec = fs::path(records_) / "restore-__gpu__0__kind___nvml__.json";
+  std::ofstream(rec) << "{\"target\": ";
+  fs::permissions(rec, fs::perms::owner_read | fs::perms::owner_write);
+  std::string why;
+  try {
+    Applied again(*target, {0, 300, ""}, records_);
+  } catch (const std::runtime_error& e) {
+    why = e.what();
+  }
+  EXPECT_NE(why.find("--restore --force"), std::string::npos) << why;
+  EXPECT_NE(why.find(rec.string()), std::string::npos) << why;
+  EXPECT_EQ(nvml_state(), "0 700000 0 0");
+  try {
+    restore_leftovers(records_, open);
+    ADD_FAILURE() << "a corrupted record was passed over in silence";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--force"), std::string::npos) << e.what();
+  }
+  const auto lines = restore_leftovers(records_, open, true);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("removed"), std::string::npos);
+  EXPECT_EQ(records(), 0u);
+}
+
+// What a record asks is checked against the device: a limit outside the GPU's range is named
+// with the record, and a devfreq record can only name this machine's own GPU folder.
+TEST_F(ApplyTest, ARecordAsksOnlyWhatTheDeviceAllows) {
+  fs::create_directories(records_);
+  fs::permissions(records_, fs::perms::owner_all);
+  const auto open = [&](const nlohmann::json& t) {
+    return open_target(t, "libnvidia-ml.so.1", (dir_ / "sys").string());
+  };
+  const auto plant = [&](const std::string& name, const nlohmann::json& j) {
+    const fs::path p = fs::path(records_) / name;
+    std::ofstream(p) << j.dump();
+    fs::permissions(p, fs::perms::owner_read | fs::perms::owner_write);
+  };
+  plant("restore-a.json",
+        {{"target", {{"kind", "nvml"}, {"gpu", 0}}}, {"power_limit_mw", 5000000}});
+  try {
+    restore_leftovers(records_, open);
+    ADD_FAILURE() << "an out-of-range limit was applied";
+  } catch (const std::runtime_error& e) {
+    const std::string why = e.what();
+    EXPECT_NE(why.find("restore-a.json"), std::string::npos) << why;
+    EXPECT_NE(why.find("outside GPU 0's range 200000..700000"), std::string::npos) << why;
+  }
+  EXPECT_EQ(nvml_state(), "");
+  fs::remove(fs::path(records_) / "restore-a.json");
+  // A devfreq record naming a root-only file, and the real folder with max_freq a symbolic link.
+  const fs::path df = dir_ / "sys/devices/platform/17000000.ga10b/devfreq/17000000.ga10b";
+  fs::create_directories(df);
+  std::ofstream(dir_ / "secret") << "root only\n";
+  fs::create_symlink(dir_ / "secret", df / "max_freq");
+  plant("restore-b.json",
+        {{"target", {{"kind", "devfreq"}, {"dir", dir_.string()}}}, {"max_freq", "1"}});
+  EXPECT_THROW(restore_leftovers(records_, open), std::runtime_error);
+  fs::remove(fs::path(records_) / "restore-b.json");
+  plant("restore-c.json",
+        {{"target", {{"kind", "devfreq"}, {"dir", df.string()}}}, {"max_freq", "1300500000"}});
+  EXPECT_THROW(restore_leftovers(records_, open), std::runtime_error);
+  std::ifstream in(dir_ / "secret");
+  std::string kept;
+  std::getline(in, kept);
+  EXPECT_EQ(kept, "root only");
+}
+
+// A record whose holder runs (same pid and start time) is left to it and said so.
+TEST_F(ApplyTest, ARunningHolderKeepsItsSetting) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    auto target = nvml_target(0);
+    new Applied(*target, {0, 300, ""}, records_);
+    char c = 1;
+    (void)!write(ready[1], &c, 1);
+    pause();
+    std::_Exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  const auto lines =
+      restore_leftovers(records_, [](const nlohmann::json& t) { return open_target(t); });
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("still running"), std::string::npos) << lines[0];
+  EXPECT_EQ(nvml_state(), "0 300000 0 0");
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  EXPECT_EQ(
+      restore_leftovers(records_, [](const nlohmann::json& t) { return open_target(t); }).size(),
+      1u);
+  EXPECT_EQ(nvml_state(), "0 700000 0 0");
+  close(ready[0]);
+  close(ready[1]);
 }
 
 }  // namespace

@@ -56,6 +56,26 @@ check "a crash leaves the setting and its record" test -n "$(ls -A "$tmp/state" 
 check "--restore exits 0" test $rc -eq 0
 check "--restore puts the crashed run's setting back" grep -q "^0 700000 0 0" "$tmp/settings"
 check "--restore says what it restored" grep -q "did not finish" "$tmp/restore.out"
+check "--apply is bounded by default" grep -q "at most 10% slower than as found" "$tmp/apply.out"
+
+# Root acts only on its own private records: made 0700/0600 under any umask; a record others
+# could have written is refused in one line (nothing set), and --force drops it.
+rm -rf "$tmp/state"
+(umask 000; "$ps" advise --trace "$trace" --knobs power --apply -- sh -c 'kill -9 $PPID' >/dev/null 2>&1)
+check "under umask 000 the state folder is 0700" test "$(stat -c %a "$tmp/state")" = 700
+rec=$(ls "$tmp/state"/restore-*.json)
+check "and its record 0600" test "$(stat -c %a "$rec")" = 600
+chmod 666 "$rec"; cp "$tmp/settings" "$tmp/settings.before"
+"$ps" advise --restore >"$tmp/planted.out" 2>&1; rc=$?
+check "a record others can write is refused" test $rc -ne 0 -a "$(wc -l <"$tmp/planted.out")" -eq 1
+check "naming why and the way out" grep -q "writable by others.*--restore --force" "$tmp/planted.out"
+check "and nothing is set from it" cmp -s "$tmp/settings" "$tmp/settings.before"
+"$ps" advise --restore --force >"$tmp/forced.out" 2>&1; rc=$?
+check "--restore --force drops it, saying so" test $rc -eq 0 -a ! -e "$rec"
+check "--force names what it removed" grep -q "removed $rec" "$tmp/forced.out"
+"$ps" advise --trace "$trace" --force >/dev/null 2>"$tmp/force_alone.err"; rc=$?
+check "--force alone is refused" test $rc -ne 0
+rm -f "$tmp/settings"  # the dropped record's setting stays set: the fake GPU as new again
 
 # --sweep: every candidate applied in turn around the command, each put back.
 "$ps" advise --sweep --source "fake:$data/h200/gemm_sustained_trace.csv" --knobs power --points 2 --rounds 2 -o "$tmp/sweep.json" -- sh -c "cat $tmp/settings >> $tmp/seen; sleep 0.1" >"$tmp/sweep.out" 2>&1; rc=$?

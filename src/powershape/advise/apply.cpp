@@ -1,6 +1,6 @@
 #include "powershape/advise/apply.hpp"
 
-#include <signal.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -16,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "powershape/advise/restore_record.hpp"
 #include "powershape/telemetry/nvml_api.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
@@ -82,11 +84,26 @@ class NvmlTarget : public SettingsTarget {
   }
   void restore(const json& snap) override {
     const auto& api = lib_.api();
+    // What the record asks is checked before anything changes.
+    std::optional<unsigned> mw;
+    if (snap.contains("power_limit_mw")) {
+      const auto& v = snap.at("power_limit_mw");
+      if (!v.is_number_unsigned() || v.get<uint64_t>() > 10'000'000)
+        throw invalid_input("power_limit_mw is not a power limit in mW");
+      mw = v.get<unsigned>();
+      unsigned lo = 0, hi = 0;
+      if (api.DeviceGetPowerManagementLimitConstraints != nullptr &&
+          api.DeviceGetPowerManagementLimitConstraints(dev_, &lo, &hi) == nvml::kSuccess &&
+          (*mw < lo || *mw > hi)) {
+        throw invalid_input("power_limit_mw " + std::to_string(*mw) + " is outside GPU " +
+                            std::to_string(gpu_) + "'s range " + std::to_string(lo) + ".." +
+                            std::to_string(hi));
+      }
+    }
     if (api.DeviceResetGpuLockedClocks != nullptr)
       check(api.DeviceResetGpuLockedClocks(dev_), "the SM clocks back");
-    if (snap.contains("power_limit_mw") && api.DeviceSetPowerManagementLimit != nullptr)
-      check(api.DeviceSetPowerManagementLimit(dev_, snap.at("power_limit_mw").get<unsigned>()),
-            "the power limit back");
+    if (mw && api.DeviceSetPowerManagementLimit != nullptr)
+      check(api.DeviceSetPowerManagementLimit(dev_, *mw), "the power limit back");
   }
 
  private:
@@ -110,13 +127,19 @@ std::string read_line(const fs::path& p) {
   return s;
 }
 
+// A sysfs attribute: written in place, never created, never through a symbolic link.
 void write_line(const fs::path& p, const std::string& v) {
-  std::ofstream out(p, std::ios::trunc);
-  out << v << '\n';
-  out.flush();
-  if (!out) {
+  const int fd = open(p.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+  const std::string line = v + "\n";
+  const bool ok =
+      fd >= 0 && write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  const int err = errno;
+  if (fd >= 0) close(fd);
+  if (!ok) {
     throw device_error("cannot write " + p.string() +
-                       (errno == EACCES || errno == EPERM ? " (needs root)" : ""));
+                       (err == EACCES || err == EPERM ? " (needs root)"
+                        : err == ELOOP                ? " (a symbolic link)"
+                                                      : ": " + std::string(std::strerror(err))));
   }
 }
 
@@ -203,20 +226,23 @@ class JetsonTarget : public SettingsTarget {
     write_line(fs::path(dir_) / "max_freq", std::to_string(best));
   }
   void restore(const json& snap) override {
+    const auto& f = snap.value("max_freq", json());
+    const std::string hz = f.is_string() ? f.get<std::string>() : "";
+    if (hz.empty() || hz.size() > 15 || hz.find_first_not_of("0123456789") != std::string::npos)
+      throw invalid_input("max_freq is not a frequency in Hz");
     if (snap.contains("nvpmodel_mode")) {
-      const int was = snap.at("nvpmodel_mode").get<int>();
+      const auto& m = snap.at("nvpmodel_mode");
+      if (!m.is_number_integer() || m.get<int64_t>() < 0 || m.get<int64_t>() > 99)
+        throw invalid_input("nvpmodel_mode is not a mode id");
+      const int was = m.get<int>();
       if (current_mode() != was) set_mode(was);
     }
-    write_line(fs::path(dir_) / "max_freq", snap.at("max_freq").get<std::string>());
+    write_line(fs::path(dir_) / "max_freq", hz);
   }
 
  private:
   std::string dir_;
 };
-
-bool alive(long pid) {
-  return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
-}
 
 std::string record_name(const json& target) {
   std::string s = target.dump();
@@ -255,21 +281,27 @@ std::string state_dir() {
 Applied::Applied(SettingsTarget& target, const Setting& s, const std::string& record_dir)
     : target_(target) {
   snapshot_ = target_.snapshot();
-  snapshot_["pid"] = static_cast<long>(getpid());
+  const Holder me = this_process();
+  snapshot_["pid"] = me.pid;
+  snapshot_["holder"] = to_json(me);
   snapshot_["setting"] = s.describe();
-  std::error_code ec;
-  fs::create_directories(record_dir, ec);
+  prepare_state_dir(record_dir);
   record_ = (fs::path(record_dir) / record_name(snapshot_.at("target"))).string();
-  if (fs::exists(record_)) {
-    const json old = util::read_json_file(record_);
-    if (alive(old.value("pid", 0L)))
+  if (!create_record(record_, snapshot_)) {  // before anything changes; exclusive: the hold
+    json old;
+    try {
+      old = read_record(record_);
+    } catch (const std::runtime_error& e) {
+      throw invalid_input(std::string(e.what()) +
+                          "; `powershape advise --restore --force` removes it");
+    }
+    if (const auto h = holder_of(old); h && still_running(*h))
       throw device_error(target_.describe() + " is held by powershape (pid " +
-                         std::to_string(old.value("pid", 0L)) + ", " + record_ + ")");
+                         std::to_string(h->pid) + ", " + record_ + ")");
     throw device_error(record_ +
                        " is left from a run that did not finish; `powershape advise "
                        "--restore` puts that setting back first");
   }
-  util::write_json_file(record_, snapshot_);  // before anything changes
   held_ = true;
   try {
     target_.set(s);
@@ -295,37 +327,78 @@ void Applied::restore() {
   fs::remove(record_, ec);
 }
 
-std::unique_ptr<SettingsTarget> open_target(const json& target, const std::string& nvml_path) {
+std::unique_ptr<SettingsTarget> open_target(const json& target, const std::string& nvml_path,
+                                            const std::string& sysfs_root) {
   const std::string kind = target.value("kind", "");
-  if (kind == "nvml") return nvml_target(target.value("gpu", 0), nvml_path);
-  if (kind == "devfreq") return devfreq_target(target.value("dir", ""));
-  throw invalid_input("restore record: unknown target kind '" + kind + "'");
+  if (kind == "nvml") {
+    const auto& gpu = target.value("gpu", json());
+    if (!gpu.is_number_integer()) throw invalid_input("target: gpu is not an index");
+    return nvml_target(gpu.get<int>(), nvml_path);
+  }
+  if (kind == "devfreq") {
+    // Only this machine's Jetson GPU devfreq folder, resolved: never a path the record makes up.
+    const auto& dir = target.value("dir", json());
+    const std::string ours = find_jetson_devfreq(sysfs_root);
+    std::error_code e1, e2;
+    if (!dir.is_string() || ours.empty() ||
+        fs::canonical(dir.get<std::string>(), e1) != fs::canonical(ours, e2) || e1 || e2) {
+      throw invalid_input("target: " + (dir.is_string() ? dir.get<std::string>() : "?") +
+                          " is not this machine's Jetson GPU devfreq folder under " + sysfs_root);
+    }
+    return devfreq_target(fs::canonical(ours).string());
+  }
+  throw invalid_input("target: unknown kind '" + kind + "'");
 }
 
 std::vector<std::string> restore_leftovers(
     const std::string& record_dir,
-    const std::function<std::unique_ptr<SettingsTarget>(const json&)>& open) {
-  std::vector<std::string> done;
+    const std::function<std::unique_ptr<SettingsTarget>(const json&)>& open, bool force) {
+  std::vector<std::string> done, problems;
   std::error_code ec;
-  if (!fs::is_directory(record_dir, ec)) return done;
+  if (!fs::exists(record_dir, ec) && !fs::is_symlink(record_dir, ec)) return done;
+  prepare_state_dir(record_dir);
+  std::vector<fs::path> records;
   for (const auto& e : fs::directory_iterator(record_dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("restore-", 0) != 0 || e.path().extension() != ".json") continue;
-    json rec;
+    if (name.rfind("restore-", 0) == 0 && e.path().extension() == ".json")
+      records.push_back(e.path());
+  }
+  std::sort(records.begin(), records.end());
+  for (const auto& path : records) {
     try {
-      rec = util::read_json_file(e.path().string());
-      if (alive(rec.value("pid", 0L)) && rec.value("pid", 0L) != static_cast<long>(getpid()))
-        continue;  // a run still holding its setting
+      const json rec = read_record(path.string());
+      const auto h = holder_of(rec);
+      if (h && still_running(*h) && h->pid != this_process().pid) {
+        done.push_back(path.string() + ": held by powershape pid " + std::to_string(h->pid) +
+                       ", still running; left to it");
+        continue;
+      }
       auto target = open(rec.at("target"));
-      target->restore(rec);
+      try {
+        target->restore(rec);
+      } catch (const std::runtime_error& x) {
+        rethrow_with("record " + path.string() + ": ", x);
+      }
       done.push_back(target->describe() + ": restored what it was before '" +
                      rec.value("setting", std::string("?")) + "' (pid " +
-                     std::to_string(rec.value("pid", 0L)) + " did not finish)");
-    } catch (const nlohmann::json::exception& x) {
-      throw device_error(e.path().string() + ": not a restore record (" +
-                         util::strip_json_code(x.what()) + ")");
+                     std::to_string(h ? h->pid : rec.value("pid", 0L)) + " did not finish)");
+    } catch (const std::runtime_error& x) {
+      std::string why = x.what();
+      if (why.rfind("record ", 0) != 0) why = "record " + path.string() + ": " + why;
+      if (!force) {
+        problems.push_back(why);
+        continue;
+      }
+      done.push_back("removed " + path.string() + " without restoring it (" + why + ")");
     }
-    fs::remove(e.path(), ec);
+    fs::remove(path, ec);
+  }
+  if (!problems.empty()) {
+    throw invalid_input(
+        problems.front() +
+        (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "") +
+        "; fix or remove it, or `powershape advise --restore --force` drops what "
+        "cannot be restored");
   }
   return done;
 }

@@ -4,6 +4,7 @@
 // a signal its owner catches), and a record left by a run that crashed is honoured by the next
 // run (restore_leftovers). NVML for data-centre GPUs (power limit, locked SM clocks), a Jetson's
 // GPU devfreq for its clock cap.
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -59,13 +60,19 @@ class Applied {
   bool held_ = false;
 };
 
-// Restores what records in `record_dir` from runs no longer alive say, opening each one's target
-// with `open` (its "target" object as given at record time); returns a line for each restored.
+// Restores what records in `record_dir` from runs no longer running say, opening each one's
+// target with `open` (its "target" object as given at record time); returns a line for each
+// record restored or left to a holder still running. Records are read as restore_record.hpp
+// says; one that cannot be read or restored stays and, after the others, is reported in one
+// line (an error) with what to do; with `force` it is removed instead, and its line says so.
 std::vector<std::string> restore_leftovers(
     const std::string& record_dir,
-    const std::function<std::unique_ptr<SettingsTarget>(const nlohmann::json&)>& open);
-// The target a record names: {"kind": "nvml", "gpu": N} or {"kind": "devfreq", "dir": D}.
+    const std::function<std::unique_ptr<SettingsTarget>(const nlohmann::json&)>& open,
+    bool force = false);
+// The target a record names: {"kind": "nvml", "gpu": N}, or {"kind": "devfreq", "dir": D} when D
+// is this machine's Jetson GPU devfreq folder under `sysfs_root` (resolved: no other path).
 std::unique_ptr<SettingsTarget> open_target(const nlohmann::json& target,
-                                            const std::string& nvml_path = "libnvidia-ml.so.1");
+                                            const std::string& nvml_path = "libnvidia-ml.so.1",
+                                            const std::string& sysfs_root = "/sys");
 
 }  // namespace powershape::advise
