@@ -13,6 +13,7 @@
 #include "output_lock.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/exporter/metrics_server.hpp"
+#include "powershape/exporter/prometheus.hpp"
 #include "powershape/exporter/textfile.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/telemetry/clock.hpp"
@@ -74,12 +75,23 @@ std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) 
 
 void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", what.c_str()); }
 
-// A failed --textfile write is said once; the recording goes on.
-void write_textfile(const std::string& path, const trace::Trace& t) {
-  static bool said = false;
-  if (exporter::write_textfile(path, t, telemetry::steady_now_ns()) || said) return;
-  std::fprintf(stderr, "powershape: --textfile: cannot write %s\n", path.c_str());
-  said = true;
+// Prometheus' view, rendered once a second for the textfile and the endpoint alike. A failed
+// --textfile write, and region names left out of the series, are said once; recording goes on.
+void publish(const MonitorOptions& o, const trace::Trace& t, exporter::MetricsServer* server) {
+  static bool said_file = false, said_names = false;
+  std::size_t left_out = 0;
+  const std::string text = exporter::prometheus_now(t, telemetry::steady_now_ns(), &left_out);
+  if (left_out > 0 && !said_names) {
+    std::fprintf(stderr,
+                 "powershape: more than %zu region names: only the %zu that ended last are "
+                 "exported\n",
+                 exporter::kMaxRegionNames, exporter::kMaxRegionNames);
+    said_names = true;
+  }
+  if (server != nullptr) server->set_metrics(text);
+  if (o.out_textfile.empty() || exporter::write_textfile(o.out_textfile, text) || said_file) return;
+  std::fprintf(stderr, "powershape: --textfile: cannot write %s\n", o.out_textfile.c_str());
+  said_file = true;
 }
 
 std::string title_of(const std::vector<std::string>& command) {
@@ -130,10 +142,7 @@ int run_monitor(const MonitorOptions& o) {
   std::unique_ptr<exporter::MetricsServer> server;
   if (!o.prometheus.empty()) {
     server = std::make_unique<exporter::MetricsServer>(o.prometheus);
-    std::fprintf(
-        stderr, "powershape: serving http://%s/metrics\n",
-        (o.prometheus.find(':') == std::string::npos ? "0.0.0.0:" + o.prometheus : o.prometheus)
-            .c_str());
+    std::fprintf(stderr, "powershape: serving http://%s/metrics\n", server->address().c_str());
   }
   std::unique_ptr<trace::CsvWriter> csv;
   if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv, o.every_row);
@@ -188,9 +197,7 @@ int run_monitor(const MonitorOptions& o) {
       if (o.keep_s > 0)
         trace::forget_before(recorded,
                              telemetry::steady_now_ns() - static_cast<int64_t>(o.keep_s * 1e9));
-      if (!o.out_textfile.empty()) write_textfile(o.out_textfile, recorded);
-      if (server)
-        server->set_metrics(exporter::prometheus_now(recorded, telemetry::steady_now_ns()));
+      if (server || !o.out_textfile.empty()) publish(o, recorded, server.get());
     }
   }
   sampler.stop();
@@ -208,7 +215,7 @@ int run_monitor(const MonitorOptions& o) {
   print_summaries(stderr, title_of(o.command), recorded, summaries);
   print_sampler(sampler, *source);
   bool lost = recording.file_failed();
-  if (!o.out_textfile.empty()) write_textfile(o.out_textfile, recorded);
+  if (!o.out_textfile.empty()) publish(o, recorded, nullptr);
   if (!o.out_perfetto.empty()) {
     try {
       trace::write_chrome_trace(o.out_perfetto, recorded);
@@ -272,7 +279,8 @@ void add_monitor(CLI::App& app) {
   cmd->add_option("--report", o.out_report,
                   "Also write the trace and summary as a self-contained HTML page (see report)");
   cmd->add_option("--prometheus", o.prometheus,
-                  "Serve /metrics for Prometheus on [ADDR:]PORT while recording");
+                  "Serve /metrics for Prometheus on PORT (loopback), ADDR:PORT or [ADDR6]:PORT "
+                  "while recording");
   cmd->add_flag("--live", o.live,
                 "Show one line per GPU a few times a second: power against the limit, SM clock, "
                 "temperature, energy so far and the throttle reasons");
@@ -290,7 +298,9 @@ void add_exporter(CLI::App& app) {
   o.prometheus = "9401";
   o.interval_ms = 100;
   o.keep_s = 300;
-  cmd->add_option("--listen", o.prometheus, "[ADDR:]PORT (default 9401; dcgm-exporter has 9400)");
+  cmd->add_option("--listen", o.prometheus,
+                  "PORT (on loopback), ADDR:PORT or [ADDR6]:PORT; default 9401 on 127.0.0.1 "
+                  "(dcgm-exporter has 9400); 0.0.0.0:9401 or [::]:9401 to serve the network");
   cmd->add_option("--interval", o.interval_ms, "Sampling period in ms (default 100)");
   cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
   cmd->add_option("--source", o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");

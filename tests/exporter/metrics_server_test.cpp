@@ -7,8 +7,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace powershape::exporter {
 namespace {
@@ -80,6 +84,101 @@ TEST(MetricsServer, ASlowClientDelaysOthersOnlyUntilItsTimeout) {
   EXPECT_EQ(r.rfind("HTTP/1.0 200", 0), 0u);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1500));
   close(idle);
+}
+
+// The default is loopback: exposing it is a choice (0.0.0.0:PORT or [::]:PORT).
+TEST(MetricsServer, ListensOnLoopbackUnlessToldOtherwise) {
+  MetricsServer s("0");
+  EXPECT_EQ(s.address(), "127.0.0.1:" + std::to_string(s.port()));
+  EXPECT_EQ(
+      ask(s.port(), "GET /metrics?collect%5B%5D=gpu HTTP/1.1\r\n\r\n").rfind("HTTP/1.0 200", 0),
+      0u);  // a query string is served
+}
+
+TEST(MetricsServer, ServesIpv6) {
+  std::unique_ptr<MetricsServer> s;
+  try {
+    s = std::make_unique<MetricsServer>("[::1]:0");
+  } catch (const std::runtime_error& e) {
+    GTEST_SKIP() << "no IPv6 loopback here: " << e.what();
+  }
+  s->set_metrics("x 1\n");
+  EXPECT_EQ(s->address(), "[::1]:" + std::to_string(s->port()));
+  const int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  sockaddr_in6 sa{};
+  sa.sin6_family = AF_INET6;
+  sa.sin6_port = htons(static_cast<uint16_t>(s->port()));
+  inet_pton(AF_INET6, "::1", &sa.sin6_addr);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+  const std::string req = "GET /metrics HTTP/1.1\r\n\r\n";
+  send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+  char buf[256];
+  std::string got;
+  for (ssize_t n; (n = recv(fd, buf, sizeof buf, 0)) > 0;)
+    got.append(buf, static_cast<std::size_t>(n));
+  close(fd);
+  EXPECT_NE(got.find("\r\n\r\nx 1\n"), std::string::npos) << got;
+}
+
+// Twenty slowloris clients (a byte every 100 ms, never a whole request) beside a thousand scrapes:
+// every scrape is answered, promptly.
+TEST(MetricsServer, SlowlorisDoesNotStarveScrapes) {
+  MetricsServer s("127.0.0.1:0", 2000);
+  s.set_metrics("DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 650\n");
+  std::vector<int> slow;
+  for (int i = 0; i < 20; ++i) slow.push_back(connect_to(s.port()));
+  std::atomic<bool> stop{false};
+  std::thread drip([&] {
+    while (!stop) {
+      for (int fd : slow) send(fd, "G", 1, MSG_NOSIGNAL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  int answered = 0;
+  for (int i = 0; i < 1000; ++i)
+    answered += ask(s.port(), "GET /metrics HTTP/1.1\r\n\r\n").rfind("HTTP/1.0 200", 0) == 0;
+  const auto took = std::chrono::steady_clock::now() - t0;
+  stop = true;
+  drip.join();
+  for (int fd : slow) close(fd);
+  EXPECT_EQ(answered, 1000);
+  EXPECT_LT(took, std::chrono::seconds(10));
+}
+
+// A client that asks for an 8 MB answer and never reads it holds only its own connection.
+TEST(MetricsServer, AClientThatNeverReadsBlocksNobody) {
+  MetricsServer s("127.0.0.1:0", 1000);
+  s.set_metrics(std::string(8 << 20, '#') + "\n");
+  const int stuck = connect_to(s.port());
+  const std::string req = "GET /metrics HTTP/1.1\r\n\r\n";
+  send(stuck, req.data(), req.size(), MSG_NOSIGNAL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20; ++i) {
+    const std::string r = ask(s.port(), req);
+    ASSERT_EQ(r.size(), r.find("\r\n\r\n") + 4 + (8u << 20) + 1) << i;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  close(stuck);
+}
+
+// Connections past the cap are closed at once; slots free as idle clients time out.
+TEST(MetricsServer, ConnectionsAreCapped) {
+  MetricsServer s("127.0.0.1:0", 300, 4);
+  std::vector<int> idle;
+  for (int i = 0; i < 4; ++i) idle.push_back(connect_to(s.port()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const int extra = connect_to(s.port());
+  char c;
+  pollfd p{extra, POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 1000), 1);
+  EXPECT_EQ(recv(extra, &c, 1, 0), 0);  // closed by the server
+  close(extra);
+  EXPECT_GE(s.refused(), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(ask(s.port(), "GET /metrics HTTP/1.1\r\n\r\n").rfind("HTTP/1.0 200", 0), 0u);
+  for (int fd : idle) close(fd);
 }
 
 TEST(MetricsServer, ABadAddressIsNamed) {

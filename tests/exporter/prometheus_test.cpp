@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -55,6 +56,35 @@ TEST(Prometheus, DcgmNamesValidLinesAndGroupedFamilies) {
     EXPECT_TRUE(std::regex_match(line, sample)) << line;
     EXPECT_EQ(line.substr(0, line.find('{')), current) << "a sample away from its family: " << line;
   }
+}
+
+// 5000 region names over a minute of 10 ms samples: the series are bounded to the names that
+// ended last, the rest counted, and rendering stays cheap.
+TEST(Prometheus, RegionSeriesAreBounded) {
+  trace::Trace t;
+  t.devices.resize(1);
+  for (int i = 0; i < 6000; ++i) {
+    trace::Sample s;
+    s.t_ns = int64_t{i} * 10'000'000;
+    s[Signal::kPowerUsage] = Reading::of(600'000);
+    s[Signal::kEnergy] = Reading::of(int64_t{i} * 6000);
+    t.samples.push_back(s);
+  }
+  for (int i = 0; i < 5000; ++i)
+    t.regions.push_back({"r" + std::to_string(i), -1, int64_t{i} * 12'000'000,
+                         int64_t{i} * 12'000'000 + 10'000'000});
+  std::size_t left_out = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string text = prometheus_text(t, 0, 60'000'000'000, &left_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_EQ(left_out, 5000 - kMaxRegionNames);
+  std::size_t series = 0;
+  for (std::size_t at = text.find("powershape_region_seconds{"); at != std::string::npos;
+       at = text.find("powershape_region_seconds{", at + 1))
+    ++series;
+  EXPECT_EQ(series, kMaxRegionNames);
+  EXPECT_NE(text.find("region=\"r4999\""), std::string::npos);  // the newest kept
+  EXPECT_EQ(text.find("region=\"r0\""), std::string::npos);     // the oldest dropped
 }
 
 }  // namespace powershape::exporter

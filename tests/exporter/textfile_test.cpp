@@ -25,7 +25,7 @@ TEST(Textfile, IsRewrittenWhole) {
   const auto dir = std::filesystem::temp_directory_path() / "powershape_textfile_test";
   std::filesystem::create_directories(dir);
   const auto path = (dir / "gpu.prom").string();
-  ASSERT_TRUE(write_textfile(path, one_gpu(), 1'000'000'000));
+  ASSERT_TRUE(write_textfile(path, prometheus_now(one_gpu(), 1'000'000'000)));
   std::stringstream got;
   got << std::ifstream(path).rdbuf();
   EXPECT_EQ(got.str(), prometheus_now(one_gpu(), 1'000'000'000));
@@ -37,7 +37,7 @@ TEST(Textfile, IsRewrittenWhole) {
 // A folder that does not exist: false, and nothing left behind.
 TEST(Textfile, AnUnwritablePathIsReported) {
   const std::string path = "/nonexistent-powershape-dir/gpu.prom";
-  EXPECT_FALSE(write_textfile(path, one_gpu(), 1'000'000'000));
+  EXPECT_FALSE(write_textfile(path, "x"));
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
 }
 

@@ -1,70 +1,156 @@
 #include "powershape/exporter/metrics_server.hpp"
 
-#include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <stdexcept>
+#include <vector>
 
 #include "powershape/util/error.hpp"
 
 namespace powershape::exporter {
 namespace {
 
-constexpr std::size_t kMaxRequest = 8192;  // a request line and headers; more is malformed
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kMaxRequest = 8192;  // a request line and headers; more is refused
 
-void send_all(int fd, const std::string& s) {
-  std::size_t at = 0;
-  while (at < s.size()) {
-    const ssize_t n = send(fd, s.data() + at, s.size() - at, MSG_NOSIGNAL);
-    if (n <= 0) return;  // the client went away: nothing to do
-    at += static_cast<std::size_t>(n);
+std::string head(const char* status, const std::string& type, std::size_t length) {
+  return std::string("HTTP/1.0 ") + status + "\r\nContent-Type: " + type +
+         "\r\nContent-Length: " + std::to_string(length) + "\r\nConnection: close\r\n\r\n";
+}
+
+// One client: its request as it arrives, then its answer as the socket takes it.
+struct Connection {
+  int fd = -1;
+  Clock::time_point deadline;
+  std::string request, answer_head;
+  std::shared_ptr<const std::string> body;  // the shared text, or null for a short answer
+  std::size_t sent = 0;
+  bool answering = false, draining = false;
+  std::size_t size() const { return answer_head.size() + (body ? body->size() : 0); }
+};
+
+// The answer to a complete (or oversized) request.
+void prepare_answer(Connection& c, const std::shared_ptr<const std::string>& metrics, bool& ok) {
+  ok = false;
+  c.answering = true;
+  const auto plain = [&](const char* status, const std::string& text) {
+    c.answer_head = head(status, "text/plain", text.size()) + text;
+  };
+  if (c.request.size() > kMaxRequest)
+    return plain("431 Request Header Fields Too Large", "too large\n");
+  const std::string line = c.request.substr(0, c.request.find_first_of("\r\n"));
+  if (line.rfind("GET ", 0) != 0 || line.find(" HTTP/1.") == std::string::npos)
+    return plain("400 Bad Request", "expected GET /metrics\n");
+  const std::string target = line.substr(4, line.find(' ', 4) - 4);
+  if (target.substr(0, target.find('?')) != "/metrics")
+    return plain("404 Not Found", "see /metrics\n");
+  c.body = metrics;
+  c.answer_head = head("200 OK", "text/plain; version=0.0.4; charset=utf-8", metrics->size());
+  ok = true;
+}
+
+// Sends what the socket takes now; true when all is sent.
+bool send_some(Connection& c) {
+  while (c.sent < c.size()) {
+    iovec v[2];
+    int n = 0;
+    if (c.sent < c.answer_head.size()) {
+      v[n++] = {const_cast<char*>(c.answer_head.data()) + c.sent, c.answer_head.size() - c.sent};
+      if (c.body) v[n++] = {const_cast<char*>(c.body->data()), c.body->size()};
+    } else {
+      const std::size_t at = c.sent - c.answer_head.size();
+      v[n++] = {const_cast<char*>(c.body->data()) + at, c.body->size() - at};
+    }
+    msghdr m{};
+    m.msg_iov = v;
+    m.msg_iovlen = static_cast<std::size_t>(n);
+    const ssize_t k = sendmsg(c.fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return false;
+    if (k <= 0) {
+      c.sent = c.size();  // the client went away: nothing more to send
+      return true;
+    }
+    c.sent += static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+// Reads what has arrived; false when the client closed or failed.
+bool receive_some(Connection& c) {
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = recv(c.fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n > 0) {
+      if (!c.draining) c.request.append(buf, static_cast<std::size_t>(n));
+      if (c.request.size() > kMaxRequest) return true;
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return true;
+    return false;
   }
 }
 
-std::string response(const char* status, const std::string& type, const std::string& body) {
-  return std::string("HTTP/1.0 ") + status + "\r\nContent-Type: " + type +
-         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
-         body;
+bool complete(const std::string& r) {
+  return r.find("\r\n\r\n") != std::string::npos || r.find("\n\n") != std::string::npos ||
+         r.size() > kMaxRequest;
 }
 
 }  // namespace
 
-MetricsServer::MetricsServer(const std::string& listen, int client_timeout_ms)
-    : timeout_ms_(client_timeout_ms) {
-  std::string addr = "0.0.0.0", port = listen;
-  if (auto colon = listen.rfind(':'); colon != std::string::npos) {
-    addr = listen.substr(0, colon);
+MetricsServer::MetricsServer(const std::string& listen, int client_timeout_ms, int max_connections)
+    : timeout_ms_(client_timeout_ms),
+      max_connections_(max_connections),
+      metrics_(std::make_shared<const std::string>()) {
+  const auto bad = [&](const std::string& why) {
+    throw invalid_input("listen", "cannot serve /metrics on " + listen + ": " + why);
+  };
+  std::string host = "127.0.0.1", port = listen;
+  if (!listen.empty() && listen.front() == '[') {
+    const auto close = listen.find("]:");
+    if (close == std::string::npos) bad("expected [ADDR]:PORT");
+    host = listen.substr(1, close - 1);
+    port = listen.substr(close + 2);
+  } else if (const auto colon = listen.rfind(':'); colon != std::string::npos) {
+    host = listen.substr(0, colon);
     port = listen.substr(colon + 1);
   }
-  auto bad = [&](const std::string& why) {
-    throw invalid_input("cannot serve /metrics on " + listen + ": " + why);
-  };
   char* end = nullptr;
   const long p = std::strtol(port.c_str(), &end, 10);
   if (port.empty() || *end != '\0' || p < 0 || p > 65535) bad("expected [ADDR:]PORT, PORT 0-65535");
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(p));
-  if (inet_pton(AF_INET, addr.c_str(), &sa.sin_addr) != 1) bad("not an IPv4 address");
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) bad(std::strerror(errno));
-  const int one = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 ||
-      ::listen(listen_fd_, 16) != 0) {
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE | (host == "localhost" ? 0 : AI_NUMERICHOST);
+  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0 || found == nullptr)
+    bad("not an IPv4 or IPv6 address");
+  const int family = found->ai_family;
+  listen_fd_ = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  const int one = 1, zero = 0;
+  if (listen_fd_ >= 0) {
+    setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (family == AF_INET6) setsockopt(listen_fd_, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+  }
+  const bool bound = listen_fd_ >= 0 && bind(listen_fd_, found->ai_addr, found->ai_addrlen) == 0 &&
+                     ::listen(listen_fd_, 128) == 0;
+  freeaddrinfo(found);
+  if (!bound) {
     const std::string why = std::strerror(errno);
-    close(listen_fd_);
+    if (listen_fd_ >= 0) close(listen_fd_);
     bad(why);
   }
+  sockaddr_storage sa{};
   socklen_t len = sizeof sa;
   getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&sa), &len);
-  port_ = ntohs(sa.sin_port);
+  port_ = ntohs(family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&sa)->sin6_port
+                                   : reinterpret_cast<sockaddr_in*>(&sa)->sin_port);
+  address_ = (family == AF_INET6 ? "[" + host + "]" : host) + ":" + std::to_string(port_);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -75,58 +161,69 @@ MetricsServer::~MetricsServer() {
 }
 
 void MetricsServer::set_metrics(std::string text) {
+  auto shared = std::make_shared<const std::string>(std::move(text));
   std::lock_guard lock(mu_);
-  metrics_ = std::move(text);
+  metrics_ = std::move(shared);
 }
 
 void MetricsServer::run() {
+  std::vector<Connection> conns;
+  std::vector<pollfd> fds;
   while (!stop_) {
-    pollfd p{listen_fd_, POLLIN, 0};
-    if (poll(&p, 1, 100) <= 0) continue;
-    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    answer(fd);
-    close(fd);
-  }
-}
-
-// Reads the request head within the timeout (a slow client is dropped), then answers.
-void MetricsServer::answer(int fd) {
-  std::string req;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
-  while (req.find("\r\n\r\n") == std::string::npos && req.find("\n\n") == std::string::npos) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0 || stop_) return;
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(std::min<long long>(left, 100))) <= 0) continue;
-    char buf[1024];
-    const ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return;
-    req.append(buf, static_cast<std::size_t>(n));
-    if (req.size() > kMaxRequest) {
-      send_all(fd, response("431 Request Header Fields Too Large", "text/plain", "too large\n"));
-      return;
+    fds.assign(1, {listen_fd_, POLLIN, 0});
+    for (const auto& c : conns) {
+      const bool out = c.answering && c.sent < c.size();
+      fds.push_back({c.fd, static_cast<short>(out ? POLLOUT : POLLIN), 0});
+    }
+    if (poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) break;
+    const auto now = Clock::now();
+    for (std::size_t i = 0; i < conns.size(); ++i) {
+      Connection& c = conns[i];
+      const short ev = fds[i + 1].revents;
+      bool done = now > c.deadline;
+      if (!done && (ev & (POLLIN | POLLHUP | POLLERR)) && !(c.answering && c.sent < c.size())) {
+        done = !receive_some(c);
+        if (!done && !c.answering && complete(c.request)) {
+          std::shared_ptr<const std::string> metrics;
+          {
+            std::lock_guard lock(mu_);
+            metrics = metrics_;
+          }
+          bool ok = false;
+          prepare_answer(c, metrics, ok);
+          if (ok) ++served_;
+        }
+      }
+      if (!done && c.answering && c.sent < c.size() && send_some(c)) {
+        // All sent: no more writes; what the client still sends is read and dropped until it
+        // closes (closing with unread input would reset the connection and cut the answer).
+        shutdown(c.fd, SHUT_WR);
+        c.draining = true;
+        c.deadline = std::min(c.deadline, now + std::chrono::seconds(1));
+      }
+      if (done) {
+        close(c.fd);
+        c.fd = -1;
+      }
+    }
+    std::erase_if(conns, [](const Connection& c) { return c.fd < 0; });
+    if (fds[0].revents & POLLIN) {
+      for (;;) {
+        const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) break;
+        if (static_cast<int>(conns.size()) >= max_connections_) {
+          close(fd);
+          ++refused_;
+          continue;
+        }
+        Connection c;
+        c.fd = fd;
+        c.deadline = Clock::now() + std::chrono::milliseconds(timeout_ms_);
+        conns.push_back(std::move(c));
+      }
     }
   }
-  const std::string line = req.substr(0, req.find_first_of("\r\n"));
-  if (line.rfind("GET ", 0) != 0 || line.find(" HTTP/1.") == std::string::npos) {
-    send_all(fd, response("400 Bad Request", "text/plain", "expected GET /metrics\n"));
-    return;
-  }
-  const std::string path = line.substr(4, line.find(' ', 4) - 4);
-  if (path != "/metrics") {
-    send_all(fd, response("404 Not Found", "text/plain", "see /metrics\n"));
-    return;
-  }
-  std::string body;
-  {
-    std::lock_guard lock(mu_);
-    body = metrics_;
-  }
-  send_all(fd, response("200 OK", "text/plain; version=0.0.4; charset=utf-8", body));
-  ++served_;
+  for (const auto& c : conns) close(c.fd);
 }
 
 }  // namespace powershape::exporter

@@ -1,10 +1,16 @@
 #pragma once
-// A minimal HTTP server for Prometheus scrapes: GET /metrics answers the latest text it was given
-// (text/plain; version=0.0.4), anything else 404 or 400, one connection at a time, HTTP/1.0 and
-// Connection: close. Its own thread, never the sampler's: a slow or malformed client costs only
-// this thread, and one that sends nothing is dropped after `client_timeout_ms`. Written here, not
-// taken from a library: Debian 12 has no prometheus-cpp, and cpp-httplib is not on the GPU image.
+// The HTTP server for Prometheus scrapes: GET /metrics (any query string) answers the latest text
+// it was given (text/plain; version=0.0.4), anything else 404 or 400; HTTP/1.0 answers with
+// Connection: close. It stays up against clients that misbehave: one thread polls every
+// connection without blocking, so a client that sends slowly (slowloris) or never reads its answer
+// holds only its own connection, and only until its deadline (client_timeout_ms for the whole
+// exchange); connections beyond max_connections are closed at once; the text is rendered by the
+// caller once a second and shared by every scrape, not copied or rendered per scrape.
+// Written here rather than taken from cpp-httplib: the GPU image has no cpp-httplib, Debian's
+// links OpenSSL and brotli for a read-only plain-text endpoint, and its thread per connection would
+// need the same caps; this is one poll loop of ~200 lines.
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -13,24 +19,29 @@ namespace powershape::exporter {
 
 class MetricsServer {
  public:
-  // listen: "PORT" or "ADDR:PORT" (default address 0.0.0.0; port 0 picks a free one). Throws
-  // std::runtime_error naming the address when it cannot listen.
-  explicit MetricsServer(const std::string& listen, int client_timeout_ms = 2000);
+  // listen: "PORT" (loopback, 127.0.0.1), "ADDR:PORT" (IPv4; 0.0.0.0 to expose it),
+  // "[ADDR]:PORT" (IPv6; [::] serves IPv4 too) or "localhost:PORT"; port 0 picks a free one.
+  // Throws naming the address when it cannot listen.
+  explicit MetricsServer(const std::string& listen, int client_timeout_ms = 5000,
+                         int max_connections = 64);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
   void set_metrics(std::string text);
   int port() const { return port_; }
+  // Where it listens, as a URL's host and port: "127.0.0.1:9401", "[::]:9401".
+  const std::string& address() const { return address_; }
   long served() const { return served_; }
+  long refused() const { return refused_; }  // connections closed at the cap
 
  private:
   void run();
-  void answer(int fd);
-  int listen_fd_ = -1, port_ = 0, timeout_ms_;
+  int listen_fd_ = -1, port_ = 0, timeout_ms_, max_connections_;
+  std::string address_;
   std::atomic<bool> stop_{false};
-  std::atomic<long> served_{0};
+  std::atomic<long> served_{0}, refused_{0};
   std::mutex mu_;
-  std::string metrics_;
+  std::shared_ptr<const std::string> metrics_;
   std::thread thread_;
 };
 

@@ -1,7 +1,9 @@
 #include "powershape/exporter/prometheus.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "powershape/analysis/summary.hpp"
 
@@ -35,7 +37,8 @@ struct Family {
 
 }  // namespace
 
-std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_ns) {
+std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_ns,
+                            std::size_t* names_left_out) {
   // The latest reading of each signal of each GPU.
   std::map<int, std::map<Signal, int64_t>> latest;
   for (const auto& s : t.samples) {
@@ -112,23 +115,43 @@ std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_n
       out << "powershape_clock_event_fraction{" << label(gpu) << ",clock_event=\"" << reason
           << "\"} " << f << "\n";
   }
-  // The last region of each name, per GPU it covers.
+  // The last region of each name, per GPU it covers: the names that ended most recently, each
+  // summarised once for both families.
   std::map<std::string, const telemetry::Region*> last;
-  for (const auto& r : t.regions) last[r.name] = &r;
-  if (!last.empty()) {
+  std::vector<const telemetry::Region*> recent;  // newest first, one per name
+  for (auto it = t.regions.rbegin(); it != t.regions.rend(); ++it) {
+    if (last.count(it->name) != 0) continue;
+    last[it->name] = &*it;
+    recent.push_back(&*it);
+  }
+  if (names_left_out != nullptr)
+    *names_left_out = recent.size() > kMaxRegionNames ? recent.size() - kMaxRegionNames : 0;
+  if (recent.size() > kMaxRegionNames) recent.resize(kMaxRegionNames);
+  std::sort(recent.begin(), recent.end(),
+            [](const auto* a, const auto* b) { return a->name < b->name; });
+  struct Row {
+    int gpu;
+    const std::string* name;
+    double energy_j, seconds;
+  };
+  std::vector<Row> rows;
+  for (const auto* r : recent) {
+    for (const auto& [gpu, v] : latest) {
+      if (r->gpu >= 0 && r->gpu != gpu) continue;
+      const Summary s = summarize(t, gpu, r->name, r->begin_ns, r->end_ns);
+      rows.push_back({gpu, &r->name, s.energy.energy_mj * 1e-3, s.duration_s()});
+    }
+  }
+  if (!rows.empty()) {
     for (const bool energy : {true, false}) {  // each family's samples together, after its TYPE
       family(energy ? Family{"powershape_region_energy_joules", "gauge",
                              "Energy of the last region of each name (in J)."}
                     : Family{"powershape_region_seconds", "gauge",
                              "Duration of the last region of each name (in s)."});
-      for (const auto& [name, r] : last) {
-        for (const auto& [gpu, v] : latest) {
-          if (r->gpu >= 0 && r->gpu != gpu) continue;
-          const Summary s = summarize(t, gpu, name, r->begin_ns, r->end_ns);
-          out << (energy ? "powershape_region_energy_joules{" : "powershape_region_seconds{")
-              << label(gpu) << ",region=\"" << escaped(name) << "\"} "
-              << (energy ? s.energy.energy_mj * 1e-3 : s.duration_s()) << "\n";
-        }
+      for (const auto& row : rows) {
+        out << (energy ? "powershape_region_energy_joules{" : "powershape_region_seconds{")
+            << label(row.gpu) << ",region=\"" << escaped(*row.name) << "\"} "
+            << (energy ? row.energy_j : row.seconds) << "\n";
       }
     }
   }

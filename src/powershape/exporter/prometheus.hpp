@@ -4,6 +4,7 @@
 // labels gpu, UUID, modelName), so that its dashboards work; what it lacks comes as powershape_*:
 // the power-capped and thermally throttled fractions and each clock-event reason's share over the
 // last window, and the energy and duration of the last region of each name.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -11,7 +12,12 @@
 
 namespace powershape::exporter {
 
+// Region series are bounded: the last region of each of the kMaxRegionNames names that ended
+// most recently; older names are left out (their count in *names_left_out, when given).
+inline constexpr std::size_t kMaxRegionNames = 100;
+
 // The latest readings of each GPU in `t`, and shares over [from_ns, to_ns).
-std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_ns);
+std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_ns,
+                            std::size_t* names_left_out = nullptr);
 
 }  // namespace powershape::exporter
