@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "error_of.hpp"
@@ -96,6 +99,19 @@ TEST(Csv, RoundTripsAWholeTrace) {
   std::string path = temp_path("round.csv");
   write_csv(path, t);
   EXPECT_EQ(read_csv(path), as_written(t));
+}
+
+// A file saved with CR line ends alone (old Mac tools) reads as the LF original does.
+TEST(Csv, CrLineEndsReadAsLf) {
+  Trace t = example();
+  std::string path = temp_path("cr.csv");
+  write_csv(path, t);
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string cr = text;
+  std::replace(cr.begin(), cr.end(), '\n', '\r');
+  EXPECT_EQ(parse(cr), parse(text));
+  EXPECT_EQ(parse(cr).samples.size(), as_written(t).samples.size());
 }
 
 TEST(Csv, ColumnsAreNamedOneWayAndEveryCellIsANumberOrEmpty) {

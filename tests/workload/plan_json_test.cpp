@@ -24,7 +24,7 @@ TEST(PlanJson, NamesTheBadField) {
   EXPECT_EQ(error_of(R"({"phases": [{"kind": "compute"}]})"), "phases[0].flops: missing");
   EXPECT_EQ(
       error_of(R"({"phases": [{"kind": "idle", "seconds": 1}, {"kind": "memory", "bytes": -5}]})"),
-      "phases[1].bytes: expected a positive number up to 1e+16");
+      "phases[1].bytes: expected a count from 1 to 1e+16");
   EXPECT_EQ(error_of(R"({"phases": [{"kind": "compute", "flops": 5, "efficiency": 2}]})"),
             "phases[0].efficiency: expected a positive number up to 1");
   // A misspelt field is named, not ignored; values that would never finish are refused.
@@ -32,7 +32,9 @@ TEST(PlanJson, NamesTheBadField) {
             "phases[0].efficency: unknown field");
   EXPECT_EQ(error_of(R"({"phase": []})"), "plan.phase: unknown field");
   EXPECT_EQ(error_of(R"({"phases": [{"kind": "compute", "flops": 1e300}]})"),
-            "phases[0].flops: expected a positive number up to 1e+18");
+            "phases[0].flops: expected a count from 1 to 1e+18");
+  EXPECT_EQ(error_of(R"({"phases": [{"kind": "compute", "flops": 1e-300}]})"),
+            "phases[0].flops: expected a count from 1 to 1e+18");
   EXPECT_EQ(error_of(R"({"phases": [{"kind": "idle", "seconds": 1e9}]})"),
             "phases[0].seconds: expected a positive number up to 3600");
   EXPECT_EQ(error_of(R"({"phases": [{"kind": "warp"}]})"),

@@ -50,4 +50,25 @@ TEST(Timeline, MalformedRowsAreNamed) {
   EXPECT_EQ(error_of("start_ns,duration_ns,name\n"), "t.csv:1: no kernels");
 }
 
+// Recorded timestamps may be anywhere in int64_t: near its end they are read without overflow
+// (UBSan checks the sums), and a timeline spanning more than a day is refused, not simulated.
+TEST(Timeline, TimesNearTheEndOfInt64AndLongSpans) {
+  const Plan p = parse(
+      "start_ns,duration_ns,name\n9223372036854770000,1000,gemm_a\n9223372036854775000,800,k\n");
+  ASSERT_EQ(p.phases.size(), 3u);  // a, the gap, k
+  EXPECT_DOUBLE_EQ(p.phases[1].seconds, 4000e-9);
+  EXPECT_NE(error_of("start_ns,duration_ns,name\n0,100,a\n9223372036854775000,100,b\n")
+                .find("more than a day"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("start_ns,duration_ns,name\n0,9000000000000000000,a\n").find("more than a day"),
+      std::string::npos);
+}
+
+// Line ends of any kind: CR alone (old Mac exports) reads as CRLF and LF do.
+TEST(Timeline, AnyLineEnds) {
+  EXPECT_EQ(parse("start_ns,duration_ns,name\r0,100,gemm\r200,100,k\r").phases.size(), 3u);
+  EXPECT_EQ(parse("start_ns,duration_ns,name\r\n0,100,gemm\r\n200,100,k\r\n").phases.size(), 3u);
+}
+
 }  // namespace powershape::workload

@@ -28,6 +28,10 @@ using telemetry::Signal;
 
 namespace {
 
+// A sustained run is simulated for as long as it was recorded: ten minutes covers any settling
+// (an H200 settles in about a minute) and costs ~50 MB of simulated trace; a day would not fit.
+constexpr double kMostSustainedS = 600;
+
 // A figure of the recording: a positive number up to `most`.
 double field(const nlohmann::json& j, const std::string& path, const char* obj, const char* key,
              double most = 1e12) {
@@ -132,7 +136,7 @@ CalibrationData read_record(const std::string& dir) {
       sustained = true;
       d.sustained_tflops = d.continuous_tflops = get("compute_tflops", 1e5);
       d.sustained_clock_mhz = get("sm_clock_mhz", 1e5);
-      d.sustained_s = get("seconds", 86400);
+      d.sustained_s = get("seconds", kMostSustainedS);
     }
   }
   if (d.square.empty()) throw invalid_input(path + ": no square waves at 50% duty with idle gaps");
@@ -237,7 +241,7 @@ CalibrationData read_h200_layout(const std::string& dir) {
   auto sus = util::read_json_file(sus_path);
   d.sustained_tflops = field(sus, sus_path, "sustained_60s", "burst_tf_med");
   d.sustained_clock_mhz = field(sus, sus_path, "sustained_60s", "clk_mean");
-  d.sustained_s = field(sus, sus_path, "sustained_60s", "secs");
+  d.sustained_s = field(sus, sus_path, "sustained_60s", "secs", kMostSustainedS);
   d.step_response_ms = step_response_ms(trace::read_csv(dir + "/gemm_sustained_trace.csv"));
   if (d.step_response_ms < 0) throw invalid_input(dir + "/gemm_sustained_trace.csv: no load step");
   d.thermal = trace::read_csv(dir + "/sustained_60s_trace.csv");

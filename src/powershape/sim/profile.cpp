@@ -43,14 +43,14 @@ struct Field {
   double lo, hi;
 };
 const Field kFields[] = {
-    {"clocks", "min_mhz", &Profile::min_mhz, 1, 10000},
-    {"clocks", "max_mhz", &Profile::max_mhz, 1, 10000},
+    {"clocks", "min_mhz", &Profile::min_mhz, 10, 5000},
+    {"clocks", "max_mhz", &Profile::max_mhz, 100, 5000},
     {"compute", "flops_per_cycle", &Profile::flops_per_cycle, 1, 1e8},
     {"compute", "sms", &Profile::sms, 1, 1024},
     {"memory", "bandwidth_gbs", &Profile::mem_bandwidth_gbs, 1, 1e5},
     {"memory", "clock_sensitivity", &Profile::mem_clock_sensitivity, 0, 1},
     {"power", "idle_w", &Profile::idle_w, 0, 5000},
-    {"power", "dynamic_w", &Profile::dynamic_w, 0, 10000},
+    {"power", "dynamic_w", &Profile::dynamic_w, 1, 10000},
     {"power", "memory_w", &Profile::memory_w, 0, 5000},
     {"power", "leakage_w", &Profile::leakage_w, 0, 5000},
     {"power", "leakage_per_c", &Profile::leakage_per_c, 0, 1},
@@ -65,7 +65,7 @@ const Field kFields[] = {
     {"thermal", "max_operating_c", &Profile::max_operating_c, 20, 150},
     {"governor", "power_limit_w", &Profile::power_limit_w, 1, 5000},
     {"governor", "fast_limit_w", &Profile::fast_limit_w, 1, 10000},
-    {"governor", "window_ms", &Profile::window_ms, 0.1, 10000},
+    {"governor", "window_ms", &Profile::window_ms, 1, 10000},
     {"governor", "update_ms", &Profile::update_ms, 0.1, 1000},
     {"governor", "gain_mhz_per_w_s", &Profile::gain_mhz_per_w_s, 0, 1e6},
     {"governor", "recovery_mhz_per_s", &Profile::recovery_mhz_per_s, 1, 1e7},
@@ -126,6 +126,9 @@ Profile profile_from_json(const json& j) {
   for (const Field& f : kFields)
     p.*f.member = num(section(j, f.section), f.section, f.key, f.lo, f.hi);
   if (p.min_mhz >= p.max_mhz) throw invalid_input("clocks.min_mhz: must be below clocks.max_mhz");
+  // GPUs' DVFS ranges span 4-12x (an H200 345-1980 MHz, a Jetson 114-1301): 50x is no GPU.
+  if (p.max_mhz > 50 * p.min_mhz)
+    throw invalid_input("clocks.max_mhz: more than 50 times clocks.min_mhz is no GPU's range");
   if (p.fast_limit_w < p.power_limit_w) {
     throw invalid_input("governor.fast_limit_w: must be at least governor.power_limit_w");
   }

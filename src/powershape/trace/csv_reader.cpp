@@ -13,6 +13,7 @@
 #include "powershape/telemetry/counter_unwrap.hpp"
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/lines.hpp"
 #include "powershape/util/printable.hpp"
 
 namespace powershape::trace {
@@ -73,7 +74,7 @@ class Parser {
 
   Trace parse(std::istream& in) {
     std::string line;
-    while (std::getline(in, line)) {
+    while (util::read_line(in, line)) {
       ++line_no_;
       if (line_no_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
       if (!line.empty() && line.back() == '\r') line.pop_back();

@@ -14,17 +14,29 @@ using nlohmann::json;
 
 namespace {
 
-// Each field's upper bound keeps a phase finite on any device: 1e18 FLOP is ~20 minutes at a
-// PFLOP/s, 1e16 bytes ~40 minutes at 4 TB/s.
-double positive(const json& phase, const std::string& where, const char* key, double most) {
+// A field in (least, most]: each upper bound keeps a phase finite on any device (1e18 FLOP is
+// ~20 minutes at a PFLOP/s, 1e16 bytes ~40 minutes at 4 TB/s).
+double bounded(const json& phase, const std::string& where, const char* key, double most,
+               bool is_count) {
   if (!phase.contains(key)) throw invalid_input(where + "." + key + ": missing");
   const json& v = phase.at(key);
-  if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > most) {
+  const double least_ok = is_count ? 1 : 0;
+  const bool ok = v.is_number() && (is_count ? v.get<double>() >= least_ok : v.get<double>() > 0) &&
+                  v.get<double>() <= most;
+  if (!ok) {
     std::ostringstream m;
-    m << where << "." << key << ": expected a positive number up to " << most;
+    m << where << "." << key << ": expected "
+      << (is_count ? "a count from 1 to " : "a positive number up to ") << most;
     throw invalid_input(m.str());
   }
   return v.get<double>();
+}
+double positive(const json& phase, const std::string& where, const char* key, double most) {
+  return bounded(phase, where, key, most, false);
+}
+// Flops, bytes and dimensions are counts: at least one (1e-300 FLOP is no phase).
+double count(const json& phase, const std::string& where, const char* key, double most) {
+  return bounded(phase, where, key, most, true);
 }
 
 // A misspelt field ("efficency") is an error, not a default.
@@ -70,21 +82,21 @@ Plan plan_from_json(const json& j) {
     if (kind == "compute") {
       only(x, where, {"name", "kind", "flops", "efficiency", "bytes", "m", "n", "k"});
       ph.kind = PhaseKind::kCompute;
-      ph.flops = positive(x, where, "flops", 1e18);
+      ph.flops = count(x, where, "flops", 1e18);
       if (x.contains("efficiency")) ph.efficiency = positive(x, where, "efficiency", 1);
       // The bytes a product moves (operands, result) and its shape: optional.
-      if (x.contains("bytes")) ph.bytes = positive(x, where, "bytes", 1e16);
+      if (x.contains("bytes")) ph.bytes = count(x, where, "bytes", 1e16);
       for (auto [key, dim] :
            {std::pair{"m", &ph.m}, std::pair{"n", &ph.n}, std::pair{"k", &ph.k}}) {
         if (!x.contains(key)) continue;
-        const double v = positive(x, where, key, 1e9);
+        const double v = count(x, where, key, 1e9);
         if (v != std::floor(v)) throw invalid_input(where + "." + key + ": expected a whole size");
         *dim = static_cast<int64_t>(v);
       }
     } else if (kind == "memory") {
       only(x, where, {"name", "kind", "bytes"});
       ph.kind = PhaseKind::kMemory;
-      ph.bytes = positive(x, where, "bytes", 1e16);
+      ph.bytes = count(x, where, "bytes", 1e16);
     } else if (kind == "idle") {
       only(x, where, {"name", "kind", "seconds"});
       ph.kind = PhaseKind::kIdle;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <vector>
 
 #include "powershape/util/error.hpp"
+#include "powershape/util/lines.hpp"
 #include "powershape/util/printable.hpp"
 
 namespace powershape::workload {
@@ -55,7 +57,7 @@ Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_
     std::string name;
   };
   std::vector<Kernel> kernels;
-  while (std::getline(in, line)) {
+  while (util::read_line(in, line)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
@@ -92,15 +94,24 @@ Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_
     fail("no kernel has a positive duration");
   std::stable_sort(kernels.begin(), kernels.end(),
                    [](const Kernel& a, const Kernel& b) { return a.start < b.start; });
+  // Times relative to the first kernel, bounded as the simulator's runs are (a day): recorded
+  // timestamps may be anywhere in int64_t, and their sums must not overflow.
+  constexpr int64_t kMaxSpanNs = 86'400'000'000'000;
+  const int64_t first = kernels.front().start;
+  for (const auto& k : kernels) {
+    if (k.start - first > kMaxSpanNs || k.duration > kMaxSpanNs)
+      fail("kernel '" + util::printable(k.name, 60) + "' lies more than a day from the first");
+  }
   Plan plan;
   plan.name = "timeline " + name + " (" + std::to_string(kernels.size()) + " kernels)";
-  int64_t busy_until = kernels.front().start;
+  int64_t busy_until = 0;
   for (const auto& k : kernels) {
-    if (k.start > busy_until) {
+    const int64_t start = k.start - first;
+    if (start > busy_until) {
       Phase gap;
       gap.name = "gap";
       gap.kind = PhaseKind::kIdle;
-      gap.seconds = static_cast<double>(k.start - busy_until) * 1e-9;
+      gap.seconds = static_cast<double>(start - busy_until) * 1e-9;
       plan.phases.push_back(gap);
     }
     if (k.duration > 0) {
@@ -117,12 +128,15 @@ Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_
       }
       plan.phases.push_back(ph);
     }
-    busy_until = std::max(busy_until, k.start + k.duration);
+    busy_until = std::max(busy_until, start + k.duration);
   }
   return plan;
 }
 
 Plan read_timeline(const std::string& path, double flops_per_s, double bytes_per_s) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw invalid_input(path + ": a folder, not a kernel timeline");
   std::ifstream in(path);
   if (!in) throw invalid_input("cannot read " + path);
   return plan_from_timeline(in, path, flops_per_s, bytes_per_s);
