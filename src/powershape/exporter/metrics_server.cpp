@@ -212,8 +212,8 @@ void MetricsServer::run() {
         const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) break;
         if (static_cast<int>(conns.size()) >= max_connections_) {
+          ++refused_;  // counted before the close, so whoever sees the close sees the count
           close(fd);
-          ++refused_;
           continue;
         }
         Connection c;
