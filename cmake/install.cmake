@@ -3,6 +3,13 @@
 # powershape::kernels and powershape::gpu), a pkg-config file, and the profiles and recorded data
 # under share/powershape, where an installed powershape finds them (util/share_dir.cpp).
 include(CMakePackageConfigHelpers)
+# Installed programs and shared libraries are stripped unless -DPOWERSHAPE_INSTALL_STRIP=OFF
+# (the CLI is ~90 MB with RelWithDebInfo's debug information, ~2 MB without); cmake --install
+# --strip does the same for any build.
+option(POWERSHAPE_INSTALL_STRIP "Strip the installed programs and shared libraries" ON)
+if(POWERSHAPE_INSTALL_STRIP)
+  install(CODE "set(CMAKE_INSTALL_DO_STRIP 1)")
+endif()
 set(POWERSHAPE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/powershape)
 
 install(TARGETS powershape_bin RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Configures and builds powershape into build/ (CUDA where nvcc is found). Extra arguments go to
-# CMake, e.g. -DPOWERSHAPE_CUDA=OFF.
+# Configures and builds powershape into build/ (CUDA where nvcc is found).
+#   scripts/build.sh          the tool alone: the CLI, the C library and, with CUDA, the GPU backend
+#   scripts/build.sh --all    that, the tests and the benchmarks
+# Further arguments go to CMake, e.g. -DPOWERSHAPE_CUDA=OFF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+all=OFF
+if [ "${1:-}" = --all ]; then all=ON; shift; fi
 command -v nvcc >/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH; } || true
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-cmake -S . -B build "${gen[@]}" "$@" >/dev/null
+cmake -S . -B build "${gen[@]}" -DBUILD_TESTING=$all -DPOWERSHAPE_BENCH=$all "$@" >/dev/null
 cmake --build build -j "$(nproc)"

@@ -7,16 +7,19 @@
 #   lmhead     the cross-entropy pass alone, the LM head at every shape and chunk count (~8 min)
 #   peers      the LM head against PyTorch eager, Liger and CCE (bench/peers/) (~3 min)
 #   clock      the on-GPU clock probe's step response, probe, repro, monitor (~8 min)
+#   docs       every command README.md and docs/ mark `sh gpu`, run as written (~2 min)
+#   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
+#              on the GPU through the installed package (~4 min)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
-#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock]
+#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [docs] [pip]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock)
+[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock docs pip)
 for p in "${parts[@]}"; do
-  case $p in tests|telemetry|lmhead|peers|clock) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock)" >&2; exit 2 ;; esac
+  case $p in tests|telemetry|lmhead|peers|clock|docs|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, docs, pip)" >&2; exit 2 ;; esac
 done
 
 tests() {
@@ -66,6 +69,33 @@ clock() {
     -- build/bench/gemm_load --size 8192 --seconds 20
 }
 
-scripts/build.sh -DPOWERSHAPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -n 3
+docs() {
+  echo "== the commands README.md and docs/ mark sh gpu"
+  python3 tests/docs/docs_test.py build/powershape . --gpu 2>&1 | tail -n 20
+}
+
+pip() {
+  echo "== pip install --no-build-isolation . with CUDA, in a fresh venv (log in $out/pip.log)"
+  local venv
+  venv=$(mktemp -d)/venv
+  python3 -m venv --system-site-packages "$venv" >"$out/pip.log" 2>&1
+  POWERSHAPE_BUILD_DIR=build/pip POWERSHAPE_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 \
+    "$venv/bin/pip" install --no-build-isolation --no-index . >>"$out/pip.log" 2>&1 || { tail -n 20 "$out/pip.log"; return; }
+  (cd /tmp && env -u POWERSHAPE_LIB -u PYTHONPATH "$venv/bin/python" -c "
+import torch, powershape
+from powershape.torch import linear_cross_entropy
+x = torch.randn(4096, 896, device='cuda', dtype=torch.bfloat16, requires_grad=True)
+w = torch.randn(151936, 896, device='cuda', dtype=torch.bfloat16, requires_grad=True) * 0.02
+t = torch.randint(0, 151936, (4096,), device='cuda')
+loss = linear_cross_entropy(x, w, t, chunks=4)
+loss.backward()
+ref = torch.nn.functional.cross_entropy((x.float() @ w.float().t()), t)
+print('installed package: library', powershape.library_version(), 'loss', loss.item(), 'reference', ref.item())
+assert abs(loss.item() - ref.item()) < 1e-2 * abs(ref.item())
+print('pip: ok')")
+  env -u POWERSHAPE_LIB "$venv/bin/powershape" devices | head -n 3
+}
+
+scripts/build.sh --all -DPOWERSHAPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -n 3
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu --format=csv
 for p in "${parts[@]}"; do "$p"; done

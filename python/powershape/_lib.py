@@ -1,8 +1,9 @@
 """Finds and loads libpowershape_c.so, the C API (include/powershape/powershape.h), with ctypes.
 
-Looked for in order: $POWERSHAPE_LIB (a path), the package's own folder, an install prefix's lib/
-beside this package (cmake --install), the repository's build/ (a checkout), then the system's
-library path. Nothing here compiles against torch, so one package works across torch versions.
+Looked for in order: $POWERSHAPE_LIB (a path), the one a pip install carries (_prefix/lib), the
+package's own folder, an install prefix's lib/ beside this package (cmake --install), the
+repository's build/ (a checkout), then the system's library path. Nothing here compiles against
+torch, so one package works across torch versions.
 """
 import ctypes
 import ctypes.util
@@ -11,6 +12,8 @@ import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _NAME = "libpowershape_c.so"
+# What `pip install .` carries (setup.py): bin/powershape, lib/libpowershape_c.so, share/powershape.
+_PREFIX = os.path.join(_HERE, "_prefix")
 
 
 class PowershapeError(RuntimeError):
@@ -79,7 +82,7 @@ def _candidates():
     env = os.environ.get("POWERSHAPE_LIB")
     if env:
         return [env]
-    out = [os.path.join(_HERE, _NAME)]
+    out = [os.path.join(_PREFIX, "lib", _NAME), os.path.join(_HERE, _NAME)]
     # An install prefix: P/lib/pythonX.Y/site-packages/powershape -> P/lib
     out.append(os.path.normpath(os.path.join(_HERE, "..", "..", "..", _NAME)))
     out.append(os.path.normpath(os.path.join(_HERE, "..", "..", "build", _NAME)))
@@ -89,12 +92,20 @@ def _candidates():
     return out
 
 
+def bundled_cli():
+    """The powershape command a pip install carries, or None."""
+    path = os.path.join(_PREFIX, "bin", "powershape")
+    return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+
+
 def cli():
-    """The powershape command beside the library found: $POWERSHAPE_BIN, the build tree's, an
-    install prefix's bin/, or the one on PATH."""
+    """The powershape command beside the library found: $POWERSHAPE_BIN, the one a pip install
+    carries, the build tree's, an install prefix's bin/, or the one on PATH."""
     env = os.environ.get("POWERSHAPE_BIN")
     if env:
         return env
+    if bundled_cli():
+        return bundled_cli()
     lib_path = getattr(lib(), "_name", "")
     here = os.path.dirname(os.path.abspath(lib_path)) if lib_path else _HERE
     for path in (os.path.join(here, "powershape"), os.path.join(here, "..", "bin", "powershape")):

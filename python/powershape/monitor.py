@@ -7,10 +7,14 @@
         w = m.end_window("step")
     print(w.energy_j, w.avg_power_w, w.power_capped)
 
-Windows may overlap and nest. Times are CLOCK_MONOTONIC, shared with `powershape mark`.
+Windows may overlap and nest. Times are CLOCK_MONOTONIC, shared with `powershape mark`. As in
+Zeus, each window edge first waits for the work queued on the GPUs (torch.cuda.synchronize) when
+torch is imported and has CUDA, so the window measures the work launched inside it, not only its
+launches; `sync_execution=False` stamps the edge at once.
 """
 import ctypes
 import math
+import sys
 from dataclasses import dataclass
 from typing import Dict, Optional, Sequence
 
@@ -79,10 +83,36 @@ class Window:
         """Energy per GPU, keyed by index (as Zeus' Measurement.gpu_energy)."""
         return {g.gpu: g.energy_j for g in self.gpus}
 
+    @property
+    def time(self) -> float:
+        """Seconds (Zeus' Measurement.time)."""
+        return self.seconds
+
+    @property
+    def total_energy(self) -> Optional[float]:
+        """Joules over every GPU (Zeus' Measurement.total_energy)."""
+        return self.energy_j
+
     def __getattr__(self, field):  # avg_power_w, power_capped, ...: GPU 0's, for one-GPU use
         if field.startswith("_") or not self.gpus:
             raise AttributeError(field)
         return getattr(self.gpus[0], field)
+
+
+def _sync(sync_execution: Optional[bool], t_ns: int) -> None:
+    """Waits for every visible CUDA device's queued work, as Zeus' sync_execution does: by default
+    when torch is already imported (never imported here for it) and has CUDA, and the edge is now."""
+    if sync_execution is not None and not isinstance(sync_execution, bool):
+        raise ValueError(f"sync_execution: expected True, False or None, got {sync_execution!r}")
+    torch = sys.modules.get("torch")
+    if sync_execution is False or (sync_execution is None and t_ns != 0):
+        return
+    if torch is None or not torch.cuda.is_available():
+        if sync_execution:
+            raise ValueError("sync_execution=True needs torch with CUDA")
+        return
+    for i in range(torch.cuda.device_count()):
+        torch.cuda.synchronize(i)
 
 
 class Monitor:
@@ -104,16 +134,23 @@ class Monitor:
         check(self._r)
         self.gpu_count = L.ps_recorder_gpu_count(self._r)
 
-    def begin_window(self, name: str, t_ns: int = 0) -> None:
-        """Begins a window now (or at t_ns, CLOCK_MONOTONIC, within the recording)."""
+    def begin_window(self, name: str, t_ns: int = 0, sync_execution: Optional[bool] = None) -> None:
+        """Begins a window now (or at t_ns, CLOCK_MONOTONIC, within the recording). sync_execution:
+        wait for the GPUs' queued work first (default: when torch with CUDA is imported and no
+        t_ns is given)."""
         self._check_open()
-        check(lib().ps_region_begin(self._r, text("name", name), integer("t_ns", t_ns, 0)) == 0)
+        name_c, t = text("name", name), integer("t_ns", t_ns, 0)
+        _sync(sync_execution, t)
+        check(lib().ps_region_begin(self._r, name_c, t) == 0)
 
-    def end_window(self, name: str, t_ns: int = 0) -> Window:
-        """Ends the innermost open window of that name and returns what each GPU did over it."""
+    def end_window(self, name: str, t_ns: int = 0, sync_execution: Optional[bool] = None) -> Window:
+        """Ends the innermost open window of that name and returns what each GPU did over it
+        (sync_execution as begin_window's)."""
         self._check_open()
+        name_c, t = text("name", name), integer("t_ns", t_ns, 0)
+        _sync(sync_execution, t)
         out = (Summary * max(1, self.gpu_count))()
-        n = lib().ps_region_end(self._r, text("name", name), integer("t_ns", t_ns, 0), out, len(out))
+        n = lib().ps_region_end(self._r, name_c, t, out, len(out))
         check(n >= 0)
         gpus = [GpuWindow.of(out[i]) for i in range(n)]
         return Window(name, gpus[0].seconds if gpus else 0.0, gpus)

@@ -65,3 +65,51 @@ def test_windows_reach_an_enclosing_recorder(tmp_path, monkeypatch):
     assert [line.split()[0] for line in lines] == ["begin", "end"]
     assert all(line.split()[2] == "step" for line in lines)
     assert int(lines[1].split()[1]) >= int(lines[0].split()[1])
+
+
+class _FakeCuda:
+    """torch.cuda as the monitor sees it: two devices whose synchronize calls are counted."""
+
+    def __init__(self):
+        self.synced = []
+
+    def is_available(self):
+        return True
+
+    def device_count(self):
+        return 2
+
+    def synchronize(self, i):
+        self.synced.append((i, time.monotonic_ns()))
+
+
+def test_window_edges_wait_for_the_gpus_as_zeus_does(monkeypatch):
+    import sys
+    import types
+
+    cuda = _FakeCuda()
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=cuda))
+    with powershape.Monitor("fake:" + DATA, interval_ms=2) as m:
+        m.begin_window("step")
+        assert [i for i, _ in cuda.synced] == [0, 1]  # every device, before the edge
+        w = m.end_window("step")
+        assert len(cuda.synced) == 4
+        m.begin_window("async", sync_execution=False)
+        m.end_window("async", sync_execution=False)
+        m.begin_window("stamped", t_ns=powershape.now_ns())  # an explicit time: no wait
+        m.end_window("stamped")
+        assert len(cuda.synced) == 6  # the end, stamped now, waits
+        with pytest.raises(ValueError, match="sync_execution"):
+            m.begin_window("x", sync_execution="yes")
+    assert w.time == w.seconds and w.total_energy == w.energy_j  # Zeus' names
+
+
+def test_without_torch_nothing_waits(monkeypatch):
+    import sys
+
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    with powershape.Monitor("fake:" + DATA, interval_ms=2) as m:
+        m.begin_window("step")
+        m.end_window("step")
+        with pytest.raises(ValueError, match="needs torch with CUDA"):
+            m.begin_window("forced", sync_execution=True)

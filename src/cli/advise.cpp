@@ -55,6 +55,12 @@ void print_choice(const std::vector<advise::Outcome>& o, std::size_t chosen,
       (c.time_ratio.hi - 1) * 100, obj.describe().c_str());
 }
 
+// The learned selector's pick is shown beside the search's only where it keeps the slowdown bound
+// (its predicted time; no bound: always).
+bool within_bound(const advise::Outcome& o, double max_slowdown) {
+  return max_slowdown < 0 || o.time_ratio.mid <= 1 + max_slowdown;
+}
+
 std::string describe_pick(const advise::Outcome& o) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
@@ -79,8 +85,16 @@ int run_mfu(const AdviseArgs& a) {
   std::printf("%-40s %7s %9s %9s %8s  %s\n", "condition", "MFU", "power W", "model W", "error", "");
   for (const auto& x : points) {
     const double pred = m.predict_w(x.mfu);
+    // A condition's mean can sit far under the limit while its bursts meet it (a square wave
+    // capped in its bursts, idle between): only a mean near the limit is "at" it.
+    char capped[96];
+    std::snprintf(capped, sizeof capped,
+                  x.power_w >= 0.9 * p.power_limit_w
+                      ? "at the power cap: power stops at the limit"
+                      : "its bursts meet the power cap (%.0f%% of its time): power stops there",
+                  x.power_capped * 100);
     const char* why = x.memory                ? "memory gaps: power no FLOP counts"
-                      : x.power_capped >= 0.2 ? "at the power cap: power stops at the limit"
+                      : x.power_capped >= 0.2 ? capped
                                               : "fitted";
     std::printf("%-40s %7.3f %9.1f %9.1f %+7.1f%%  %s\n", x.name.substr(0, 40).c_str(), x.mfu,
                 x.power_w, pred, (pred - x.power_w) / x.power_w * 100, why);
@@ -171,7 +185,8 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
   std::printf(":\n");
   print_outcomes(r.outcomes, r.chosen, "s", 1e-3);
   print_choice(r.outcomes, r.chosen, objective, max_slowdown);
-  if (r.selector_pick) std::printf("%s", describe_pick(*r.selector_pick).c_str());
+  if (r.selector_pick && within_bound(*r.selector_pick, max_slowdown))
+    std::printf("%s", describe_pick(*r.selector_pick).c_str());
   std::printf(
       "not validated: the GPU was not run at these settings (predicted from the clocks it "
       "visited by itself); `powershape advise --apply` sets the choice, and a monitor around "
@@ -200,7 +215,8 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
               r.outcomes.size(), r.simulations, r.every);
   print_outcomes(r.outcomes, r.chosen, "ms/iter", 1);
   print_choice(r.outcomes, r.chosen, objective, max_slowdown);
-  std::printf("%s", describe_pick(r.selector_pick).c_str());
+  if (within_bound(r.selector_pick, max_slowdown))
+    std::printf("%s", describe_pick(r.selector_pick).c_str());
   Advice out{r.outcomes, r.chosen, {}};
   out.out["device"] = "sim:" + pname;
   out.out["workload"] = plans.front().name;

@@ -1,14 +1,35 @@
 #include "advise_table.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 namespace powershape::cli {
 
+std::vector<std::size_t> table_order(const std::vector<advise::Outcome>& o, std::size_t chosen) {
+  std::vector<std::size_t> rest;
+  for (std::size_t i = 0; i < o.size(); ++i)
+    if (i != chosen && i != 0) rest.push_back(i);
+  // Modes, then power limits, then clock caps, each from the highest setting down.
+  const auto key = [&](std::size_t i) {
+    const auto& s = o[i].setting;
+    const int kind = !s.power_mode.empty() ? 0 : s.power_limit_w > 0 ? 1 : 2;
+    return std::make_tuple(kind, -s.power_limit_w - s.clock_cap_mhz, s.power_mode);
+  };
+  std::stable_sort(rest.begin(), rest.end(),
+                   [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  std::vector<std::size_t> out{chosen};
+  if (chosen != 0 && !o.empty()) out.push_back(0);
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
 void print_outcomes(const std::vector<advise::Outcome>& o, std::size_t chosen, const char* unit,
                     double ms_scale) {
+  if (o.empty()) return;
   std::printf("%-32s %11s %11s %26s %26s %8s\n", "setting", unit, "J", "time ratio [95%]",
               "energy ratio [95%]", "power W");
-  for (std::size_t i = 0; i < o.size(); ++i) {
+  for (const std::size_t i : table_order(o, chosen)) {
     const auto& x = o[i];
     char t[64], e[64];
     std::snprintf(t, sizeof t, "%.4f [%.4f, %.4f]", x.time_ratio.mid, x.time_ratio.lo,

@@ -8,6 +8,9 @@
 
 namespace powershape::cli {
 
+// The rows in the order shown: the recommendation, the GPU as found, then the other settings
+// sorted (power modes, power limits, clock caps; each from the highest down).
+std::vector<std::size_t> table_order(const std::vector<advise::Outcome>& o, std::size_t chosen);
 // Each outcome's time (ms x ms_scale, headed `unit`), energy, ratios and power; the chosen marked.
 void print_outcomes(const std::vector<advise::Outcome>& o, std::size_t chosen, const char* unit,
                     double ms_scale);

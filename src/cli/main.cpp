@@ -1,12 +1,17 @@
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "did_you_mean.hpp"
 #include "error_message.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/util/printable.hpp"
 #include "powershape/util/share_dir.hpp"
+#include "powershape/util/stdout_data.hpp"
 #include "subcommands.hpp"
 
 int main(int argc, char** argv) {
@@ -32,24 +37,72 @@ int main(int argc, char** argv) {
   powershape::cli::add_exporter(app);
   powershape::cli::add_report(app);
   powershape::cli::add_advise(app);
-  // CLI11 answers a word that is no subcommand with "A subcommand is required": name it instead.
+  // Exit codes (docs/cli.md): 0 done, 1 the run failed (a file, a device, a value the run
+  // refused), 2 the command line was wrong; monitor, compare and advise --apply pass on their
+  // command's own code. CLI11's own codes (104-109) become 2.
+  std::vector<std::string> names;
+  for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  CLI::App* sub = nullptr;
   if (argc > 1 && argv[1][0] != '-') {
-    std::string names;
-    bool known = false;
-    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-      known |= sub->get_name() == argv[1];
-      names += (names.empty() ? "" : ", ") + sub->get_name();
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const std::string near = powershape::cli::closest(argv[1], names);
+      std::fprintf(stderr, "powershape: unknown subcommand '%s'%s; the subcommands: %s\n",
+                   powershape::util::printable(argv[1]).c_str(),
+                   near.empty() ? "" : (" (did you mean '" + near + "'?)").c_str(),
+                   CLI::detail::join(names, ", ").c_str());
+      return 2;
     }
-    if (!known) {
-      std::fprintf(stderr, "powershape: unknown subcommand '%s' (%s)\n",
-                   powershape::util::printable(argv[1]).c_str(), names.c_str());
-      return 109;
+    sub = app.get_subcommand(argv[1]);
+    // A nested subcommand (sim calibrate) owns the options after it.
+    if (argc > 2 && argv[2][0] != '-') {
+      for (auto* nested : sub->get_subcommands([](CLI::App*) { return true; }))
+        if (nested->get_name() == argv[2]) sub = nested;
     }
   }
+  std::string who = "powershape";
+  for (const CLI::App* at = sub; at != nullptr && at != &app; at = at->get_parent())
+    who.insert(std::string("powershape").size(), " " + at->get_name());
+  // An output named "-" (-o -, --json -) is standard output; the table goes to standard error.
+  int to_stdout = 0;
+  for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) {
+    const std::string arg = argv[i];
+    for (const char* opt :
+         {"-o", "--out", "--output", "--json", "--perfetto", "--report", "--textfile"}) {
+      if ((arg == opt && i + 1 < argc && std::string(argv[i + 1]) == "-") ||
+          arg == std::string(opt) + "=-")
+        ++to_stdout;
+    }
+  }
+  if (to_stdout > 1) {
+    std::fprintf(stderr, "%s: only one output can be standard output ('-')\n", who.c_str());
+    return 2;
+  }
+  if (to_stdout == 1) powershape::util::send_table_to_stderr();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::string why = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && sub != nullptr) {
+      // "The following argument(s) was/were not expected: 4 --chunk" (CLI11 lists them last
+      // first): the option among them, else the first.
+      std::istringstream extras(
+          why.substr(why.rfind(": ") == std::string::npos ? 0 : why.rfind(": ") + 2));
+      std::string word, w;
+      while (extras >> w)
+        if (word.empty() || (w[0] == '-' && word[0] != '-')) word = w;
+      std::vector<std::string> options;
+      for (const auto* o : sub->get_options()) {
+        for (const auto& l : o->get_lnames()) options.push_back("--" + l);
+        for (const auto& s1 : o->get_snames()) options.push_back("-" + s1);
+      }
+      const std::string near = powershape::cli::closest(word, options);
+      why = "unknown argument '" + powershape::util::printable(word) + "'" +
+            (near.empty() ? "" : " (did you mean " + near + "?)");
+    }
+    std::fprintf(stderr, "%s: %s (--help shows the usage)\n", who.c_str(), why.c_str());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "powershape: %s\n", powershape::cli::message_of(app, e).c_str());
     return 1;

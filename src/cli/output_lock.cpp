@@ -10,10 +10,13 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "powershape/util/stdout_data.hpp"
+
 namespace powershape::cli {
 
 OutputLock::OutputLock(const std::string& path, const std::string& option, Written when)
     : path_(path) {
+  if (util::is_stdout(path)) return;  // standard output: nothing to lock or create
   auto fail = [&](const std::string& why) {
     throw std::runtime_error(option + ": cannot write " + path + ": " + why);
   };

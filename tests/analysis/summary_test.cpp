@@ -52,4 +52,20 @@ TEST(Summary, SummarisesEachRegion) {
   EXPECT_TRUE(j[0].contains("energy_j"));
 }
 
+// Short windows around the H200's step from idle into products, where the 1 s power average
+// lags the energy: the peak is never under the average (the exporter once said 131 W average,
+// 125 W peak for a step).
+TEST(Summary, ThePeakIsNeverUnderTheAverage) {
+  auto t = trace::read_csv(POWERSHAPE_DATA "/h200/finetune_qwen2_0.5b_trace.csv");
+  const Summary whole = summarize(t).front();
+  int checked = 0;
+  for (int64_t at = whole.begin_ns; at + 200'000'000 < whole.end_ns; at += 97'000'000) {
+    const Summary s = summarize(t, 0, "w", at, at + 190'000'000);
+    if (!s.peak_power_w || !s.avg_power_w) continue;
+    ++checked;
+    EXPECT_GE(*s.peak_power_w, *s.avg_power_w) << "window at " << at;
+  }
+  EXPECT_GT(checked, 100);
+}
+
 }  // namespace powershape::analysis

@@ -24,6 +24,8 @@ check "the Jetson's power modes are candidates" grep -q "^mode 30W" "$tmp/orin.o
 check "advise from the H200 recording exits 0" test $rc -eq 0
 check "it classes the recording's windows" grep -q "^bursty " "$tmp/trace.out"
 check "it says what it could not validate" grep -q "not validated" "$tmp/trace.out"
+check "the recommendation is the table's first row" bash -c "grep -A1 '^setting ' '$tmp/trace.out' | tail -n 1 | grep -q '<- recommended'"
+check "no pick beyond the slowdown bound is shown" bash -c "! grep 'selector' '$tmp/trace.out' | grep -Eq 'time \+([6-9]|[1-9][0-9])'"
 check "the recommendation's interval respects the bound" "$py" -c "
 import json, sys; r = json.load(open('$tmp/trace.json'))['recommended']
 sys.exit(not (r['time_ratio'][2] <= 1.05 + 1e-9))"
@@ -31,6 +33,11 @@ sys.exit(not (r['time_ratio'][2] <= 1.05 + 1e-9))"
 "$ps" advise --mfu "$data/h200/record" >"$tmp/mfu.out" 2>&1; rc=$?
 check "the MFU model fits the H200 recording" test $rc -eq 0
 check "it names where the model breaks" grep -q "at the power cap" "$tmp/mfu.out"
+check "only a condition whose mean is near the 700 W limit is 'at the power cap'" python3 -c "
+import re, sys
+bad = [l for l in open('$tmp/mfu.out') if 'at the power cap' in l and float(re.split(r'\\s+', l.split('%')[0].strip())[-3]) < 630]
+sys.exit(1 if bad else 0)"
+check "one capped in its bursts says so" grep -q "bursts meet the power cap" "$tmp/mfu.out"
 
 # --apply against the fake NVML: what the fake holds is in $settings.
 export LD_LIBRARY_PATH=$fake POWERSHAPE_FAKE_NVML_TRACE=$data/h200/gemm_sustained_trace.csv

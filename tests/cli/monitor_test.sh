@@ -152,4 +152,13 @@ check "a killed monitor leaves its folder" test -n "$(ls "$tmp/t" | grep "^power
 TMPDIR=$tmp/t "$ps" monitor --source "fake:$trace" -- true 2>/dev/null
 check "the next monitor removes it" test -z "$(ls "$tmp/t")"
 
+# "-" is standard output: the data alone there, the table on standard error
+"$ps" monitor --source "fake:$trace" -o - -- sleep 0.5 >"$tmp/stdout.csv" 2>"$tmp/table.txt"
+check "-o - writes the trace to standard output" grep -q "^# powershape trace" "$tmp/stdout.csv"
+check "and nothing else there" test -z "$(grep -v '^#' "$tmp/stdout.csv" | grep -v '^[0-9t]')"
+check "the table goes to standard error" grep -q "power-capped" "$tmp/table.txt"
+check "no file named -" test ! -e ./-
+"$ps" monitor --source "fake:$trace" --json - -- sleep 0.5 2>/dev/null | python3 -c "import json, sys; json.load(sys.stdin)"
+check "--json - writes JSON alone to standard output" test $? -eq 0
+
 finish

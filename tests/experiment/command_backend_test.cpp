@@ -26,6 +26,17 @@ TEST(CommandBackend, CommandsFromWordsAndScans) {
   EXPECT_THROW(commands_from({"true"}, {"n", "1,2"}), Error);  // no {n} to replace
 }
 
+// hyperfine's way: each argument a quoted shell command; a command with one quoted argument
+// (python -c "a; b") stays one command.
+TEST(CommandBackend, EachQuotedArgumentIsAShellCommand) {
+  const auto two = commands_from({"sleep 0.1", "sleep 0.2"}, {});
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[1], (std::vector<std::string>{"sh", "-c", "sleep 0.2"}));
+  EXPECT_THROW(commands_from({"python3", "-c", "import a; b"}, {}), Error);  // one command
+  const auto split = commands_from({"sleep 1", ":::", "sleep 2"}, {});
+  EXPECT_EQ(split[0], (std::vector<std::string>{"sleep 1"}));  // ::: keeps the words as given
+}
+
 // A command's run measured whole under the recorded telemetry (a replayed trace here): its wall
 // time, energy from the samples over it; one that fails is named.
 TEST(CommandBackend, MeasuresEachRunAndNamesOneThatFails) {

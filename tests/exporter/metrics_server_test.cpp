@@ -74,6 +74,16 @@ TEST(MetricsServer, MalformedAndOtherRequestsAreRefused) {
   EXPECT_EQ(ask(s.port(), "GET /metrics HTTP/1.1\r\n\r\n").rfind("HTTP/1.0 200", 0), 0u);
 }
 
+// HEAD: the status and the length a GET would get, no body.
+TEST(MetricsServer, HeadAnswersWithoutTheBody) {
+  MetricsServer s("127.0.0.1:0");
+  s.set_metrics("x 1\n");
+  const std::string r = ask(s.port(), "HEAD /metrics HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(r.rfind("HTTP/1.0 200", 0), 0u) << r;
+  EXPECT_NE(r.find("Content-Length: 4\r\n"), std::string::npos) << r;
+  EXPECT_EQ(r.substr(r.find("\r\n\r\n") + 4), "");
+}
+
 // A client that connects and says nothing is dropped after the timeout; the next is served.
 TEST(MetricsServer, ASlowClientDelaysOthersOnlyUntilItsTimeout) {
   MetricsServer s("127.0.0.1:0", 300);

@@ -58,6 +58,10 @@ Summary summarize(const trace::Trace& t, int gpu, const std::string& name, int64
       s.peak_power_w = std::max(s.peak_power_w.value_or(0.0), static_cast<double>(h.value) * 1e-3);
     }
   }
+  // Each reading is a mean over its own span (the 1 s average, a 20 ms buffer sample), which a
+  // window shorter than that span does not line up with, so the readings' maximum can fall under
+  // the window's average; the power was at least its average at some moment of the window.
+  if (s.peak_power_w && s.avg_power_w) s.peak_power_w = std::max(*s.peak_power_w, *s.avg_power_w);
   s.sm_clock_mhz = distribution(held(series(t, gpu, Signal::kSmClock), from, to));
   auto reasons = held(series(t, gpu, Signal::kReasons), from, to);
   if (!reasons.empty()) {

@@ -17,7 +17,17 @@ namespace powershape::experiment {
 std::vector<std::vector<std::string>> commands_from(const std::vector<std::string>& words,
                                                     const std::vector<std::string>& scan) {
   std::vector<std::vector<std::string>> out(1);
-  for (const auto& w : words) {
+  // hyperfine's way: each argument one quoted shell command ("sleep 0.1" "sleep 0.2"), when there
+  // is no ::: and every argument is a command line of its own (has a space in it).
+  const bool quoted = scan.empty() && words.size() >= 2 &&
+                      std::all_of(words.begin(), words.end(), [](const std::string& w) {
+                        return w != ":::" && w.find_first_of(" \t") != std::string::npos;
+                      });
+  if (quoted) {
+    out.clear();
+    for (const auto& w : words) out.push_back({"sh", "-c", w});
+  }
+  for (const auto& w : quoted ? std::vector<std::string>{} : words) {
     if (w == ":::") {
       out.emplace_back();
     } else {
@@ -53,16 +63,33 @@ std::vector<std::vector<std::string>> commands_from(const std::vector<std::strin
     }
     out = scanned;
   }
-  if (out.size() < 2) throw invalid_input("give two commands or more (CMD ::: CMD)");
+  if (out.size() < 2)
+    throw invalid_input("give two commands or more (CMD ::: CMD, or \"CMD\" \"CMD\" each quoted)");
   if (out.size() > 64) throw invalid_input("at most 64 commands");
   return out;
 }
+
+namespace {
+
+// Your own command is measured on the GPU it runs on; without a driver, say how to try it anyway.
+std::unique_ptr<telemetry::Source> open_measuring_source(const std::string& source) {
+  try {
+    return trace::open_source(source, {});
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kUnsupported || source != "nvml") throw;
+    throw unsupported(std::string(e.what()) +
+                      "; your command is measured on an NVIDIA GPU: --source "
+                      "fake:TRACE.csv replays a recording (data/h200/*.csv) to try it without one");
+  }
+}
+
+}  // namespace
 
 CommandBackend::CommandBackend(std::vector<std::vector<std::string>> commands,
                                const std::string& source, std::string region)
     : commands_(std::move(commands)),
       region_(std::move(region)),
-      source_(trace::open_source(source, {})) {
+      source_(open_measuring_source(source)) {
   trace_.source = source_->describe();
   trace_.devices = source_->devices();
   sampler_ =

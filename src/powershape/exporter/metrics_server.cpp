@@ -46,12 +46,15 @@ void prepare_answer(Connection& c, const std::shared_ptr<const std::string>& met
   if (c.request.size() > kMaxRequest)
     return plain("431 Request Header Fields Too Large", "too large\n");
   const std::string line = c.request.substr(0, c.request.find_first_of("\r\n"));
-  if (line.rfind("GET ", 0) != 0 || line.find(" HTTP/1.") == std::string::npos)
+  // HEAD answers as GET would, without the body (curl -I, load balancers' health checks).
+  const bool head_only = line.rfind("HEAD ", 0) == 0;
+  if ((line.rfind("GET ", 0) != 0 && !head_only) || line.find(" HTTP/1.") == std::string::npos)
     return plain("400 Bad Request", "expected GET /metrics\n");
-  const std::string target = line.substr(4, line.find(' ', 4) - 4);
+  const std::size_t from = line.find(' ') + 1;
+  const std::string target = line.substr(from, line.find(' ', from) - from);
   if (target.substr(0, target.find('?')) != "/metrics")
     return plain("404 Not Found", "see /metrics\n");
-  c.body = metrics;
+  c.body = head_only ? nullptr : metrics;
   c.answer_head = head("200 OK", "text/plain; version=0.0.4; charset=utf-8", metrics->size());
   ok = true;
 }

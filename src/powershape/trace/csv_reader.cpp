@@ -12,6 +12,7 @@
 
 #include "powershape/telemetry/counter_unwrap.hpp"
 #include "powershape/trace/json_codec.hpp"
+#include "powershape/trace/nvidia_smi_log.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/lines.hpp"
 #include "powershape/util/printable.hpp"
@@ -281,6 +282,14 @@ Trace read_csv(const std::string& path) {
     throw invalid_input(path + ": a folder, not a trace file");
   std::ifstream in(path);
   if (!in) throw invalid_input("cannot read " + path);
+  // nvidia-smi's logs (--query-gpu CSV, dmon) are read by their own reader.
+  std::string first;
+  while (util::read_line(in, first) && first.find_first_not_of(" \t\r") == std::string::npos) {
+  }
+  const NvidiaSmiLog kind = nvidia_smi_log_kind(first);
+  in.clear();
+  in.seekg(0);
+  if (kind != NvidiaSmiLog::kNone) return read_nvidia_smi_log(in, path, kind);
   return read_csv(in, path);
 }
 

@@ -1,5 +1,7 @@
 #include "powershape/trace/csv_writer.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -7,6 +9,7 @@
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/stdout_data.hpp"
 
 namespace powershape::trace {
 
@@ -26,7 +29,8 @@ bool is_poll(const Sample& s) {
 }  // namespace
 
 CsvWriter::CsvWriter(const std::string& path, bool every_row) : path_(path), every_row_(every_row) {
-  f_ = std::fopen(path.c_str(), "w");
+  f_ = util::is_stdout(path) ? fdopen(dup(fileno(util::data_stdout())), "w")
+                             : std::fopen(path.c_str(), "w");
   if (f_ == nullptr) {
     throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
   }

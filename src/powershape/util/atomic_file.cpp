@@ -10,10 +10,12 @@
 #include <cstring>
 
 #include "powershape/util/error.hpp"
+#include "powershape/util/stdout_data.hpp"
 
 namespace powershape::util {
 
 void write_file_atomic(const std::string& path, std::string_view text, unsigned mode) {
+  if (is_stdout(path)) return write_stdout(std::string(text));
   struct stat st {};
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw invalid_input("cannot write " + path + ": it is a folder");

@@ -8,7 +8,8 @@
 
 namespace powershape::util {
 
-// mode: the permissions of a file this creates (an existing file's are kept).
+// "-" is standard output (util/stdout_data.hpp). mode: the permissions of a file this creates (an
+// existing file's are kept).
 void write_file_atomic(const std::string& path, std::string_view text, unsigned mode = 0644);
 
 }  // namespace powershape::util

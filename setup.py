@@ -1,0 +1,87 @@
+"""`pip install --no-build-isolation .`: the Python package with the C library and the CLI inside it.
+
+CMake builds libpowershape_c.so and the `powershape` command (and the GPU backend where nvcc is
+found) in Release, installs them stripped into a staging prefix, and the wheel carries that prefix
+as powershape/_prefix/{bin,lib,share}: the package loads its own library, and the `powershape`
+on PATH (powershape._cli) runs its own command, which finds its profiles and data beside it.
+Every build file goes to a cache folder outside the source tree ($POWERSHAPE_BUILD_DIR, else
+$XDG_CACHE_HOME/powershape/pip-<hash of the source path>), so the checkout stays clean and a
+second install is incremental; $POWERSHAPE_CMAKE_ARGS adds CMake arguments (e.g.
+"-DPOWERSHAPE_CUDA=OFF", "-DCMAKE_CUDA_ARCHITECTURES=89"). Needs only what scripts/deps.sh pip
+installs (cmake, a C++20 compiler, CLI11, nlohmann-json, Eigen, setuptools, wheel): no network.
+"""
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+
+from setuptools import Distribution, setup
+from setuptools.command.build_py import build_py
+
+SOURCE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _build_dir():
+    explicit = os.environ.get("POWERSHAPE_BUILD_DIR")
+    if explicit:
+        return os.path.abspath(explicit)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "powershape", "pip-" + hashlib.sha256(SOURCE.encode()).hexdigest()[:16])
+
+
+BUILD = _build_dir()
+
+
+def _run(cmd):
+    print("powershape:", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+
+
+class BuildWithNative(build_py):
+    """Builds the native parts with CMake and puts their stripped install beside the package."""
+
+    def run(self):
+        super().run()
+        cmake = os.path.join(BUILD, "cmake")
+        stage = os.path.join(BUILD, "stage")
+        gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+        jobs = os.environ.get("POWERSHAPE_BUILD_JOBS") or str(os.cpu_count() or 1)
+        _run(
+            ["cmake", "-S", SOURCE, "-B", cmake, *gen, "-DCMAKE_BUILD_TYPE=Release"]
+            + ["-DBUILD_TESTING=OFF", "-DPOWERSHAPE_BENCH=OFF", "-DCMAKE_INSTALL_LIBDIR=lib"]
+            + shlex.split(os.environ.get("POWERSHAPE_CMAKE_ARGS", ""))
+        )
+        _run(["cmake", "--build", cmake, "-j", jobs])
+        shutil.rmtree(stage, ignore_errors=True)
+        _run(["cmake", "--install", cmake, "--prefix", stage, "--strip"])
+        prefix = os.path.join(self.build_lib, "powershape", "_prefix")
+        shutil.rmtree(prefix, ignore_errors=True)
+        shutil.copytree(os.path.join(stage, "bin"), os.path.join(prefix, "bin"))
+        lib = os.path.join(prefix, "lib")
+        os.makedirs(lib)
+        # The C library under the name the package loads, and the GPU backend plugin where built;
+        # headers, static libraries and CMake files are for C++ users of a cmake --install.
+        shutil.copy2(os.path.join(stage, "lib", "libpowershape_c.so"), lib, follow_symlinks=True)
+        plugins = os.path.join(stage, "lib", "powershape")
+        for name in os.listdir(plugins) if os.path.isdir(plugins) else []:
+            if name.endswith(".so"):
+                os.makedirs(os.path.join(lib, "powershape"), exist_ok=True)
+                shutil.copy2(os.path.join(plugins, name), os.path.join(lib, "powershape"))
+        shutil.copytree(os.path.join(stage, "share"), os.path.join(prefix, "share"))
+
+
+class NativeDistribution(Distribution):
+    """A wheel for this platform (it carries native code), not a pure-Python one."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(
+    distclass=NativeDistribution,
+    cmdclass={"build_py": BuildWithNative},
+    # setuptools' own build folder and egg-info beside CMake's, not in the checkout
+    options={"build": {"build_base": os.path.join(BUILD, "setuptools")}, "egg_info": {"egg_base": BUILD}},
+)
