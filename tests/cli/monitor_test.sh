@@ -39,6 +39,12 @@ ok = counters and len(slices) == 1 and 150e3 < slices[0]['dur'] < 1e6
 ok = ok and abs(counters[0]['ts'] / 1e6 - time.time()) < 600 and 50 < counters[0]['args']['value'] < 1000
 sys.exit(not ok)"
 
+# a replayed trace's `cond` column comes back as regions, each summarised and recorded
+printf 't_s,cond,power_instant_mw,sm_clock_mhz\n0,idle,80000,345\n0.1,idle,80000,345\n0.2,load,650000,1500\n0.4,load,660000,1490\n0.5,cool,90000,1980\n0.9,cool,90000,1980\n' >"$tmp/cond.csv"
+"$ps" monitor --source "fake:$tmp/cond.csv" -o "$tmp/cond_out.csv" -- sleep 0.7 >"$tmp/cond.out" 2>&1
+check "a replayed trace's cond regions are summarised" grep -q "region 'load'" "$tmp/cond.out"
+check "a replayed trace's cond regions are recorded" grep -q '# region .*"name":"idle"' "$tmp/cond_out.csv"
+check "a region still open when the command ends is not cut short" test -z "$(grep "region 'cool'" "$tmp/cond.out")"
 "$ps" monitor --source "fake:$trace" -- /nonexistent/cmd 2>"$tmp/b.err"; rc=$?
 check "an unstartable command gives 127" test $rc -eq 127
 check "and says why" grep -q "cannot run '/nonexistent/cmd': No such file or directory" "$tmp/b.err"

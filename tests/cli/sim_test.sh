@@ -30,6 +30,12 @@ check "a bad plan names the field" test $rc -ne 0 -a "$(cat "$tmp/bad.err")" = "
 sed 's/"window_ms": [0-9.e+-]*/"window_ms": -1/' "$data/../profiles/h200.json" >"$tmp/badprof.json"
 "$ps" sim --profile "$tmp/badprof.json" --iterations 1 2>"$tmp/bp.err" >/dev/null; rc=$?
 check "a bad profile names the field" grep -q "governor.window_ms: -1.000000 is out of range" "$tmp/bp.err"
+"$ps" sim --device "sim:$data/h200/ncu_products/h200_rereads.json" --iterations 2 >"$tmp/dev.out" 2>&1; rc=$?
+check "--device sim:FILE runs that profile" test $rc -eq 0 -a -n "$(grep '^simulated device: h200' "$tmp/dev.out")"
+"$ps" sim --device gpu --iterations 1 2>"$tmp/dg.err" >/dev/null; rc=$?
+check "--device gpu is refused by sim, named" test $rc -eq 2 -a -n "$(grep -- "--device: sim runs on a simulated GPU: sim or sim:PROFILE, not 'gpu'" "$tmp/dg.err")"
+"$ps" sim --device sim:l40s --profile h200 --iterations 1 2>/dev/null >/dev/null; rc=$?
+check "--device and --profile together are refused" test $rc -eq 2
 "$ps" sim --profile nosuch --iterations 1 2>"$tmp/np.err" >/dev/null; rc=$?
 check "an unknown profile lists the profiles" grep -q "no profile 'nosuch' (profiles in .*h200" "$tmp/np.err"
 "$ps" sim --shape 1,2 --iterations 1 2>"$tmp/sh.err" >/dev/null; rc=$?
@@ -74,10 +80,10 @@ check "a folder that holds a recording is not written over" bash -c "test $rc -e
 check "sim calibrate fits a recording" test $rc -eq 0
 check "and reports each configuration's kernels before and after" test "$(grep -c 'kernels ms' "$tmp/cal2.out")" -eq 21
 check "the fitted profile has the kernel model" grep -q '"epilogue_k"' "$tmp/fit.json"
-"$ps" sim calibrate --data "$tmp/rec" --repro "$data/h200/repro_card6" --max-evals 5 -o "$tmp/fit2.json" >"$tmp/cal4.out" 2>&1
+"$ps" sim calibrate --data "$tmp/rec" --repro "$data/h200/repro_forward_only" --max-evals 5 -o "$tmp/fit2.json" >"$tmp/cal4.out" 2>&1
 check "with a GPU's repro results it says what its chunk ratios are worth" grep -qE "^  chunk ratios \(5\): .* 9 in 10 within [0-9.]+; after .* \(accuracy.chunk_ratio_points\)" "$tmp/cal4.out"
 check "and writes it into the profile with its source" bash -c "grep -q '\"chunk_ratio_points\": [0-9]' '$tmp/fit2.json' && test \$(grep -c 'accuracy.chunk_ratio_points: 9 in 10 of 5 chunk ratios' '$tmp/fit2.json') -eq 1"
-"$ps" sim calibrate --data "$tmp/rec" --repro "$data/h200/repro_card6" --repro "$data/h200/repro_card7" --max-evals 1 >"$tmp/cal5.out" 2>&1
+"$ps" sim calibrate --data "$tmp/rec" --repro "$data/h200/repro_forward_only" --repro "$data/h200/repro_token_sweep" --max-evals 1 >"$tmp/cal5.out" 2>&1
 check "ratios two cards measured are judged against the two" grep -qE "^  ratios measured in more than one run \(2\): the runs of one span up to [0-9.]+ points; the fitted model lies within half a point of their span for [0-2]" "$tmp/cal5.out"
 check "the simulator has no clock probe to record" test ! -e "$tmp/rec/clock_probe.csv"
 cp "$data/h200/sm_clock_probe_step.csv" "$tmp/rec/clock_probe.csv"

@@ -65,15 +65,15 @@ TEST(Calibrate, TheShippedH200ProfileMeetsTheOtherSquareWavesItWasNotFittedTo) {
   EXPECT_GE(within, 43);
 }
 
-// Two cards of the pool the profile was not fitted to (data/h200/record_card_eb69 and
-// record_card_abde, recorded a day later): cards differ by 2-4% in what they sustain at 700 W, so
+// Two cards of the pool the profile was not fitted to (data/h200/record_heldout_1 and
+// record_heldout_2, recorded a day later): cards differ by 2-4% in what they sustain at 700 W, so
 // the shipped profile is held to 3.5% on their 50%-duty waves, to 36 of their 45 other waves
 // within 3% (43 on its own card), their sustained throughput within 2%, and its accuracy figure
 // must hold: 9 in 10 of their chunk ratios within the points it carries.
 TEST(Calibrate, TheShippedH200ProfileHoldsOnCardsItWasNotFittedTo) {
   const Profile p = load_profile("h200");
   ASSERT_GT(p.chunk_ratio_points, 0);
-  for (const char* card : {"/h200/record_card_eb69", "/h200/record_card_abde"}) {
+  for (const char* card : {"/h200/record_heldout_1", "/h200/record_heldout_2"}) {
     const auto data = read_calibration_data(std::string(POWERSHAPE_DATA) + card);
     int squares = 0;
     const auto targets = evaluate(p, data);
@@ -302,15 +302,15 @@ TEST(Calibrate, ShowsEachConfigurationsPhaseClocksWithoutFittingThem) {
 TEST(Calibrate, AddsOtherCardsReproResultsEachRatioOnItsOwnCard) {
   auto d = read_calibration_data(POWERSHAPE_DATA "/h200/record_with_probe");
   const std::size_t own = d.repro.size();
-  add_repro(d, POWERSHAPE_DATA "/h200/repro_check/");
+  add_repro(d, POWERSHAPE_DATA "/h200/repro_spread/");
   ASSERT_GT(d.repro.size(), own);
-  EXPECT_EQ(d.repro.back().label, "repro_check: ");
+  EXPECT_EQ(d.repro.back().label, "repro_spread: ");
   const auto all = evaluate(load_profile("h200"), d);
   std::map<std::string, Target> t;
   for (const auto& x : all) t.emplace(x.name, x);
-  // The card in repro_check: 184.17 / 186.91 ms at 8 chunks over 1; the model's ratio is the
+  // The card in repro_spread: 184.17 / 186.91 ms at 8 chunks over 1; the model's ratio is the
   // same for every card.
-  const Target& other = t.at("repro_check: lmhead 131072x896x151936 chunks=8 / 1 chunk");
+  const Target& other = t.at("repro_spread: lmhead 131072x896x151936 chunks=8 / 1 chunk");
   const Target& mine = t.at("lmhead 131072x896x151936 chunks=8 / 1 chunk");
   EXPECT_NEAR(other.measured, 184.17 / 186.91, 1e-3);
   EXPECT_NEAR(mine.measured, 181.12 / 184.75, 1e-3);
@@ -318,7 +318,7 @@ TEST(Calibrate, AddsOtherCardsReproResultsEachRatioOnItsOwnCard) {
   // Two msm files there (two cards): each 4-chunk ratio over its own file's 1 chunk.
   int msm4 = 0;
   for (const auto& x : all) {
-    if (x.name == "repro_check: msm 65536x512x65536 chunks=4 / 1 chunk") {
+    if (x.name == "repro_spread: msm 65536x512x65536 chunks=4 / 1 chunk") {
       ++msm4;
       EXPECT_NEAR(x.measured, 1, 0.002);  // 35.98 / 35.98 and 36.00 / 36.03
     }

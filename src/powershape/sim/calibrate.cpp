@@ -173,7 +173,7 @@ void add_repro(CalibrationData& d, const std::string& dir) {
   auto more = read_repro(dir);
   if (more.empty()) throw invalid_input("repro", dir + " holds no repro_*.json");
   auto path = std::filesystem::path(dir).lexically_normal();
-  if (!path.has_filename()) path = path.parent_path();  // "repro_check/"
+  if (!path.has_filename()) path = path.parent_path();  // "repro_spread/"
   const std::string label = path.filename().string();
   for (auto& r : more) {
     r.label = (label.empty() ? dir : label) + ": ";

@@ -52,7 +52,7 @@ struct CalibrationData {
     workload::Workload workload;
     double ms, sm_clock_mhz, avg_power_w;
     // Where it came from: its ratios pair it with the 1-chunk run of the same file; `label`
-    // prefixes the figures of a folder added with add_repro ("repro_check: ..."), empty for the
+    // prefixes the figures of a folder added with add_repro ("repro_spread: ..."), empty for the
     // recording's own.
     std::string file, label;
   };
@@ -75,7 +75,7 @@ struct Target {
   std::string name;
   double measured;
   double simulated;
-  // The folder its measurement came from, as the name's prefix ("repro_check: "); empty for the
+  // The folder its measurement came from, as the name's prefix ("repro_spread: "); empty for the
   // recording's own. Ratios of one configuration in several folders show the GPU's own spread.
   std::string label = {};
   double error() const { return (simulated - measured) / measured; }

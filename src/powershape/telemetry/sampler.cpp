@@ -164,7 +164,9 @@ bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool
     for (Sample& d : drained) rows.push_back(std::move(d));
   }
   std::vector<Event> events = source_.take_events();
+  std::vector<Region> regions = source_.take_regions();
   std::lock_guard lock(sh_->mu);
+  for (auto& r : regions) closed_.push_back(std::move(r));
   ++stats_.polls;
   for (const Sample& s : rows) {
     auto gi = static_cast<std::size_t>(s.gpu);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "powershape/telemetry/device_info.hpp"
+#include "powershape/telemetry/region.hpp"
 #include "powershape/telemetry/sample.hpp"
 
 namespace powershape::telemetry {
@@ -37,6 +38,8 @@ class Source {
   virtual std::vector<Sample> drain(int /*gpu*/) { return {}; }
   // Things worth recording that are not readings (a counter that went back), oldest first.
   virtual std::vector<Event> take_events() { return {}; }
+  // Regions the source itself places (a replayed trace's), once ended, on the steady clock.
+  virtual std::vector<Region> take_regions() { return {}; }
 };
 
 }  // namespace powershape::telemetry

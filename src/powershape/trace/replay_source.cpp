@@ -54,7 +54,17 @@ ReplaySource::ReplaySource(Trace trace, std::string name, double speed)
     }
     devices_.push_back(info);
   }
+  regions_ = std::move(trace.regions);
+  std::stable_sort(regions_.begin(), regions_.end(),
+                   [](const auto& a, const auto& b) { return a.end_ns < b.end_ns; });
   t0_steady_ns_ = telemetry::steady_now_ns();
+}
+
+int64_t ReplaySource::steady_of(int64_t trace_ns) const {
+  // In double and saturated, as replay_time_ns: a trace may span most of int64.
+  const double t = static_cast<double>(t0_steady_ns_) +
+                   (static_cast<double>(trace_ns) - static_cast<double>(t0_trace_ns_)) / speed_;
+  return t >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(t);
 }
 
 int64_t ReplaySource::replay_time_ns() const {
@@ -93,9 +103,20 @@ std::vector<Sample> ReplaySource::drain(int gpu) {
   while (tr.next_driver < tr.driver.size() && tr.driver[tr.next_driver].t_ns <= now) {
     Sample s = tr.driver[tr.next_driver++];
     s.gpu = gpu;
-    s.t_ns =
-        t0_steady_ns_ + static_cast<int64_t>(static_cast<double>(s.t_ns - t0_trace_ns_) / speed_);
+    s.t_ns = steady_of(s.t_ns);
     out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<telemetry::Region> ReplaySource::take_regions() {
+  const int64_t now = replay_time_ns();
+  std::vector<telemetry::Region> out;
+  for (; next_region_ < regions_.size() && regions_[next_region_].end_ns <= now; ++next_region_) {
+    telemetry::Region r = regions_[next_region_];
+    r.begin_ns = steady_of(std::max(r.begin_ns, t0_trace_ns_));
+    r.end_ns = steady_of(r.end_ns);
+    out.push_back(std::move(r));
   }
   return out;
 }
