@@ -251,17 +251,16 @@ void add_sim(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "sim", "Run a workload on a simulated GPU (power, thermal and DVFS model) and summarise it");
   static SimArgs a;
-  auto* profile = cmd->add_option("--profile", a.profile,
-                                  "Device profile: a name in profiles/ or a JSON file (default h200)");
+  auto* profile = cmd->add_option(
+      "--profile", a.profile, "Device profile: a name in profiles/ or a JSON file (default h200)");
   // --device as repro, tune and advise spell it, for the one kind of device sim has.
   cmd->add_option_function<std::string>(
          "--device",
          [](const std::string& spec) {
            if (spec == "sim") return;
            if (spec.rfind("sim:", 0) != 0 || spec.size() == 4)
-             throw CLI::ValidationError("--device",
-                                        "sim runs on a simulated GPU: sim or sim:PROFILE, not '" +
-                                            spec + "'");
+             throw CLI::ValidationError(
+                 "--device", "sim runs on a simulated GPU: sim or sim:PROFILE, not '" + spec + "'");
            a.profile = spec.substr(4);
          },
          "sim or sim:PROFILE, as --profile PROFILE")

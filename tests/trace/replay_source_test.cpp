@@ -63,7 +63,8 @@ TEST(ReplaySource, GivesTheTraceRegionsAsTheirEndsPass) {
     s[Signal::kSmClock] = Reading::of(1980);
     t.samples.push_back(s);
   }
-  t.regions = {{"late", -1, 7'030'000'000, 7'080'000'000}, {"early", -1, 7'000'000'000, 7'020'000'000}};
+  t.regions = {{"late", -1, 7'030'000'000, 7'080'000'000},
+               {"early", -1, 7'000'000'000, 7'020'000'000}};
   const int64_t before = telemetry::steady_now_ns();
   ReplaySource src(t, "regions", 1.0);
   EXPECT_TRUE(src.take_regions().empty());
