@@ -17,6 +17,7 @@ cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1
 check "cmake --install succeeds" test $? -eq 0
 check "the installed CLI is stripped" bash -c "file '$prefix/bin/powershape' | grep -q ', stripped'"
 check "and so is the C library" bash -c "file -L '$prefix/lib/libpowershape_c.so' | grep -q ', stripped'"
+check "the static libraries carry no debug information" bash -c "! readelf -S '$prefix'/lib/libpowershape*.a | grep -q debug_info"
 echo "installed: bin/powershape $(du -h "$prefix/bin/powershape" | cut -f1), the tree $(du -sh "$prefix" | cut -f1)"
 cd "$tmp" || exit 1
 check "--version names the version" grep -q "^powershape [0-9]" <("$prefix/bin/powershape" --version)
