@@ -5,14 +5,8 @@
 #   install_test.sh BUILD_DIR SOURCE_DIR
 set -u
 build=$(realpath "$1") src=$(realpath "$2")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$src/tests/cli/check.sh"
 prefix=$tmp/prefix
-failures=0 passed=0
-check() {
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; passed=$((passed + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
 cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1
 check "cmake --install succeeds" test $? -eq 0
 check "the installed CLI is stripped" bash -c "file '$prefix/bin/powershape' | grep -q ', stripped'"
@@ -50,5 +44,4 @@ if [ -x /usr/bin/python3 ]; then
   check "the installed Python package finds the installed C library" grep -q "^0.2.0$" \
     <(cd "$tmp" && PYTHONPATH=$prefix/lib/powershape/python /usr/bin/python3 -c "import powershape; print(powershape.library_version())")
 fi
-echo "$passed passed, $failures failed"
-test $failures -eq 0
+finish

@@ -7,13 +7,7 @@
 #   pip_test.sh BUILD_DIR SOURCE_DIR
 set -u
 build=$(realpath "$1") src=$(realpath "$2")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0 passed=0
-check() {
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; passed=$((passed + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
+. "$src/tests/cli/check.sh"
 # As README.md says, word for word (HOME is the scratch folder): Debian's python3 (its
 # setuptools and wheel; pyenv's may lack wheel) makes the venv.
 before=$(git -C "$src" status --porcelain --ignored 2>/dev/null)
@@ -47,5 +41,4 @@ check "and passes its exit code on" test $? -ne 0
 exe=$(ls "$tmp"/venv/lib/python3*/site-packages/powershape/_prefix/bin/powershape)
 check "the carried CLI is stripped ($(du -h "$exe" | cut -f1))" test "$(stat -c %s "$exe")" -lt 20000000
 echo "the installed package: $(du -sh "$tmp"/venv/lib/python3*/site-packages/powershape | cut -f1)"
-echo "$passed passed, $failures failed"
-exit $((failures > 0))
+finish
