@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   powershape::cli::add_probe(app);
   powershape::cli::add_tune(app);
   powershape::cli::add_compare(app);
+  powershape::cli::add_optimize(app);
   powershape::cli::add_exporter(app);
   powershape::cli::add_report(app);
   powershape::cli::add_advise(app);

@@ -14,6 +14,7 @@ void add_repro(CLI::App& app);
 void add_probe(CLI::App& app);
 void add_tune(CLI::App& app);
 void add_compare(CLI::App& app);
+void add_optimize(CLI::App& app);
 void add_exporter(CLI::App& app);
 void add_report(CLI::App& app);
 void add_advise(CLI::App& app);

@@ -1,6 +1,7 @@
 #include "powershape/experiment/command_backend.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <sstream>
 #include <thread>
 
@@ -141,16 +142,29 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   util::Child child(commands_.at(i), {std::string(telemetry::kControlEnv) + "=" + fifo_.path()});
   util::forward_signals_to(child.pid());
   std::vector<telemetry::Region> regions;
+  int64_t killed_at = 0;
   while (!child.poll()) {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     drain();
     read_marks(regions);
+    const int64_t now = telemetry::steady_now_ns();
+    if (deadline_ns_ > 0 && now > deadline_ns_ && killed_at == 0) {
+      child.signal(SIGTERM);
+      killed_at = now;
+    } else if (killed_at > 0 && now - killed_at > 2'000'000'000) {
+      child.signal(SIGKILL);
+    }
   }
   util::forward_signals_to(0);
   const int64_t end = telemetry::steady_now_ns();
   read_marks(regions);
   open_.clear();  // a region the command left open is not measured
   if (util::received_signal() != 0) throw device_error("interrupted");
+  if (killed_at > 0) {
+    throw device_error("'" + config_name(i) + "' was stopped: the deadline passed " +
+                       std::to_string((killed_at - begin) / 1'000'000'000) + " s into it");
+  }
+  trace_.regions.push_back({config_name(i), -1, begin, end});
   if (child.exit_code() != 0) {
     throw invalid_input("'" + config_name(i) + "' exited with " +
                         std::to_string(child.exit_code()));
@@ -166,6 +180,9 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   for (const auto& r : regions) {
     if (r.name == region_) mine.push_back(r);
   }
+  steps_.insert(steps_.end(), mine.begin(), mine.end());
+  if (steps_.size() > kMaxSteps)
+    steps_.erase(steps_.begin(), steps_.end() - static_cast<std::ptrdiff_t>(kMaxSteps));
   if (!region_.empty() && mine.empty())
     throw invalid_input("'" + config_name(i) + "' marked no region '" + region_ + "'");
   if (mine.empty()) {  // the whole run is one iteration

@@ -41,7 +41,14 @@ class CommandBackend final : public Backend {
   void idle(double seconds) override;
   std::optional<double> temperature_c() override;
   int64_t now_ns() const override;
+  // The telemetry so far, with each run a region named after its configuration.
   trace::Trace recorded() override;
+  // A run still going at `steady_ns` (telemetry::steady_now_ns) is stopped (SIGTERM, SIGKILL
+  // 2 s later) and measure() throws a device_error saying the deadline passed; 0: none.
+  void set_deadline(int64_t steady_ns) { deadline_ns_ = steady_ns; }
+  // The regions measured by (the steps), of every run so far, at most kMaxSteps (the latest).
+  const std::vector<telemetry::Region>& steps() const { return steps_; }
+  static constexpr std::size_t kMaxSteps = 100000;
 
  private:
   void drain();
@@ -54,6 +61,8 @@ class CommandBackend final : public Backend {
   std::unique_ptr<telemetry::Source> source_;
   std::unique_ptr<telemetry::Sampler> sampler_;
   trace::Trace trace_;
+  std::vector<telemetry::Region> steps_;
+  int64_t deadline_ns_ = 0;
 };
 
 }  // namespace powershape::experiment

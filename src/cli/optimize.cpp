@@ -1,0 +1,159 @@
+// `powershape optimize -- CMD`: the options and what is printed; the work is optimize::run.
+#include "powershape/optimize/optimize.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "powershape/report/html_report.hpp"
+#include "powershape/util/int_list.hpp"
+#include "powershape/util/json_io.hpp"
+#include "subcommands.hpp"
+#include "validators.hpp"
+
+namespace powershape::cli {
+namespace {
+
+struct OptimizeArgs {
+  optimize::Options o;
+  std::string chunks = "1,2,4,8,16", out, report;
+  double max_slowdown_pct = 5;
+};
+
+double pct(double share) { return 100 * share; }
+
+void print_diagnosis(const optimize::Result& r, double tokens_per_step) {
+  const auto& d = r.diagnosis;
+  const auto& m = d.as_found;
+  const char* unit = d.by_steps ? "step" : "run";
+  std::printf("\nas found: %d %s%s, %.1f ms and %.1f J a %s, %.0f W, SM clock %.0f MHz",
+              m.iterations, unit, m.iterations == 1 ? "" : "s", m.ms_per_iteration,
+              m.j_per_iteration(), unit, m.avg_power_w, m.sm_clock_mhz);
+  if (d.max_clock_mhz > 0) std::printf(" of %.0f", d.max_clock_mhz);
+  if (tokens_per_step > 0 && m.ms_per_iteration > 0)
+    std::printf(", %.0f tokens/s", tokens_per_step / (m.ms_per_iteration * 1e-3));
+  std::printf(", %.0f C at most\n", m.peak_temp_c);
+  if (d.throttled()) {
+    std::printf(
+        "throttling: power-capped %.0f%% and thermally throttled %.0f%% of the run; the clock was "
+        "under 97%% of its maximum %.0f%% of the busy time",
+        pct(d.power_capped), pct(d.thermal), pct(d.reduced_clock));
+    if (d.dipped_steps >= 0)
+      std::printf(", and dipped in %.0f%% of the steps", pct(d.dipped_steps));
+    std::printf(";\n  at most %.1f%% of the run's time went to the lower clock\n",
+                pct(d.throttle_cost));
+  } else {
+    std::printf(
+        "throttling: none to speak of (power-capped %.1f%%, thermally throttled %.1f%% of the "
+        "run; the clock under 97%% of its maximum %.0f%% of the busy time)\n",
+        pct(d.power_capped), pct(d.thermal), pct(d.reduced_clock));
+  }
+  double total = 0;
+  for (const auto& s : d.shares) total += s.energy_j;
+  if (total > 0) {
+    std::printf("energy by phase:");
+    for (const auto& s : d.shares) {
+      if (s.energy_j > 0)
+        std::printf(" %s %.0f%% (%.1f s)", analysis::to_string(s.cls).c_str(),
+                    pct(s.energy_j / total), s.seconds);
+    }
+    std::printf("\n");
+  }
+}
+
+void print_knobs(const optimize::Result& r) {
+  if (r.race) {
+    const auto& race = *r.race;
+    std::printf("\nchunk counts (%d measurements, %.0f s):\n", race.measurements, race.search_s);
+    for (const auto& c : race.candidates) {
+      if (c.rounds == 0) continue;
+      std::printf("  %-22s %3d runs %10.1f ms %9.1f J  %s\n", c.name.c_str(), c.rounds, c.ms,
+                  c.joules, c.why.c_str());
+    }
+  }
+  if (r.advice) {
+    const auto& pick = r.advice->outcomes[r.advice->chosen];
+    std::printf("settings, predicted from the as-found trace (none changed): %s",
+                pick.setting.describe().c_str());
+    if (r.advice->chosen != 0)
+      std::printf(", time %.3f [%.3f, %.3f], energy %.3f [%.3f, %.3f]", pick.time_ratio.mid,
+                  pick.time_ratio.lo, pick.time_ratio.hi, pick.energy_ratio.mid,
+                  pick.energy_ratio.lo, pick.energy_ratio.hi);
+    std::printf("\n");
+  }
+  for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
+}
+
+void print_recommendation(const optimize::Result& r) {
+  const auto& x = r.recommendation;
+  if (x.kind == optimize::Recommendation::kNone) {
+    std::printf(
+        "\nrecommendation: none: nothing tried beat the job as found on %s by more than its "
+        "noise\n",
+        r.objective.describe().c_str());
+    return;
+  }
+  const char* unit = r.diagnosis.by_steps ? "step" : "run";
+  std::printf("\nrecommendation: %s (%s)\n", x.what.c_str(),
+              x.measured ? "measured" : "predicted; apply it and measure with compare");
+  std::printf("  time %.4f [%.4f, %.4f], energy %.4f [%.4f, %.4f] of the job as found\n",
+              x.time_ratio.mid, x.time_ratio.lo, x.time_ratio.hi, x.energy_ratio.mid,
+              x.energy_ratio.lo, x.energy_ratio.hi);
+  std::printf("  saves %.1f ms and %.1f J a %s; %.1f Wh an hour of the job; %.2f Wh a run\n",
+              x.ms_saved_per_step, x.j_saved_per_step, unit, x.wh_saved_per_hour,
+              x.wh_saved_per_run);
+}
+
+int run_optimize(OptimizeArgs& a) {
+  a.o.chunks = util::parse_int_list(a.chunks, "chunks");
+  a.o.max_slowdown = a.max_slowdown_pct / 100;
+  a.o.progress = [](const std::string& line) {
+    std::fprintf(stderr, "optimize: %s\n", line.c_str());
+  };
+  const optimize::Result r = optimize::run(a.o);
+  std::printf("powershape optimize on %s, objective %s, %.0f s of a %.0f s budget\n",
+              r.device.c_str(), r.objective.describe().c_str(), r.elapsed_s, a.o.budget_s);
+  print_diagnosis(r, a.o.tokens_per_step);
+  print_knobs(r);
+  print_recommendation(r);
+  if (!a.out.empty()) util::write_json_file(a.out, optimize::to_json(r));
+  if (!a.report.empty()) {
+    report::ReportInputs in;
+    in.title = "powershape optimize: " + r.candidates.front() + " and what was tried";
+    in.trace = r.trace;
+    report::write_report(a.report, in);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_optimize(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "optimize",
+      "Your job, diagnosed and improved: throttling, the chunk count and power settings, one "
+      "recommendation");
+  static OptimizeArgs a;
+  cmd->add_option("--objective", a.o.objective, "time (default), energy, edp or cost:ETA (Zeus)");
+  cmd->add_option("--max-slowdown", a.max_slowdown_pct,
+                  "Percent slower than as found a recommendation may be (default 5)")
+      ->check(finite_in(0.01, 100));
+  cmd->add_option("--budget", a.o.budget_s, "Seconds it may take in all (default 600)")
+      ->check(finite_in(1, 7 * 86400));
+  cmd->add_option("--chunks", a.chunks,
+                  "Chunk counts tried through POWERSHAPE_CHUNKS or {chunks} (default 1,2,4,8,16)");
+  cmd->add_option("--tokens-per-step", a.o.tokens_per_step, "Tokens a step, for tokens/s")
+      ->check(finite_in(0, 1e12));
+  cmd->add_option("--region", a.o.region, "The steps' region name (default: the first marked)");
+  cmd->add_option("--profile", a.o.profile,
+                  "The profile whose V/f curve the GPU follows (default: matched by name)");
+  cmd->add_option("--source", a.o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
+  cmd->add_option("--seed", a.o.seed, "Seed of the run order (default 1)")->check(seed_value());
+  cmd->add_option("-o,--output", a.out, "Write everything measured and the choice as JSON");
+  cmd->add_option("--report", a.report, "Write an HTML report: each run's telemetry, side by side");
+  cmd->add_option("command", a.o.command, "Your job, after --")->required();
+  cmd->positionals_at_end();
+  cmd->callback([] { exit_code() = run_optimize(a); });
+}
+
+}  // namespace powershape::cli

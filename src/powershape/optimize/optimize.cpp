@@ -1,0 +1,353 @@
+#include "powershape/optimize/optimize.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "powershape/analysis/summary.hpp"
+#include "powershape/experiment/command_backend.hpp"
+#include "powershape/experiment/tune_cache.hpp"
+#include "powershape/telemetry/clock.hpp"
+#include "powershape/trace/json_codec.hpp"
+#include "powershape/util/error.hpp"
+
+namespace powershape::optimize {
+namespace {
+
+constexpr const char* kPlaceholder = "{chunks}";
+// Runs beyond the race's rounds: the warm-up's one, and the confirmation's pairs.
+constexpr int kWarmupRuns = 1, kConfirmRounds = 3;
+// A run may take this much longer than the job as found did before the budget plan breaks.
+constexpr double kRunMargin = 1.25;
+
+bool has_placeholder(const std::vector<std::string>& command) {
+  return std::any_of(command.begin(), command.end(), [](const std::string& w) {
+    return w.find(kPlaceholder) != std::string::npos;
+  });
+}
+
+std::vector<std::string> with_count(const std::vector<std::string>& command, int chunks) {
+  std::vector<std::string> out = {"env", std::string(kChunksEnv) + "=" + std::to_string(chunks)};
+  for (std::string w : command) {
+    for (auto at = w.find(kPlaceholder); at != std::string::npos; at = w.find(kPlaceholder, at))
+      w.replace(at, std::string(kPlaceholder).size(), std::to_string(chunks));
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+// The part of the trace one run covers, with the steps inside it as regions (what the trace
+// advisor learns a step's clock share from).
+trace::Trace run_trace(const trace::Trace& t, int64_t begin, int64_t end,
+                       const std::vector<telemetry::Region>& steps) {
+  trace::Trace out;
+  out.source = t.source;
+  out.devices = t.devices;
+  for (const auto& s : t.samples) {
+    if (s.t_ns >= begin && s.t_ns <= end) out.samples.push_back(s);
+  }
+  for (const auto& r : steps) {
+    if (r.begin_ns >= begin && r.end_ns <= end) out.regions.push_back(r);
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+Diagnosis diagnose(const trace::Trace& t, const experiment::Measurement& m, int64_t begin,
+                   int64_t end, const std::vector<telemetry::Region>& steps) {
+  Diagnosis d;
+  d.as_found = m;
+  d.by_steps = !steps.empty();
+  d.run_s = static_cast<double>(end - begin) * 1e-9;
+  if (!t.devices.empty() && t.devices[0].max_sm_clock_mhz.ok())
+    d.max_clock_mhz = t.devices[0].max_sm_clock_mhz.value;
+  const analysis::Summary s = analysis::summarize(t, 0, "as found", begin, end);
+  d.power_capped = s.power_capped_fraction().value_or(0);
+  d.thermal = s.thermal_fraction().value_or(0);
+  analysis::PhaseOptions po;
+  po.window_s = std::clamp(d.run_s / 20, 0.05, 1.0);
+  std::vector<analysis::PhaseWindow> windows;
+  try {
+    windows = analysis::classify_phases(t, 0, po, begin, end);
+  } catch (const std::exception&) {
+    // No power readings over the run: no classes, and no clock-based cost either.
+  }
+  d.shares = analysis::phase_shares(windows);
+  if (d.max_clock_mhz <= 0) {
+    for (const auto& w : windows) d.max_clock_mhz = std::max(d.max_clock_mhz, w.sm_clock_mhz);
+  }
+  double busy = 0, reduced = 0, lost = 0;
+  for (const auto& w : windows) {
+    if (w.cls == analysis::PhaseClass::kIdle || w.sm_clock_mhz <= 0 || d.max_clock_mhz <= 0)
+      continue;
+    busy += w.seconds();
+    const double ratio = std::min(1.0, w.sm_clock_mhz / d.max_clock_mhz);
+    if (ratio < 0.97) reduced += w.seconds();
+    // The work that follows the clock: all of a compute-bound window, half of a bursty one (its
+    // products), little of a memory-bound one; at the max clock it would take ratio of the time.
+    const double share = w.cls == analysis::PhaseClass::kCompute  ? 1.0
+                         : w.cls == analysis::PhaseClass::kBursty ? 0.5
+                                                                  : 0.1;
+    lost += w.seconds() * share * (1 - ratio);
+  }
+  d.reduced_clock = busy > 0 ? reduced / busy : 0;
+  d.throttle_cost = d.run_s > 0 ? lost / d.run_s : 0;
+  if (steps.size() >= 3) {
+    std::vector<double> clocks;
+    for (std::size_t i = 0; i < steps.size() && i < 2000; ++i) {
+      experiment::Measurement one;
+      experiment::add_telemetry(one, t, steps[i].begin_ns, steps[i].end_ns);
+      if (one.sm_clock_mhz > 0) clocks.push_back(one.sm_clock_mhz);
+    }
+    const double mid = median(clocks);
+    if (!clocks.empty() && mid > 0) {
+      d.dipped_steps =
+          static_cast<double>(std::count_if(clocks.begin(), clocks.end(),
+                                            [&](double c) { return c < 0.97 * mid; })) /
+          static_cast<double>(clocks.size());
+    }
+  }
+  return d;
+}
+
+// The budget's plan for the race: rounds of every candidate, as many as fit (at most 8), the
+// candidates cut from the end of the list until two rounds fit; 0 rounds: no race.
+int plan_rounds(double run_s, double left_s, std::size_t& candidates) {
+  const double per_run = std::max(run_s, 1e-3) * kRunMargin;
+  const double runs = left_s / per_run - kWarmupRuns - 2 * kConfirmRounds;
+  while (candidates >= 2) {
+    const int rounds = static_cast<int>(std::floor(runs / static_cast<double>(candidates)));
+    if (rounds >= 2) return std::min(rounds, 8);
+    --candidates;
+  }
+  return 0;
+}
+
+// What the recommendation saves against a step (or run) of `ms` and `j` as found, `steps` a run.
+Recommendation savings(Recommendation r, double ms, double j, int steps) {
+  r.ms_saved_per_step = ms * (1 - r.time_ratio.mid);
+  r.j_saved_per_step = j * (1 - r.energy_ratio.mid);
+  // An hour of the job: its steps at the recommended pace, each saving that energy.
+  const double steps_per_hour = ms > 0 ? 3600e3 / (ms * r.time_ratio.mid) : 0;
+  r.wh_saved_per_hour = r.j_saved_per_step * steps_per_hour / 3600;
+  r.wh_saved_per_run = r.j_saved_per_step * steps / 3600;
+  return r;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> chunk_commands(const std::vector<std::string>& command,
+                                                     const std::vector<int>& chunks,
+                                                     std::vector<std::string>* names) {
+  if (command.empty()) throw invalid_input("command", "give the job to run after --");
+  if (chunks.empty()) throw invalid_input("chunks", "give one chunk count or more");
+  std::set<int> seen;
+  for (int c : chunks) {
+    if (c < 1 || c > 4096)
+      throw invalid_input("chunks", "counts are 1..4096, not " + std::to_string(c));
+    if (!seen.insert(c).second)
+      throw invalid_input("chunks", std::to_string(c) + " is listed twice");
+  }
+  if (chunks.size() > 16) throw invalid_input("chunks", "at most 16 counts");
+  std::vector<std::vector<std::string>> out;
+  std::vector<std::string> labels;
+  if (!has_placeholder(command)) {
+    out.push_back(command);
+    labels.push_back("as found");
+  }
+  for (int c : chunks) {
+    out.push_back(with_count(command, c));
+    labels.push_back(std::string(kChunksEnv) + "=" + std::to_string(c));
+  }
+  if (out.size() < 2)
+    throw invalid_input("chunks", "with {chunks} in the command, give two counts or more");
+  if (names) *names = labels;
+  return out;
+}
+
+Result run(const Options& o) {
+  if (!(o.budget_s >= 1 && o.budget_s <= 7 * 86400))
+    throw invalid_input("budget", "1 s to a week, not " + std::to_string(o.budget_s));
+  if (o.tokens_per_step < 0 || !std::isfinite(o.tokens_per_step))
+    throw invalid_input("tokens per step", "a count of 0 or more");
+  const int64_t start = telemetry::steady_now_ns();
+  const int64_t deadline = start + static_cast<int64_t>(o.budget_s * 1e9);
+  const auto say = [&](const std::string& line) {
+    if (o.progress) o.progress(line);
+  };
+  Result r;
+  auto commands = chunk_commands(o.command, o.chunks, &r.candidates);
+  say("the job as found: " + r.candidates[0]);
+  int64_t b0 = 0, e0 = 0;
+  experiment::Measurement m0;
+  std::vector<telemetry::Region> steps;
+  {
+    // Its own session, closed before the race opens another on the same source.
+    experiment::CommandBackend backend({commands[0]}, o.source, o.region);
+    backend.set_deadline(deadline);
+    r.device = backend.describe();
+    r.objective = experiment::parse_objective(
+        o.objective, experiment::device_power_limit_w(backend.device_json()));
+    b0 = backend.now_ns();
+    m0 = backend.measure(0, 0);
+    e0 = backend.now_ns();
+    r.trace = backend.recorded();
+    r.trace.regions.back().name = r.candidates[0];
+    steps = backend.steps();
+  }
+  r.diagnosis = diagnose(r.trace, m0, b0, e0, steps);
+
+  // Settings, predicted from the as-found run's trace (no setting is changed).
+  try {
+    advise::TraceAdviceOptions ao;
+    ao.profile = o.profile;
+    ao.objective = r.objective;
+    ao.max_slowdown = o.max_slowdown;
+    ao.window_s = std::clamp(r.diagnosis.run_s / 20, 0.05, 1.0);
+    r.advice = advise::from_trace(run_trace(r.trace, b0, e0, steps), "the job as found", ao);
+  } catch (const std::exception& e) {
+    r.notes.push_back(std::string("no power limit or clock cap predicted: ") + e.what());
+  }
+
+  // The chunk counts, raced within what is left of the budget.
+  std::size_t n = commands.size();
+  const double left_s = static_cast<double>(deadline - telemetry::steady_now_ns()) * 1e-9;
+  const int rounds = plan_rounds(r.diagnosis.run_s, left_s, n);
+  if (rounds == 0) {
+    r.notes.push_back("no chunk count raced: a run takes " +
+                      std::to_string(static_cast<int>(std::ceil(r.diagnosis.run_s))) +
+                      " s, and two rounds of two would not fit in the " +
+                      std::to_string(static_cast<int>(left_s)) + " s of the budget left");
+  } else {
+    if (n < commands.size()) {
+      std::string cut;
+      for (std::size_t i = n; i < commands.size(); ++i)
+        cut += (cut.empty() ? "" : ", ") + r.candidates[i];
+      r.notes.push_back("not raced, for the budget: " + cut);
+      commands.resize(n);
+      r.candidates.resize(n);
+    }
+    experiment::CommandBackend racer(commands, o.source, o.region);
+    racer.set_deadline(deadline);
+    experiment::TuneOptions to;
+    to.objective = r.objective;
+    to.max_slowdown = o.max_slowdown;
+    to.max_rounds = rounds;
+    to.confirm_rounds = kConfirmRounds;
+    to.seed = o.seed;
+    to.warmup.warmup_window_s = 1e-3;
+    to.warmup.warmup_max_s = 1e-3;
+    to.warmup.on_round = [&](int round, int total, double) {
+      say("race: round " + std::to_string(round) + " of at most " + std::to_string(total));
+    };
+    say("racing " + std::to_string(n) + " configurations, at most " + std::to_string(rounds) +
+        " rounds");
+    try {
+      r.race = experiment::tune(racer, to);
+      for (auto& c : r.race->candidates) {  // named as the job's configurations, not commands
+        for (std::size_t i = n; i-- > 0;) {
+          const std::string full = racer.config_name(i);
+          if (c.name == full) c.name = r.candidates[i];
+          for (auto at = c.why.find(full); at != std::string::npos; at = c.why.find(full))
+            c.why.replace(at, full.size(), r.candidates[i]);
+        }
+      }
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kDevice) throw;
+      r.notes.push_back(std::string("the race stopped: ") + e.what());
+    }
+    trace::Trace more = racer.recorded();
+    for (auto& region : more.regions) {  // each run named as the candidates are
+      for (std::size_t i = 0; i < n; ++i) {
+        if (region.name == racer.config_name(i)) region.name = r.candidates[i];
+      }
+    }
+    r.trace.samples.insert(r.trace.samples.end(), more.samples.begin(), more.samples.end());
+    r.trace.regions.insert(r.trace.regions.end(), more.regions.begin(), more.regions.end());
+  }
+
+  // One recommendation: the better objective of the measured chunk count and the predicted
+  // setting, each only where it beats the job as found.
+  std::optional<Recommendation> chunks, setting;
+  if (r.race && r.race->chosen != r.race->baseline && r.race->score_ratio.hi < 1) {
+    Recommendation c;
+    c.kind = Recommendation::kChunks;
+    c.what = r.candidates[r.race->chosen];
+    c.measured = true;
+    c.time_ratio = r.race->time_ratio;
+    c.energy_ratio = r.race->energy_ratio;
+    c.score_ratio = r.race->score_ratio;
+    chunks = c;
+  }
+  if (r.advice && r.advice->chosen != 0) {
+    const auto& base = r.advice->outcomes[0];
+    const auto& pick = r.advice->outcomes[r.advice->chosen];
+    Recommendation s;
+    s.kind = Recommendation::kSetting;
+    s.what = pick.setting.describe();
+    s.time_ratio = pick.time_ratio;
+    s.energy_ratio = pick.energy_ratio;
+    const double b = r.objective.score(base.ms, base.joules);
+    const double mid = b > 0 ? r.objective.score(pick.ms, pick.joules) / b : 1;
+    s.score_ratio = {mid, mid, mid};
+    setting = s;
+  }
+  // Savings against the as-found figures of the same session as the ratios: the race's own
+  // baseline for a chunk count, the as-found run for a setting predicted from it.
+  const experiment::Measurement& m = r.diagnosis.as_found;
+  if (chunks && (!setting || chunks->score_ratio.mid <= setting->score_ratio.mid)) {
+    const auto& base = r.race->candidates[r.race->baseline];
+    r.recommendation = savings(*chunks, base.ms, base.joules, m.iterations);
+  } else if (setting) {
+    r.recommendation = savings(*setting, m.ms_per_iteration, m.j_per_iteration(), m.iterations);
+  }
+  r.elapsed_s = static_cast<double>(telemetry::steady_now_ns() - start) * 1e-9;
+  return r;
+}
+
+nlohmann::json to_json(const Result& r) {
+  const Diagnosis& d = r.diagnosis;
+  nlohmann::json shares = nlohmann::json::array();
+  for (const auto& s : d.shares) {
+    shares.push_back(
+        {{"class", analysis::to_string(s.cls)}, {"seconds", s.seconds}, {"energy_j", s.energy_j}});
+  }
+  nlohmann::json j = {{"device", r.device},
+                      {"objective", r.objective.describe()},
+                      {"as_found",
+                       {{"measurement", experiment::to_json(d.as_found)},
+                        {"by_steps", d.by_steps},
+                        {"run_s", d.run_s},
+                        {"max_clock_mhz", d.max_clock_mhz},
+                        {"power_capped", d.power_capped},
+                        {"thermal", d.thermal},
+                        {"reduced_clock", d.reduced_clock},
+                        {"dipped_steps", d.dipped_steps},
+                        {"throttle_cost", d.throttle_cost},
+                        {"throttled", d.throttled()},
+                        {"phases", shares}}},
+                      {"candidates", r.candidates},
+                      {"notes", r.notes},
+                      {"elapsed_s", r.elapsed_s}};
+  if (r.race) j["race"] = experiment::to_json(*r.race);
+  const Recommendation& x = r.recommendation;
+  j["recommendation"] = {{"kind", x.kind == Recommendation::kNone     ? "none"
+                                  : x.kind == Recommendation::kChunks ? "chunks"
+                                                                      : "setting"},
+                         {"what", x.what},
+                         {"measured", x.measured},
+                         {"time_ratio", experiment::to_json(x.time_ratio)},
+                         {"energy_ratio", experiment::to_json(x.energy_ratio)},
+                         {"ms_saved_per_step", x.ms_saved_per_step},
+                         {"j_saved_per_step", x.j_saved_per_step},
+                         {"wh_saved_per_hour", x.wh_saved_per_hour},
+                         {"wh_saved_per_run", x.wh_saved_per_run}};
+  return j;
+}
+
+}  // namespace powershape::optimize

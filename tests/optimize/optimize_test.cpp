@@ -1,0 +1,109 @@
+#include "powershape/optimize/optimize.hpp"
+
+#include <gtest/gtest.h>
+
+#include "powershape/util/error.hpp"
+
+namespace powershape::optimize {
+namespace {
+
+const std::string kFake = std::string("fake:") + POWERSHAPE_DATA + "/h200/gemm_sustained_trace.csv";
+
+// A whole run is the iteration: it sleeps 40 ms at 4 chunks, 40 ms more at any other count, and
+// as 1 chunk would without POWERSHAPE_CHUNKS.
+const std::vector<std::string> kJob = {
+    "sh", "-c", "if [ \"${POWERSHAPE_CHUNKS:-1}\" = 4 ]; then sleep 0.04; else sleep 0.08; fi"};
+
+Options options(std::vector<std::string> command, double budget_s) {
+  Options o;
+  o.command = std::move(command);
+  o.source = kFake;
+  o.chunks = {1, 2, 4};
+  o.budget_s = budget_s;
+  o.profile = "h200";
+  return o;
+}
+
+}  // namespace
+
+TEST(ChunkCommands, TheJobAsFoundFirstThenEachCountInItsEnvironment) {
+  std::vector<std::string> names;
+  const auto c = chunk_commands({"python3", "train.py"}, {2, 8}, &names);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0], (std::vector<std::string>{"python3", "train.py"}));
+  EXPECT_EQ(c[2], (std::vector<std::string>{"env", "POWERSHAPE_CHUNKS=8", "python3", "train.py"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"as found", "POWERSHAPE_CHUNKS=2", "POWERSHAPE_CHUNKS=8"}));
+}
+
+TEST(ChunkCommands, APlaceholderTakesTheCountAndLeavesNoAsFound) {
+  const auto c = chunk_commands({"train", "--chunks={chunks}", "{chunks}x"}, {1, 4});
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[1],
+            (std::vector<std::string>{"env", "POWERSHAPE_CHUNKS=4", "train", "--chunks=4", "4x"}));
+  EXPECT_THROW(chunk_commands({"train", "{chunks}"}, {4}), Error);  // nothing to race
+}
+
+TEST(ChunkCommands, BadListsAreNamed) {
+  EXPECT_THROW(chunk_commands({}, {1, 2}), Error);
+  EXPECT_THROW(chunk_commands({"x"}, {}), Error);
+  EXPECT_THROW(chunk_commands({"x"}, {0, 2}), Error);
+  EXPECT_THROW(chunk_commands({"x"}, {2, 2}), Error);
+  try {
+    chunk_commands({"x"}, {4, 4});
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+    EXPECT_NE(std::string(e.what()).find("4 is listed twice"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Optimize, RacesTheCountsAndRecommendsTheFastestWithinTheBudget) {
+  const Result r = run(options(kJob, 30));
+  ASSERT_TRUE(r.race.has_value());
+  EXPECT_EQ(r.recommendation.kind, Recommendation::kChunks);
+  EXPECT_EQ(r.recommendation.what, "POWERSHAPE_CHUNKS=4");
+  EXPECT_TRUE(r.recommendation.measured);
+  EXPECT_LT(r.recommendation.time_ratio.hi, 0.8);
+  EXPECT_GT(r.recommendation.ms_saved_per_step, 20);
+  EXPECT_LE(r.elapsed_s, 30);
+  EXPECT_FALSE(r.diagnosis.by_steps);
+  EXPECT_EQ(r.diagnosis.as_found.iterations, 1);
+  // Each run is a region of the trace, named as its configuration.
+  bool named = false;
+  for (const auto& g : r.trace.regions) named |= g.name == "POWERSHAPE_CHUNKS=4";
+  EXPECT_TRUE(named);
+}
+
+TEST(Optimize, AJobTheCountDoesNotChangeGetsNoRecommendation) {
+  const Result r = run(options({"sh", "-c", "sleep 0.05"}, 30));
+  EXPECT_EQ(r.recommendation.kind, Recommendation::kNone);
+  EXPECT_FALSE(r.diagnosis.throttled());
+}
+
+TEST(Optimize, ABudgetTooShortToRaceSaysSoAndKeepsTheDiagnosis) {
+  const Result r = run(options({"sh", "-c", "sleep 0.6"}, 2));
+  EXPECT_FALSE(r.race.has_value());
+  ASSERT_FALSE(r.notes.empty());
+  bool said = false;
+  for (const auto& n : r.notes) said |= n.find("no chunk count raced") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_LE(r.elapsed_s, 2);
+  EXPECT_GT(r.diagnosis.run_s, 0.5);
+}
+
+TEST(Optimize, AJobOutlivingTheBudgetIsStopped) {
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW(run(options({"sleep", "30"}, 1)), Error);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
+TEST(Optimize, BadOptionsAreNamed) {
+  EXPECT_THROW(run(options(kJob, 0)), Error);
+  Options o = options(kJob, 10);
+  o.tokens_per_step = -1;
+  EXPECT_THROW(run(o), Error);
+  o = options({"false"}, 10);
+  EXPECT_THROW(run(o), Error);  // a job that fails as found
+}
+
+}  // namespace powershape::optimize
