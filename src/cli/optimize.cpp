@@ -1,6 +1,8 @@
 // `powershape optimize -- CMD`: the options and what is printed; the work is optimize::run.
 #include "powershape/optimize/optimize.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -87,10 +89,14 @@ void print_knobs(const optimize::Result& r) {
 void print_recommendation(const optimize::Result& r) {
   const auto& x = r.recommendation;
   if (x.kind == optimize::Recommendation::kNone) {
-    std::printf(
-        "\nrecommendation: none: nothing tried beat the job as found on %s by more than its "
-        "noise\n",
-        r.objective.describe().c_str());
+    if (!r.race && !r.advice) {
+      std::printf("\nrecommendation: none: nothing could be tried (the notes say why)\n");
+    } else {
+      std::printf(
+          "\nrecommendation: none: nothing tried beat the job as found on %s by more than its "
+          "noise\n",
+          r.objective.describe().c_str());
+    }
     return;
   }
   const char* unit = r.diagnosis.by_steps ? "step" : "run";
@@ -107,9 +113,12 @@ void print_recommendation(const optimize::Result& r) {
 int run_optimize(OptimizeArgs& a) {
   a.o.chunks = util::parse_int_list(a.chunks, "chunks");
   a.o.max_slowdown = a.max_slowdown_pct / 100;
-  a.o.progress = [](const std::string& line) {
-    std::fprintf(stderr, "optimize: %s\n", line.c_str());
-  };
+  // Stages on a terminal only: in a log, an error stays the only line.
+  if (isatty(STDERR_FILENO) != 0) {
+    a.o.progress = [](const std::string& line) {
+      std::fprintf(stderr, "optimize: %s\n", line.c_str());
+    };
+  }
   const optimize::Result r = optimize::run(a.o);
   std::printf("powershape optimize on %s, objective %s, %.0f s of a %.0f s budget\n",
               r.device.c_str(), r.objective.describe().c_str(), r.elapsed_s, a.o.budget_s);

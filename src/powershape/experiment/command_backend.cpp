@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <sstream>
 #include <thread>
 
@@ -161,8 +162,10 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   open_.clear();  // a region the command left open is not measured
   if (util::received_signal() != 0) throw device_error("interrupted");
   if (killed_at > 0) {
-    throw device_error("'" + config_name(i) + "' was stopped: the deadline passed " +
-                       std::to_string((killed_at - begin) / 1'000'000'000) + " s into it");
+    char at[32];
+    std::snprintf(at, sizeof at, "%.1f", static_cast<double>(killed_at - begin) * 1e-9);
+    throw device_error("'" + config_name(i) + "' was stopped: the deadline passed " + at +
+                       " s into its run");
   }
   trace_.regions.push_back({config_name(i), -1, begin, end});
   if (child.exit_code() != 0) {

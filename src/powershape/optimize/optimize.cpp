@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "powershape/analysis/summary.hpp"
@@ -175,6 +176,7 @@ Result run(const Options& o) {
     throw invalid_input("budget", "1 s to a week, not " + std::to_string(o.budget_s));
   if (o.tokens_per_step < 0 || !std::isfinite(o.tokens_per_step))
     throw invalid_input("tokens per step", "a count of 0 or more");
+  experiment::parse_objective(o.objective, 0);  // a bad objective is named before the job runs
   const int64_t start = telemetry::steady_now_ns();
   const int64_t deadline = start + static_cast<int64_t>(o.budget_s * 1e9);
   const auto say = [&](const std::string& line) {
@@ -182,7 +184,7 @@ Result run(const Options& o) {
   };
   Result r;
   auto commands = chunk_commands(o.command, o.chunks, &r.candidates);
-  say("the job as found: " + r.candidates[0]);
+  say("the job as found");
   int64_t b0 = 0, e0 = 0;
   experiment::Measurement m0;
   std::vector<telemetry::Region> steps;
@@ -219,10 +221,12 @@ Result run(const Options& o) {
   const double left_s = static_cast<double>(deadline - telemetry::steady_now_ns()) * 1e-9;
   const int rounds = plan_rounds(r.diagnosis.run_s, left_s, n);
   if (rounds == 0) {
-    r.notes.push_back("no chunk count raced: a run takes " +
-                      std::to_string(static_cast<int>(std::ceil(r.diagnosis.run_s))) +
-                      " s, and two rounds of two would not fit in the " +
-                      std::to_string(static_cast<int>(left_s)) + " s of the budget left");
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "no chunk count raced: a run takes %.1f s, and two rounds of two would not fit "
+                  "in the %.1f s of the budget left",
+                  r.diagnosis.run_s, std::max(0.0, left_s));
+    r.notes.push_back(why);
   } else {
     if (n < commands.size()) {
       std::string cut;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# End-to-end tests of `powershape optimize` on the replay source: a job that marks its steps and
+# reads POWERSHAPE_CHUNKS (tests/optimize/chunked_job.sh), one the count does not change, one
+# recorded while power-capped, the budget, the report and the JSON.
+#   optimize_test.sh POWERSHAPE DATA_DIR
+set -u
+ps=$(realpath "$1") data=$(realpath "$2")
+job=$(dirname "$(realpath "$0")")/../optimize/chunked_job.sh
+. "$(dirname "$0")/check.sh"
+fake=fake:$data/h200/gemm_sustained_trace.csv
+
+"$ps" optimize --source "$fake" --chunks 1,2,4,8 --budget 60 --tokens-per-step 16384 \
+  -o "$tmp/o.json" --report "$tmp/o.html" -- "$job" "$ps" >"$tmp/o.out" 2>"$tmp/o.err"; rc=$?
+check "optimize exits 0" test $rc -eq 0
+check "it measures the job's steps" grep -q "^as found: 4 steps, " "$tmp/o.out"
+check "it shows tokens/s" grep -q "tokens/s" "$tmp/o.out"
+check "it recommends the count whose steps are shortest" grep -q "^recommendation: POWERSHAPE_CHUNKS=4 (measured)" "$tmp/o.out"
+check "it states the saving per step, hour and run" grep -q "^  saves [0-9.]* ms and [0-9.]* J a step; [0-9.]* Wh an hour of the job; [0-9.]* Wh a run" "$tmp/o.out"
+check "the JSON has the recommendation" python3 -c "
+import json, sys
+j = json.load(open('$tmp/o.json'))
+r = j['recommendation']
+assert r['kind'] == 'chunks' and r['what'] == 'POWERSHAPE_CHUNKS=4', r
+assert r['time_ratio']['hi'] < 0.9, r
+assert j['as_found']['by_steps'] and j['elapsed_s'] <= 60, j['as_found']"
+check "the report shows each run" grep -q "POWERSHAPE_CHUNKS=4" "$tmp/o.html"
+check "nothing on stderr but the stages (none in a file)" test ! -s "$tmp/o.err"
+
+FLAT=1 "$ps" optimize --source "$fake" --chunks 1,4 --budget 30 -- "$job" "$ps" >"$tmp/flat.out" 2>&1; rc=$?
+check "a job the count does not change: exit 0" test $rc -eq 0
+check "and no recommendation" grep -q "^recommendation: none" "$tmp/flat.out"
+check "an unthrottled run is said to be so" grep -q "^throttling: none to speak of" "$tmp/flat.out"
+
+# 3 s into the recording the H200 is at its power cap: a job of 3 s sees it, and a budget of 5 s
+# leaves no time for a race.
+"$ps" optimize --source "$fake" --budget 5 -- sleep 3 >"$tmp/cap.out" 2>&1; rc=$?
+check "a short budget: exit 0" test $rc -eq 0
+check "the throttling is named" grep -q "^throttling: power-capped [1-9][0-9]*%" "$tmp/cap.out"
+check "and what there was no time for" grep -q "^note: no chunk count raced" "$tmp/cap.out"
+check "the budget holds" grep -q "of a 5 s budget" "$tmp/cap.out"
+finish
