@@ -10,16 +10,18 @@
 #   docs       every command README.md and docs/ mark `sh gpu`, run as written (~2 min)
 #   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
 #              on the GPU through the installed package (~4 min)
+#   optimize   powershape optimize around examples/finetune.py (Qwen2-0.5B config), its JSON and
+#              report in $OUT (~9 min: a 540 s budget)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
-#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [docs] [pip]
+#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [docs] [pip] [optimize]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock docs pip)
+[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock docs pip optimize)
 for p in "${parts[@]}"; do
-  case $p in tests|telemetry|lmhead|peers|clock|docs|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, docs, pip)" >&2; exit 2 ;; esac
+  case $p in tests|telemetry|lmhead|peers|clock|docs|pip|optimize) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, docs, pip, optimize)" >&2; exit 2 ;; esac
 done
 
 tests() {
@@ -94,6 +96,13 @@ print('installed package: library', powershape.library_version(), 'loss', loss.i
 assert abs(loss.item() - ref.item()) < 1e-2 * abs(ref.item())
 print('pip: ok')")
   env -u POWERSHAPE_LIB "$venv/bin/powershape" devices | head -n 3
+}
+
+optimize() {
+  echo "== powershape optimize around a Qwen2-0.5B-config fine-tune (examples/finetune.py)"
+  POWERSHAPE_LIB=$PWD/build/libpowershape_c.so PYTHONPATH=$PWD/python build/powershape optimize \
+    --budget "${OPTIMIZE_BUDGET:-540}" --tokens-per-step 16384 -o "$out/optimize.json" \
+    --report "$out/optimize.html" -- python3 examples/finetune.py --seconds "${OPTIMIZE_SECONDS:-15}"
 }
 
 scripts/build.sh --all -DPOWERSHAPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -n 3

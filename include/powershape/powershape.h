@@ -33,6 +33,11 @@ enum {
 int ps_last_error_kind(void);
 /* The clock regions are stamped on: CLOCK_MONOTONIC, ns. */
 int64_t ps_now_ns(void);
+/* Marks the beginning (begin != 0) or end of a region `name` at t_ns (0: now) for the powershape
+ * that runs this program (`monitor`, `compare`, `tune`, `optimize`: $POWERSHAPE_CONTROL), as
+ * `powershape mark` does, without a recorder of its own. Returns 1 when sent, 0 when no powershape
+ * runs this program (or it stopped listening), -1 on a bad name (ps_last_error says why). */
+int ps_mark(int begin, const char* name, int64_t t_ns);
 
 /* ---- Recording ---------------------------------------------------------------------------- */
 

@@ -5,6 +5,7 @@ chooser (AdaptiveChunker). Pure Python over the C API
 from ._lib import PowershapeError
 from .chunker import AdaptiveChunker
 from .monitor import GpuWindow, Monitor, Window, now_ns
+from .step import Step, step
 
 __version__ = "0.2.0"
 
@@ -23,6 +24,8 @@ __all__ = [
     "GpuWindow",
     "PowershapeError",
     "now_ns",
+    "step",
+    "Step",
     "library_version",
     "__version__",
 ]

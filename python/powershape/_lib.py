@@ -148,6 +148,7 @@ def lib():
         "ps_last_error": (cs, []),
         "ps_last_error_kind": (ctypes.c_int, []),
         "ps_now_ns": (i64, []),
+        "ps_mark": (ctypes.c_int, [ctypes.c_int, cs, i64]),
         "ps_recorder_open": (vp, [cs, ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_double]),
         "ps_recorder_gpu_count": (ctypes.c_int, [vp]),
         "ps_region_begin": (ctypes.c_int, [vp, cs, i64]),

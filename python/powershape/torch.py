@@ -12,6 +12,7 @@ dimensions are flattened; targets may be int32 or int64. `chunks` is the power k
 smooth the GPU's power at some cost in speed (`powershape repro` says which count pays).
 """
 import ctypes
+import os
 import subprocess
 import sys
 from typing import Optional, Union
@@ -268,6 +269,17 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
 _tuned = {}
 
 
+def _env_chunks() -> Optional[int]:
+    """POWERSHAPE_CHUNKS, the count `powershape optimize` races through the job's environment;
+    None when unset or empty."""
+    value = os.environ.get("POWERSHAPE_CHUNKS", "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or not 1 <= int(value) <= INT32_MAX:
+        raise ValueError(f"POWERSHAPE_CHUNKS must be a count from 1, not {value!r}")
+    return int(value)
+
+
 def _auto_chunks(n, d, v, forward_only, device_index):
     """chunks="auto": the count `powershape tune` cached for this GPU (as it is now: name, driver,
     power limit) and shape; when there is none, the shape is tuned once (a minute or two) and
@@ -317,7 +329,8 @@ def linear_cross_entropy(
 ) -> torch.Tensor:
     """Cross-entropy of softmax(x @ weight.T (+ bias)) against targets, without the full logits.
 
-    chunks: a count; None (the default): as many as keep the op's memory near Cut Cross-Entropy's
+    chunks: a count; None (the default): $POWERSHAPE_CHUNKS where set (what `powershape optimize`
+    races), else as many as keep the op's memory near Cut Cross-Entropy's
     (one chunk of logits, about 0.5 GiB) at full speed; or "auto": the count `powershape tune` chose
     for this GPU and shape (tuned once, then cached per GPU, driver, power limit and shape).
     accum_dtype: the dtype dW accumulates in across chunks, as Liger-Kernel's: None, the weight's
@@ -336,6 +349,8 @@ def linear_cross_entropy(
         raise ValueError(f"targets must be int32 or int64, not {targets.dtype}")
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise ValueError(f"bias {tuple(bias.shape)} must be [{weight.shape[0]}]")
+    if chunks is None:
+        chunks = _env_chunks()
     if chunks is not None and not (isinstance(chunks, str) and chunks == "auto"):
         if isinstance(chunks, str):
             raise ValueError(f"chunks must be a count, None or 'auto', not {chunks!r}")

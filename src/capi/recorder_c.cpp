@@ -15,6 +15,7 @@
 #include "powershape/sim/simulator.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/mark.hpp"
+#include "powershape/telemetry/region.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/trace/replay_source.hpp"
 #include "powershape/util/share_dir.hpp"
@@ -28,13 +29,16 @@ namespace {
 
 // Under `powershape monitor` or `compare` (POWERSHAPE_CONTROL set), a region also goes to the
 // enclosing recorder, which can then compare the program by its regions. Best effort: the
-// in-process recording is what this call promises, so a closed FIFO is no error here.
-void forward(const powershape::telemetry::Mark& m) {
+// in-process recording is what this call promises, so a closed FIFO is no error here. True when
+// sent.
+bool forward(const powershape::telemetry::Mark& m) {
   const char* path = std::getenv(powershape::telemetry::kControlEnv);
-  if (path == nullptr || *path == '\0') return;
+  if (path == nullptr || *path == '\0') return false;
   try {
     powershape::telemetry::send_mark(path, m);
+    return true;
   } catch (const std::runtime_error&) {
+    return false;
   }
 }
 
@@ -118,6 +122,15 @@ int ps_recorder_gpu_count(const ps_recorder* r) {
   return powershape::capi::guarded<int>(-1, [&] {
     if (r == nullptr) throw powershape::invalid_input("ps_recorder_gpu_count: recorder is NULL");
     return static_cast<int>(r->r->devices().size());
+  });
+}
+
+int ps_mark(int begin, const char* name, int64_t t_ns) {
+  return powershape::capi::guarded<int>(-1, [&] {
+    if (name == nullptr) throw powershape::invalid_input("ps_mark: name is NULL");
+    if (auto why = powershape::telemetry::region_name_problem(name); !why.empty())
+      throw powershape::invalid_input("name", why);
+    return forward({begin != 0, t_ns != 0 ? t_ns : ps_now_ns(), name}) ? 1 : 0;
   });
 }
 
