@@ -24,14 +24,10 @@ void add_apply_options(CLI::App* cmd, ApplyArgs& a) {
   cmd->add_option("command", a.command, "With --apply: the command to run under the setting");
 }
 
-namespace {
-
 std::unique_ptr<advise::SettingsTarget> open_for(const ApplyArgs& a) {
   const std::string devfreq = advise::find_jetson_devfreq(a.sysfs);
   return devfreq.empty() ? advise::nvml_target(a.gpu) : advise::devfreq_target(devfreq);
 }
-
-}  // namespace
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "advise_apply.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
@@ -18,6 +19,7 @@ namespace {
 
 struct OptimizeArgs {
   optimize::Options o;
+  bool apply = false;
   std::string chunks = "1,2,4,8,16", out, report;
   double max_slowdown_pct = 5;
 };
@@ -63,7 +65,7 @@ void print_diagnosis(const optimize::Result& r, double tokens_per_step) {
   }
 }
 
-void print_knobs(const optimize::Result& r) {
+void print_knobs(const optimize::Result& r, bool applied) {
   if (r.race) {
     const auto& race = *r.race;
     std::printf("\nchunk counts (%d measurements, %.0f s):\n", race.measurements, race.search_s);
@@ -75,8 +77,8 @@ void print_knobs(const optimize::Result& r) {
   }
   if (r.advice) {
     const auto& pick = r.advice->outcomes[r.advice->chosen];
-    std::printf("settings, predicted from the as-found trace (none changed): %s",
-                pick.setting.describe().c_str());
+    std::printf("settings, predicted from the as-found trace%s: %s",
+                applied ? "" : " (none changed)", pick.setting.describe().c_str());
     if (r.advice->chosen != 0)
       std::printf(", time %.3f [%.3f, %.3f], energy %.3f [%.3f, %.3f]", pick.time_ratio.mid,
                   pick.time_ratio.lo, pick.time_ratio.hi, pick.energy_ratio.mid,
@@ -101,7 +103,7 @@ void print_recommendation(const optimize::Result& r) {
   }
   const char* unit = r.diagnosis.by_steps ? "step" : "run";
   std::printf("\nrecommendation: %s (%s)\n", x.what.c_str(),
-              x.measured ? "measured" : "predicted; apply it and measure with compare");
+              x.measured ? "measured" : "predicted; --apply measures it");
   std::printf("  time %.4f [%.4f, %.4f], energy %.4f [%.4f, %.4f] of the job as found\n",
               x.time_ratio.mid, x.time_ratio.lo, x.time_ratio.hi, x.energy_ratio.mid,
               x.energy_ratio.lo, x.energy_ratio.hi);
@@ -113,6 +115,10 @@ void print_recommendation(const optimize::Result& r) {
 int run_optimize(OptimizeArgs& a) {
   a.o.chunks = util::parse_int_list(a.chunks, "chunks");
   a.o.max_slowdown = a.max_slowdown_pct / 100;
+  if (a.apply) {
+    restore_first("/sys");  // what a run that did not finish left set, first
+    a.o.apply_target = [] { return open_for(ApplyArgs{}); };
+  }
   // Stages on a terminal only: in a log, an error stays the only line.
   if (isatty(STDERR_FILENO) != 0) {
     a.o.progress = [](const std::string& line) {
@@ -123,7 +129,7 @@ int run_optimize(OptimizeArgs& a) {
   std::printf("powershape optimize on %s, objective %s, %.0f s of a %.0f s budget\n",
               r.device.c_str(), r.objective.describe().c_str(), r.elapsed_s, a.o.budget_s);
   print_diagnosis(r, a.o.tokens_per_step);
-  print_knobs(r);
+  print_knobs(r, a.apply);
   print_recommendation(r);
   if (!a.out.empty()) util::write_json_file(a.out, optimize::to_json(r));
   if (!a.report.empty()) {
@@ -156,6 +162,9 @@ void add_optimize(CLI::App& app) {
   cmd->add_option("--region", a.o.region, "The steps' region name (default: the first marked)");
   cmd->add_option("--profile", a.o.profile,
                   "The profile whose V/f curve the GPU follows (default: matched by name)");
+  cmd->add_flag("--apply", a.apply,
+                "Measure the predicted power limit or clock cap: set for a run at a time, put back "
+                "after each (needs root; as advise --apply)");
   cmd->add_option("--source", a.o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
   cmd->add_option("--seed", a.o.seed, "Seed of the run order (default 1)")->check(seed_value());
   cmd->add_option("-o,--output", a.out, "Write everything measured and the choice as JSON");

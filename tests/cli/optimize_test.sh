@@ -2,9 +2,9 @@
 # End-to-end tests of `powershape optimize` on the replay source: a job that marks its steps and
 # reads POWERSHAPE_CHUNKS (tests/optimize/chunked_job.sh), one the count does not change, one
 # recorded while power-capped, the budget, the report and the JSON.
-#   optimize_test.sh POWERSHAPE DATA_DIR
+#   optimize_test.sh POWERSHAPE DATA_DIR FAKE_NVML_DIR
 set -u
-ps=$(realpath "$1") data=$(realpath "$2")
+ps=$(realpath "$1") data=$(realpath "$2") fake_nvml=$(realpath "$3")
 job=$(dirname "$(realpath "$0")")/../optimize/chunked_job.sh
 . "$(dirname "$0")/check.sh"
 fake=fake:$data/h200/gemm_sustained_trace.csv
@@ -38,4 +38,17 @@ check "a short budget: exit 0" test $rc -eq 0
 check "the throttling is named" grep -q "^throttling: power-capped [1-9][0-9]*%" "$tmp/cap.out"
 check "and what there was no time for" grep -q "^note: no chunk count raced" "$tmp/cap.out"
 check "the budget holds" grep -q "of a 5 s budget" "$tmp/cap.out"
+# --apply measures the predicted setting against the fake NVML: set for a run at a time, put back.
+(
+  export LD_LIBRARY_PATH=$fake_nvml POWERSHAPE_FAKE_NVML_TRACE=$data/h200/gemm_sustained_trace.csv
+  export POWERSHAPE_FAKE_NVML_SETTINGS=$tmp/settings POWERSHAPE_STATE_DIR=$tmp/state
+  "$ps" optimize --apply --objective energy --profile h200 --source "$fake" --chunks 2 --budget 60 \
+    -- sh -c "cat $tmp/settings >> $tmp/during; sleep 1.5" >"$tmp/apply.out" 2>&1
+) ; rc=$?
+check "--apply: exit 0" test $rc -eq 0
+check "the predicted power limit was set during some runs" grep -qv "^0 700000 " "$tmp/during"
+check "and not during others" grep -q "^0 700000 " "$tmp/during"
+check "and put back at the end" grep -q "^0 700000 0 0" "$tmp/settings"
+check "no restore record is left" test -z "$(ls -A "$tmp/state" 2>/dev/null)"
+check "the setting is said to be measured" grep -q "power limit [0-9]* W measured\|(measured)" "$tmp/apply.out"
 finish

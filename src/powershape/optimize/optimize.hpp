@@ -3,16 +3,19 @@
 // found under telemetry (its steps, where it marks them, as the iterations), what throttling costs
 // it and which phases carry its energy, then the knobs it may turn: the chunk count through the job
 // (POWERSHAPE_CHUNKS in its environment, or {chunks} in the command) raced as `tune` races, and a
-// power limit or clock cap predicted from the as-found trace as `advise --trace` predicts (never
-// set here). One recommendation, with its interval and what it saves per step, per hour and per
-// run; never longer than the budget, and what there was no time for is said.
+// power limit or clock cap predicted from the as-found trace as `advise --trace` predicts (set only
+// where the caller gives a target to apply it to, and then only while a measured run lasts). One
+// recommendation, with its interval and what it saves per step, per hour and per run; never longer
+// than the budget, and what there was no time for is said.
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "powershape/advise/advice.hpp"
+#include "powershape/advise/apply.hpp"
 #include "powershape/analysis/phases.hpp"
 #include "powershape/experiment/backend.hpp"
 #include "powershape/experiment/tune.hpp"
@@ -34,6 +37,9 @@ struct Options {
   std::string profile;         // the V/f curve of predicted settings; empty: matched by name
   uint64_t seed = 1;
   std::function<void(const std::string&)> progress;  // a line as each stage starts
+  // Where a predicted setting may be applied to measure it (paired runs of the job as found, with
+  // and without it, each put back at once: advise::Applied); null: predicted only.
+  std::function<std::unique_ptr<advise::SettingsTarget>()> apply_target;
 };
 
 struct Diagnosis {
