@@ -95,7 +95,7 @@ check "a missing trace is named" grep -q "cannot read /nonexistent.csv" "$tmp/i.
 
 # --textfile: a Prometheus text file for node_exporter, with dcgm-exporter's names
 "$ps" monitor --interval 5 --source "fake:$trace" --textfile "$tmp/ps.prom" -- sleep 1.3 2>/dev/null
-check "--textfile keeps dcgm-exporter's power metric" grep -q '^DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="[^"]*",modelName="[^"]*"} [0-9.]*$' "$tmp/ps.prom"
+check "--textfile keeps dcgm-exporter's power metric and labels" grep -q '^DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="[^"]*",device="nvidia0",modelName="[^"]*",Hostname="[^"]*"} [0-9.]*$' "$tmp/ps.prom"
 check "and the power-capped fraction" grep -q '^powershape_power_capped_fraction{' "$tmp/ps.prom"
 check "and leaves no temporary file" test ! -e "$tmp/ps.prom.tmp"
 

@@ -31,14 +31,15 @@ TEST(Prometheus, DcgmNamesValidLinesAndGroupedFamilies) {
     t.samples.push_back(s);
   }
   t.regions.push_back({"step \"a\"", -1, 0, 200'000'000});
-  const std::string text = prometheus_text(t, 0, 200'000'000);
-  EXPECT_NE(text.find("DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-1\",modelName=\"NVIDIA "
-                      "\\\"H200\\\"\"} 602\n"),
+  const std::string text = prometheus_text(t, 0, 200'000'000, nullptr, "node-1");
+  EXPECT_NE(text.find("DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-1\",device=\"nvidia0\","
+                      "modelName=\"NVIDIA \\\"H200\\\"\",Hostname=\"node-1\"} 602\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\",UUID=\"GPU-1\",modelName="
-                      "\"NVIDIA \\\"H200\\\"\"} 121000\n"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\",UUID=\"GPU-1\",device="
+                "\"nvidia0\",modelName=\"NVIDIA \\\"H200\\\"\",Hostname=\"node-1\"} 121000\n"),
+      std::string::npos);
   EXPECT_NE(text.find("clock_event=\"sw_power_cap\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("region=\"step \\\"a\\\"\"}"), std::string::npos);
   const std::regex sample(
@@ -85,6 +86,45 @@ TEST(Prometheus, RegionSeriesAreBounded) {
   EXPECT_EQ(series, kMaxRegionNames);
   EXPECT_NE(text.find("region=\"r4999\""), std::string::npos);  // the newest kept
   EXPECT_EQ(text.find("region=\"r0\""), std::string::npos);     // the oldest dropped
+}
+
+// A node of 8 GPUs: each GPU's series with its own labels, and the node's totals beside them.
+// What NVIDIA's dcgm-exporter Grafana dashboard (grafana/dcgm-exporter-dashboard.json, id 12239)
+// queries, selecting by gpu and Prometheus' instance and naming series by gpu and Hostname: each
+// of its metrics that NVML can give is here with those labels; DCGM_FI_DEV_FB_USED and
+// DCGM_FI_PROF_PIPE_TENSOR_ACTIVE (DCGM's profiling counters) are not (docs/prometheus.md).
+TEST(Prometheus, ANodeOfEightGpusHasTheDashboardsSeriesAndItsTotals) {
+  trace::Trace t;
+  for (int g = 0; g < 8; ++g) {
+    telemetry::DeviceInfo d;
+    d.index = g;
+    d.name = "NVIDIA H200";
+    d.uuid = "GPU-" + std::to_string(g);
+    t.devices.push_back(d);
+    trace::Sample s;
+    s.gpu = g;
+    s.t_ns = 100'000'000;
+    s[Signal::kPowerUsage] = Reading::of(500'000 + g * 10'000);
+    s[Signal::kEnergy] = Reading::of(1'000'000);
+    s[Signal::kSmClock] = Reading::of(1700);
+    s[Signal::kGpuTemp] = Reading::of(50 + g);
+    s[Signal::kUtilGpu] = Reading::of(90);
+    t.samples.push_back(s);
+  }
+  const std::string text = prometheus_text(t, 0, 200'000'000, nullptr, "dgx-7");
+  for (const char* metric : {"DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE",
+                             "DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_GPU_UTIL"}) {
+    for (int g = 0; g < 8; ++g) {
+      const std::regex series(std::string("(^|\n)") + metric + "\\{gpu=\"" + std::to_string(g) +
+                              "\",[^}]*Hostname=\"dgx-7\"\\} ");
+      EXPECT_TRUE(std::regex_search(text, series)) << metric << " gpu " << g;
+    }
+  }
+  EXPECT_NE(text.find("powershape_node_power_watts{Hostname=\"dgx-7\",gpus=\"8\"} 4280\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("powershape_node_energy_joules_total{Hostname=\"dgx-7\",gpus=\"8\"} 8000\n"),
+            std::string::npos);
 }
 
 }  // namespace powershape::exporter

@@ -1,5 +1,7 @@
 #include "powershape/exporter/prometheus.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -38,7 +40,12 @@ struct Family {
 }  // namespace
 
 std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_ns,
-                            std::size_t* names_left_out) {
+                            std::size_t* names_left_out, std::string hostname) {
+  if (hostname.empty()) {
+    char name[256] = "";
+    if (gethostname(name, sizeof name - 1) == 0) hostname = name;
+  }
+  const std::string host = "Hostname=\"" + escaped(hostname) + "\"";
   // The latest reading of each signal of each GPU.
   std::map<int, std::map<Signal, int64_t>> latest;
   for (const auto& s : t.samples) {
@@ -49,11 +56,12 @@ std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_n
   std::map<int, std::string> labels;
   for (const auto& d : t.devices) {
     labels[d.index] = "gpu=\"" + std::to_string(d.index) + "\",UUID=\"" + escaped(d.uuid) +
-                      "\",modelName=\"" + escaped(d.name) + "\"";
+                      "\",device=\"nvidia" + std::to_string(d.index) + "\",modelName=\"" +
+                      escaped(d.name) + "\"," + host;
   }
   auto label = [&](int gpu) {
     auto it = labels.find(gpu);
-    return it != labels.end() ? it->second : "gpu=\"" + std::to_string(gpu) + "\"";
+    return it != labels.end() ? it->second : "gpu=\"" + std::to_string(gpu) + "\"," + host;
   };
   std::ostringstream out;
   out.precision(10);
@@ -92,6 +100,30 @@ std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_n
         out << d.f.name << "{" << label(gpu) << "} " << static_cast<double>(it->second) * d.scale
             << "\n";
     }
+  }
+  // The node: what its GPUs draw and have used together (GPUs without the signal left out).
+  double node_w = 0, node_mj = 0;
+  bool any_w = false, any_mj = false;
+  for (const auto& [gpu, v] : latest) {
+    if (auto it = v.find(Signal::kPowerUsage); it != v.end()) {
+      node_w += static_cast<double>(it->second) * 1e-3;
+      any_w = true;
+    }
+    if (auto it = v.find(Signal::kEnergy); it != v.end()) {
+      node_mj += static_cast<double>(it->second);
+      any_mj = true;
+    }
+  }
+  if (any_w) {
+    family({"powershape_node_power_watts", "gauge", "Power draw of every GPU of the node (in W)."});
+    out << "powershape_node_power_watts{" << host << ",gpus=\"" << latest.size() << "\"} " << node_w
+        << "\n";
+  }
+  if (any_mj) {
+    family({"powershape_node_energy_joules_total", "counter",
+            "Energy every GPU of the node has used since boot (in J)."});
+    out << "powershape_node_energy_joules_total{" << host << ",gpus=\"" << latest.size() << "\"} "
+        << node_mj * 1e-3 << "\n";
   }
   // Shares over the window, from the summary of each GPU.
   std::map<int, Summary> window;

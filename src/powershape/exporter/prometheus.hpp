@@ -1,9 +1,10 @@
 #pragma once
 // A recording as Prometheus text exposition (version 0.0.4), for a scrape or node_exporter's
 // textfile collector. Names and labels follow dcgm-exporter where they overlap (DCGM_FI_DEV_*,
-// labels gpu, UUID, modelName), so that its dashboards work; what it lacks comes as powershape_*:
-// the power-capped and thermally throttled fractions and each clock-event reason's share over the
-// last window, and the energy and duration of the last region of each name.
+// labels gpu, UUID, device, modelName, Hostname), so that its dashboards work unchanged; what it
+// lacks comes as powershape_*: the power-capped and thermally throttled fractions and each
+// clock-event reason's share over the last window, the energy and duration of the last region of
+// each name, and the node's totals (power, energy) beside each GPU's.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,7 +18,8 @@ namespace powershape::exporter {
 inline constexpr std::size_t kMaxRegionNames = 100;
 
 // The latest readings of each GPU in `t`, and shares over [from_ns, to_ns).
+// `hostname` is the Hostname label (dcgm-exporter's: the node's name); empty: this machine's.
 std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_ns,
-                            std::size_t* names_left_out = nullptr);
+                            std::size_t* names_left_out = nullptr, std::string hostname = "");
 
 }  // namespace powershape::exporter
