@@ -2,6 +2,7 @@
 // dlopen path of NvmlSource is what the tests exercise. Configured at nvmlInit from:
 //   POWERSHAPE_FAKE_NVML_TRACE   trace CSV to replay (required)
 //   POWERSHAPE_FAKE_NVML_SPEED   replay speed (default 1)
+//   POWERSHAPE_FAKE_NVML_GPUS    N: a node of N GPUs, each replaying the trace's GPU 0 (1-64)
 //   POWERSHAPE_FAKE_NVML_SETTINGS  a file holding what the setters set ("GPU limit_mw min_mhz
 //                                max_mhz" lines; locked clocks 0 0 when none), read by the getters,
 //                                so that a test sees what one process left for the next
@@ -274,6 +275,21 @@ nvml::Return nvmlInit_v2() {
     if (key == "slow_us") s->slow_us = std::atol(val.c_str());
     if (key == "energy_wrap") s->energy_wrap = true;
     if (key == "no_samples") s->no_samples = true;
+  }
+  if (const char* n = std::getenv("POWERSHAPE_FAKE_NVML_GPUS")) {
+    const int copies = std::atoi(n);
+    if (copies < 1 || copies > 64) return nvml::kErrorUnknown;
+    std::vector<powershape::trace::Sample> first;
+    for (const auto& row : s->trace.samples) {
+      if (row.gpu == 0) first.push_back(row);
+    }
+    s->trace.samples.clear();
+    for (int g = 0; g < copies; ++g) {
+      for (auto row : first) {
+        row.gpu = g;
+        s->trace.samples.push_back(row);
+      }
+    }
   }
   int gpus = 0;
   for (const auto& row : s->trace.samples) gpus = std::max(gpus, row.gpu + 1);
