@@ -109,6 +109,8 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
                st.wall_ns > 0
                    ? 100.0 * static_cast<double>(st.cpu_ns) / static_cast<double>(st.wall_ns)
                    : 0.0);
+  // Each GPU's update periods; a run of GPUs alike (a node of one model) on one line.
+  std::vector<std::string> lines;
   for (std::size_t g = 0; g < source.devices().size(); ++g) {
     std::string periods;
     for (auto s : {telemetry::Signal::kPowerUsage, telemetry::Signal::kPowerInstant,
@@ -121,11 +123,21 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
         periods += buf;
       }
     }
-    if (!periods.empty()) {
-      periods.pop_back();
-      std::fprintf(stderr, " GPU %d update periods:%s\n", source.devices()[g].index,
-                   periods.c_str());
+    if (!periods.empty()) periods.pop_back();
+    lines.push_back(periods);
+  }
+  for (std::size_t g = 0; g < lines.size();) {
+    std::size_t end = g + 1;
+    while (end < lines.size() && lines[end] == lines[g]) ++end;
+    if (!lines[g].empty()) {
+      const int first = source.devices()[g].index, last = source.devices()[end - 1].index;
+      if (end - g > 1) {
+        std::fprintf(stderr, " GPUs %d-%d update periods:%s\n", first, last, lines[g].c_str());
+      } else {
+        std::fprintf(stderr, " GPU %d update periods:%s\n", first, lines[g].c_str());
+      }
     }
+    g = end;
   }
 }
 

@@ -1,5 +1,7 @@
 #include "summary_table.hpp"
 
+#include <algorithm>
+
 namespace powershape::cli {
 namespace {
 
@@ -56,6 +58,33 @@ void print_summaries(std::FILE* out, const std::string& title, const trace::Trac
       std::fprintf(out, "\n GPU %d  region '%s'\n", index, s.name.c_str());
     }
     block(out, s);
+  }
+  // A node of several GPUs: their whole recordings together.
+  int gpus = 0;
+  double mj = 0, watts = 0, seconds = 0;
+  bool energy = true, power = true;
+  for (const auto& s : summaries) {
+    if (s.name != "all") continue;
+    ++gpus;
+    energy = energy && s.energy.method != analysis::Energy::Method::kNone;
+    power = power && s.avg_power_w.has_value();
+    mj += s.energy.energy_mj;
+    watts += s.avg_power_w.value_or(0);
+    seconds = std::max(seconds, s.duration_s());
+  }
+  if (gpus > 1) {
+    std::fprintf(out, "\n node  %d GPUs together\n", gpus);
+    char v[64];
+    std::snprintf(v, sizeof v, "%.3f s", seconds);
+    line(out, v, "duration");
+    if (energy) {
+      std::snprintf(v, sizeof v, "%.1f J", mj * 1e-3);
+      line(out, v, "energy", "the GPUs' sum");
+    }
+    if (power) {
+      std::snprintf(v, sizeof v, "%.1f W", watts);
+      line(out, v, "average power");
+    }
   }
   std::fputc('\n', out);
 }

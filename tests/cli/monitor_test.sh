@@ -39,6 +39,18 @@ ok = counters and len(slices) == 1 and 150e3 < slices[0]['dur'] < 1e6
 ok = ok and abs(counters[0]['ts'] / 1e6 - time.time()) < 600 and 50 < counters[0]['args']['value'] < 1000
 sys.exit(not ok)"
 
+# a node of 8 GPUs (the fake driver replaying one trace on each): each GPU, then the node's totals
+POWERSHAPE_FAKE_NVML_GPUS=8 with_fake "$ps" monitor --textfile "$tmp/node.prom" -- sleep 2.5 >"$tmp/node.out" 2>&1; rc=$?
+check "monitor on 8 GPUs exits 0" test $rc -eq 0
+check "each of the 8 GPUs is summarised" test "$(grep -c '^ GPU [0-7]  Fake H200' "$tmp/node.out")" -eq 8
+check "the node's energy is the sum of its GPUs'" python3 -c "
+import re
+t = open('$tmp/node.out').read()
+gpus = [float(x) for x in re.findall(r'^\s+([0-9.]+) J  energy', t.split(' node ')[0], re.M)]
+node = float(re.search(r'node  8 GPUs together\n.*\n\s+([0-9.]+) J  energy', t).group(1))
+assert len(gpus) == 8 and abs(sum(gpus) - node) < 0.1 * 8, (gpus, node)"
+check "alike GPUs' update periods on one line" grep -q "^ GPUs 0-7 update periods:" "$tmp/node.out"
+check "the textfile has the node's power" grep -q '^powershape_node_power_watts{Hostname="[^"]*",gpus="8"} ' "$tmp/node.prom"
 # a replayed trace's `cond` column comes back as regions, each summarised and recorded
 printf 't_s,cond,power_instant_mw,sm_clock_mhz\n0,idle,80000,345\n0.1,idle,80000,345\n0.2,load,650000,1500\n0.4,load,660000,1490\n0.5,cool,90000,1980\n0.9,cool,90000,1980\n' >"$tmp/cond.csv"
 "$ps" monitor --source "fake:$tmp/cond.csv" -o "$tmp/cond_out.csv" -- sleep 0.7 >"$tmp/cond.out" 2>&1
