@@ -269,6 +269,13 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
 _tuned = {}
 
 
+def _sharded(t) -> bool:
+    """A DTensor (FSDP2, tensor parallelism): its data is spread over ranks, and the op would read
+    only this rank's shard as if it were the whole."""
+    dtensor = getattr(sys.modules.get("torch.distributed.tensor"), "DTensor", None)
+    return dtensor is not None and isinstance(t, dtensor)
+
+
 def _env_chunks() -> Optional[int]:
     """POWERSHAPE_CHUNKS, the count `powershape optimize` races through the job's environment;
     None when unset or empty."""
@@ -341,6 +348,12 @@ def linear_cross_entropy(
     """
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be 'mean', 'sum' or 'none', not {reduction!r}")
+    for name, t in (("x", x), ("weight", weight)):
+        if _sharded(t):
+            raise ValueError(
+                f"{name} is a sharded DTensor: under FSDP2, fully_shard the model (not lm_head alone) so "
+                "that its weight is gathered while the model runs; tensor parallelism: pass the local shards"
+            )
     if x.shape[:-1] != targets.shape:
         raise ValueError(f"targets {tuple(targets.shape)} must match x {tuple(x.shape)} without its last dimension")
     if weight.dim() != 2 or weight.shape[1] != x.shape[-1]:
