@@ -5,7 +5,7 @@ LM head and loss through powershape's fused op (patch_causal_lm), each step mark
 powershape.step() so that a surrounding `powershape optimize` or `monitor` measures steps, not
 start-up. The op takes its chunk count from POWERSHAPE_CHUNKS, which optimize sets per run.
 
-    powershape optimize --budget 300 --chunks 4,16 --tokens-per-step 16384 -- python3 examples/finetune.py --seconds 6
+    powershape optimize --chunks 4,16 --tokens-per-step 16384 -- python3 examples/finetune.py --seconds 6
     python3 examples/finetune.py --tiny --steps 3          # a tiny config, on the CPU too
 
 Prints its steps' median time and tokens/s.

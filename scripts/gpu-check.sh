@@ -11,7 +11,7 @@
 #   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
 #              on the GPU through the installed package (~4 min)
 #   optimize   powershape optimize around examples/finetune.py (Qwen2-0.5B config), its JSON and
-#              report in $OUT (~5 min: a 300 s budget)
+#              report in $OUT (~10 min: the 600 s budget)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
 #   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [docs] [pip] [optimize]
 set -uo pipefail
@@ -101,7 +101,7 @@ print('pip: ok')")
 optimize() {
   echo "== powershape optimize around a Qwen2-0.5B-config fine-tune (examples/finetune.py)"
   POWERSHAPE_LIB=$PWD/build/libpowershape_c.so PYTHONPATH=$PWD/python build/powershape optimize \
-    --budget "${OPTIMIZE_BUDGET:-300}" --chunks "${OPTIMIZE_CHUNKS:-4,16}" --tokens-per-step 16384 -o "$out/optimize.json" \
+    --budget "${OPTIMIZE_BUDGET:-600}" --chunks "${OPTIMIZE_CHUNKS:-4,16}" --tokens-per-step 16384 -o "$out/optimize.json" \
     --report "$out/optimize.html" -- python3 examples/finetune.py --seconds "${OPTIMIZE_SECONDS:-6}"
 }
 

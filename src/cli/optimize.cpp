@@ -39,18 +39,18 @@ void print_diagnosis(const optimize::Result& r, double tokens_per_step) {
   std::printf(", %.0f C at most\n", m.peak_temp_c);
   if (d.throttled()) {
     std::printf(
-        "throttling: power-capped %.0f%% and thermally throttled %.0f%% of the run; the clock was "
+        "throttling: power-capped %.0f%% and thermally throttled %.0f%% of the %s; the clock was "
         "under 97%% of its maximum %.0f%% of the busy time",
-        pct(d.power_capped), pct(d.thermal), pct(d.reduced_clock));
+        pct(d.power_capped), pct(d.thermal), d.by_steps ? "steps" : "run", pct(d.reduced_clock));
     if (d.dipped_steps >= 0)
       std::printf(", and dipped in %.0f%% of the steps", pct(d.dipped_steps));
-    std::printf(";\n  at most %.1f%% of the run's time went to the lower clock\n",
-                pct(d.throttle_cost));
+    std::printf(";\n  at most %.1f%% of the %s time went to the lower clock\n",
+                pct(d.throttle_cost), d.by_steps ? "steps'" : "run's");
   } else {
     std::printf(
         "throttling: none to speak of (power-capped %.1f%%, thermally throttled %.1f%% of the "
-        "run; the clock under 97%% of its maximum %.0f%% of the busy time)\n",
-        pct(d.power_capped), pct(d.thermal), pct(d.reduced_clock));
+        "%s; the clock under 97%% of its maximum %.0f%% of the busy time)\n",
+        pct(d.power_capped), pct(d.thermal), d.by_steps ? "steps" : "run", pct(d.reduced_clock));
   }
   double total = 0;
   for (const auto& s : d.shares) total += s.energy_j;

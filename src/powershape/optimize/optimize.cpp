@@ -67,14 +67,19 @@ Diagnosis diagnose(const trace::Trace& t, const experiment::Measurement& m, int6
   d.run_s = static_cast<double>(end - begin) * 1e-9;
   if (!t.devices.empty() && t.devices[0].max_sm_clock_mhz.ok())
     d.max_clock_mhz = t.devices[0].max_sm_clock_mhz.value;
-  const analysis::Summary s = analysis::summarize(t, 0, "as found", begin, end);
+  const analysis::Summary s =
+      analysis::summarize(t, 0, "as found", steps.empty() ? begin : steps.front().begin_ns,
+                          steps.empty() ? end : steps.back().end_ns);
   d.power_capped = s.power_capped_fraction().value_or(0);
   d.thermal = s.thermal_fraction().value_or(0);
   analysis::PhaseOptions po;
-  po.window_s = std::clamp(d.run_s / 20, 0.05, 1.0);
+  // The job's work: its steps' span where it marks steps (start-up is not the job), else the run.
+  const int64_t from = steps.empty() ? begin : steps.front().begin_ns;
+  const int64_t to = steps.empty() ? end : steps.back().end_ns;
+  po.window_s = std::clamp(static_cast<double>(to - from) * 1e-9 / 20, 0.05, 1.0);
   std::vector<analysis::PhaseWindow> windows;
   try {
-    windows = analysis::classify_phases(t, 0, po, begin, end);
+    windows = analysis::classify_phases(t, 0, po, from, to);
   } catch (const std::exception&) {
     // No power readings over the run: no classes, and no clock-based cost either.
   }
@@ -97,7 +102,8 @@ Diagnosis diagnose(const trace::Trace& t, const experiment::Measurement& m, int6
     lost += w.seconds() * share * (1 - ratio);
   }
   d.reduced_clock = busy > 0 ? reduced / busy : 0;
-  d.throttle_cost = d.run_s > 0 ? lost / d.run_s : 0;
+  const double span_s = static_cast<double>(to - from) * 1e-9;
+  d.throttle_cost = span_s > 0 ? lost / span_s : 0;
   if (steps.size() >= 3) {
     std::vector<double> clocks;
     for (std::size_t i = 0; i < steps.size() && i < 2000; ++i) {

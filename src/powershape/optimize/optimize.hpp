@@ -47,8 +47,9 @@ struct Diagnosis {
   bool by_steps = false;
   double run_s = 0;
   double max_clock_mhz = 0;  // the GPU's, 0 when the source does not say
-  double power_capped = 0;   // share of the run
-  double thermal = 0;        // share of the run
+  // Shares of the steps' span where the job marks steps (start-up left out), else of the run.
+  double power_capped = 0;
+  double thermal = 0;
   double reduced_clock = 0;  // share of the busy time below 97% of the max clock
   double dipped_steps = -1;  // share of steps whose clock fell 3% under the median step's
   double throttle_cost = 0;  // share of the run's time the clock-bound work lost to throttling
