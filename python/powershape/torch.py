@@ -333,6 +333,7 @@ def linear_cross_entropy(
     softcap: Optional[float] = None,
     chunks: Union[int, str, None] = None,
     accum_dtype: Optional[torch.dtype] = None,
+    process_group=None,
 ) -> torch.Tensor:
     """Cross-entropy of softmax(x @ weight.T (+ bias)) against targets, without the full logits.
 
@@ -343,6 +344,11 @@ def linear_cross_entropy(
     accum_dtype: the dtype dW accumulates in across chunks, as Liger-Kernel's: None, the weight's
     own (bf16: half the bytes each chunk reads and writes), or torch.float32.
 
+    process_group: the vocabulary split across its ranks (Megatron's vocab-parallel
+    cross-entropy): weight (and bias) are this rank's contiguous slice of the rows, in rank order;
+    x and targets (global indices) the same on every rank; the loss and dX are the whole
+    vocabulary's, dW this slice's (powershape.vocab_parallel says how). No label smoothing, z-loss
+    or softcap there.
     x [..., D] and weight [V, D] (bf16 on CUDA), targets [...] int32 or int64; z_loss adds
     z_loss * logsumexp^2 per token; softcap maps logits to softcap * tanh(logits / softcap).
     """
@@ -362,6 +368,24 @@ def linear_cross_entropy(
         raise ValueError(f"targets must be int32 or int64, not {targets.dtype}")
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise ValueError(f"bias {tuple(bias.shape)} must be [{weight.shape[0]}]")
+    if process_group is not None:
+        if label_smoothing or z_loss or softcap:
+            raise ValueError("process_group: no label_smoothing, z_loss or softcap with a split vocabulary")
+        if x.shape[:-1] != targets.shape or weight.dim() != 2 or weight.shape[1] != x.shape[-1]:
+            raise ValueError(f"weight {tuple(weight.shape)} must be [V_rank, {x.shape[-1]}], targets match x")
+        if reduction not in _REDUCTIONS:
+            raise ValueError(f"reduction must be 'mean', 'sum' or 'none', not {reduction!r}")
+        from .vocab_parallel import vocab_parallel_cross_entropy
+
+        def one_slice(xs, ws, ts, bs, reduction, chunks):
+            return linear_cross_entropy(xs, ws, ts, bs, ignore_index, reduction, chunks=chunks, accum_dtype=accum_dtype)
+
+        lead = x.shape[:-1]
+        out = vocab_parallel_cross_entropy(
+            x.reshape(-1, x.shape[-1]), weight, targets.reshape(-1), bias, ignore_index, reduction, chunks,
+            process_group, one_slice,
+        )  # fmt: skip
+        return out.reshape(lead) if reduction == "none" else out
     if chunks is None:
         chunks = _env_chunks()
     if chunks is not None and not (isinstance(chunks, str) and chunks == "auto"):

@@ -1,0 +1,91 @@
+"""The vocabulary split across 2 and 4 gloo ranks on CPU (the reference path; on CUDA the same code
+runs the fused op on each slice): the loss, dX and each rank's dW and bias slice equal one process's
+over the whole vocabulary, for each reduction, with ignored tokens and slices of unequal size."""
+import os
+import socket
+import tempfile
+
+import pytest
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+from powershape.torch import linear_cross_entropy
+
+N, D, V = 24, 8, 64
+
+
+def _port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])  # CUDA: every rank on GPU 0
+
+
+def _data(ignore_index, device="cpu"):
+    g = torch.Generator().manual_seed(1)
+    x, w, b = torch.randn(N, D, generator=g), torch.randn(V, D, generator=g), torch.randn(V, generator=g)
+    t = torch.randint(0, V, (N,), generator=g)
+    t[::5] = ignore_index  # ignored tokens
+    dtype = torch.bfloat16 if device == "cuda" else torch.float32  # the CUDA op takes bf16
+    return x.to(device, dtype), w.to(device, dtype), b.to(device, dtype), t.to(device)
+
+
+def _close(a, b, device):  # bf16 on CUDA: its rounding, not the split's
+    a, b = a.float().cpu(), b.float().cpu()
+    return (
+        torch.allclose(a, b, rtol=3e-2, atol=3e-3) if device == "cuda" else torch.allclose(a, b, rtol=1e-4, atol=1e-6)
+    )
+
+
+def _bounds(world):  # unequal contiguous slices, in rank order (multiples of 8, as bf16 rows align)
+    return {2: [0, 24, 64], 4: [0, 24, 32, 48, 64]}[world]
+
+
+def _worker(rank, world, port, reduction, ignore_index, device, out):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    try:
+        x, w, b, t = _data(ignore_index, device)
+        cuts = _bounds(world)
+        xs = x.clone().requires_grad_()
+        ws = w[cuts[rank] : cuts[rank + 1]].clone().requires_grad_()
+        bs = b[cuts[rank] : cuts[rank + 1]].clone().requires_grad_()
+        loss = linear_cross_entropy(
+            xs, ws, t, bs, ignore_index=ignore_index, reduction=reduction, chunks=3, process_group=dist.group.WORLD
+        )
+        (loss.sum() if reduction == "none" else loss).backward()
+        got = {"loss": loss.detach(), "dx": xs.grad, "dw": ws.grad, "db": bs.grad}
+        torch.save({k: v.float().cpu() for k, v in got.items()}, f"{out}.{rank}")
+    finally:
+        dist.destroy_process_group()
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="torch without torch.distributed")
+@pytest.mark.parametrize("world,reduction,ignore_index", [(2, "mean", -100), (4, "sum", -100), (2, "none", 0)])
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_split_vocabulary_gives_the_whole_vocabularys_loss_and_gradients(world, reduction, ignore_index, device):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "r")
+        mp.spawn(_worker, args=(world, _port(), reduction, ignore_index, device, out), nprocs=world)
+        ranks = [torch.load(f"{out}.{r}") for r in range(world)]
+    x, w, b, t = _data(ignore_index, device)
+    x, w, b = x.requires_grad_(), w.requires_grad_(), b.requires_grad_()
+    ref = linear_cross_entropy(x, w, t, b, ignore_index=ignore_index, reduction=reduction)
+    (ref.sum() if reduction == "none" else ref).backward()
+    cuts = _bounds(world)
+    for r, got in enumerate(ranks):
+        assert _close(got["loss"], ref.detach(), device)
+        assert _close(got["dx"], x.grad, device)
+        assert _close(got["dw"], w.grad[cuts[r] : cuts[r + 1]], device)
+        assert _close(got["db"], b.grad[cuts[r] : cuts[r + 1]], device)
+
+
+def test_a_split_vocabulary_refuses_what_it_cannot_do():
+    x, w, _, t = _data(-100)
+    with pytest.raises(ValueError, match="process_group"):
+        linear_cross_entropy(x, w, t, label_smoothing=0.1, process_group=object())
+    with pytest.raises(ValueError, match="not initialised"):
+        linear_cross_entropy(x, w, t, process_group=object())
