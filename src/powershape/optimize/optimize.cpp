@@ -16,8 +16,10 @@ namespace powershape::optimize {
 namespace {
 
 constexpr const char* kPlaceholder = "{chunks}";
-// Runs beyond the race's rounds: the warm-up's one, and the confirmation's pairs.
-constexpr int kWarmupRuns = 1, kConfirmRounds = 3;
+// The confirmation's fresh pairs (the choice against the job as found): 3, or 2 where the budget is
+// short (a t interval on 2 pairs is wide, but still an interval). No warm-up: the job as found has
+// just warmed the GPU.
+constexpr int kConfirmRounds = 3, kFewestConfirmRounds = 2;
 // A run may take this much longer than the job as found did before the budget plan breaks.
 constexpr double kRunMargin = 1.25;
 
@@ -122,15 +124,17 @@ Diagnosis diagnose(const trace::Trace& t, const experiment::Measurement& m, int6
   return d;
 }
 
-// The budget's plan for the race: rounds of every candidate, as many as fit (at most 8), the
-// candidates cut from the end of the list until two rounds fit; 0 rounds: no race.
-int plan_rounds(double run_s, double left_s, std::size_t& candidates) {
-  const double per_run = std::max(run_s, 1e-3) * kRunMargin;
-  const double runs = left_s / per_run - kWarmupRuns - 2 * kConfirmRounds;
-  while (candidates >= 2) {
-    const int rounds = static_cast<int>(std::floor(runs / static_cast<double>(candidates)));
-    if (rounds >= 2) return std::min(rounds, 8);
-    --candidates;
+// The budget's plan for the race: rounds of every candidate, as many as fit (at most 8), with 3
+// confirmation pairs, else 2, the candidates cut from the end of the list until two rounds fit;
+// 0 rounds: no race.
+int plan_rounds(double run_s, double left_s, std::size_t& candidates, int& confirm) {
+  const double runs = left_s / (std::max(run_s, 1e-3) * kRunMargin);
+  for (; candidates >= 2; --candidates) {
+    for (confirm = kConfirmRounds; confirm >= kFewestConfirmRounds; --confirm) {
+      const int rounds =
+          static_cast<int>(std::floor((runs - 2 * confirm) / static_cast<double>(candidates)));
+      if (rounds >= 2) return std::min(rounds, 8);
+    }
   }
   return 0;
 }
@@ -268,7 +272,8 @@ Result run(const Options& o) {
   // The chunk counts, raced within what is left of the budget.
   std::size_t n = commands.size();
   const double left_s = static_cast<double>(deadline - telemetry::steady_now_ns()) * 1e-9;
-  const int rounds = plan_rounds(r.diagnosis.run_s, left_s, n);
+  int confirm = kConfirmRounds;
+  const int rounds = plan_rounds(r.diagnosis.run_s, left_s, n, confirm);
   if (rounds == 0) {
     char why[160];
     std::snprintf(why, sizeof why,
@@ -291,10 +296,10 @@ Result run(const Options& o) {
     to.objective = r.objective;
     to.max_slowdown = o.max_slowdown;
     to.max_rounds = rounds;
-    to.confirm_rounds = kConfirmRounds;
+    to.confirm_rounds = confirm;
     to.seed = o.seed;
     to.warmup.warmup_window_s = 1e-3;
-    to.warmup.warmup_max_s = 1e-3;
+    to.warmup.warmup_max_s = 0;
     to.warmup.on_round = [&](int round, int total, double) {
       say("race: round " + std::to_string(round) + " of at most " + std::to_string(total));
     };
