@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -110,9 +111,13 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
                    ? 100.0 * static_cast<double>(st.cpu_ns) / static_cast<double>(st.wall_ns)
                    : 0.0);
   // Each GPU's update periods; a run of GPUs alike (a node of one model) on one line.
+  // Alike: the same signals within 1% of each other's period (sampling jitter tells GPUs apart by
+  // a tenth of a millisecond).
   std::vector<std::string> lines;
+  std::vector<std::vector<double>> values;
   for (std::size_t g = 0; g < source.devices().size(); ++g) {
     std::string periods;
+    values.emplace_back();
     for (auto s : {telemetry::Signal::kPowerUsage, telemetry::Signal::kPowerInstant,
                    telemetry::Signal::kEnergy, telemetry::Signal::kSmClock,
                    telemetry::Signal::kDriverPower}) {
@@ -121,6 +126,7 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
         std::snprintf(buf, sizeof buf, " %s %.1f ms,", std::string(telemetry::spec(s).name).c_str(),
                       static_cast<double>(*p) * 1e-6);
         periods += buf;
+        values.back().push_back(static_cast<double>(*p));
       }
     }
     if (!periods.empty()) periods.pop_back();
@@ -128,7 +134,14 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
   }
   for (std::size_t g = 0; g < lines.size();) {
     std::size_t end = g + 1;
-    while (end < lines.size() && lines[end] == lines[g]) ++end;
+    const auto alike = [&](std::size_t a, std::size_t b) {
+      if (values[a].size() != values[b].size()) return false;
+      for (std::size_t k = 0; k < values[a].size(); ++k) {
+        if (std::abs(values[a][k] - values[b][k]) > 0.01 * values[a][k]) return false;
+      }
+      return true;
+    };
+    while (end < lines.size() && alike(g, end)) ++end;
     if (!lines[g].empty()) {
       const int first = source.devices()[g].index, last = source.devices()[end - 1].index;
       if (end - g > 1) {

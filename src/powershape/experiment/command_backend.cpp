@@ -139,8 +139,11 @@ void CommandBackend::read_marks(std::vector<telemetry::Region>& closed) {
 }
 
 Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
+  // A signal that came between runs stops the next before it starts.
+  if (util::received_signal() != 0) throw device_error("interrupted");
   const int64_t begin = telemetry::steady_now_ns();
-  util::Child child(commands_.at(i), {std::string(telemetry::kControlEnv) + "=" + fifo_.path()});
+  util::Child child(commands_.at(i), {std::string(telemetry::kControlEnv) + "=" + fifo_.path()},
+                    /*own_group=*/true);
   util::forward_signals_to(child.pid());
   std::vector<telemetry::Region> regions;
   int64_t killed_at = 0;
@@ -158,6 +161,8 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   }
   util::forward_signals_to(0);
   const int64_t end = telemetry::steady_now_ns();
+  // What the run left behind (a background child) would run into the next measurement: gone.
+  child.signal(SIGKILL);
   read_marks(regions);
   open_.clear();  // a region the command left open is not measured
   if (util::received_signal() != 0) throw device_error("interrupted");

@@ -311,8 +311,10 @@ Result run(const Options& o) {
         for (std::size_t i = n; i-- > 0;) {
           const std::string full = racer.config_name(i);
           if (c.name == full) c.name = r.candidates[i];
-          for (auto at = c.why.find(full); at != std::string::npos; at = c.why.find(full))
-            c.why.replace(at, full.size(), r.candidates[i]);
+          const std::string& label = r.candidates[i];
+          for (auto at = c.why.find(full); at != std::string::npos;
+               at = c.why.find(full, at + label.size()))
+            c.why.replace(at, full.size(), label);
         }
       }
     } catch (const Error& e) {

@@ -14,11 +14,35 @@
 
 namespace powershape::util {
 
+namespace {
+
+void write_into(const std::string& path, std::string_view text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const ssize_t n = write(fd, text.data() + at, text.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      close(fd);
+      throw invalid_input("cannot write " + path + ": " + std::strerror(err));
+    }
+    at += static_cast<std::size_t>(n);
+  }
+  close(fd);
+}
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, std::string_view text, unsigned mode) {
   if (is_stdout(path)) return write_stdout(std::string(text));
   struct stat st {};
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw invalid_input("cannot write " + path + ": it is a folder");
+    // A device, FIFO or socket (-o /dev/null, a pipe) is written into, never renamed over: a
+    // rename would replace the node itself, which root may do.
+    if (!S_ISREG(st.st_mode)) return write_into(path, text);
     mode = st.st_mode & 07777;
   }
   static std::atomic<unsigned> serial{0};  // threads of one process each get their own file

@@ -27,7 +27,9 @@ void on_signal(int sig) {
 }
 }  // namespace
 
-Child::Child(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+Child::Child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+             bool own_group)
+    : group_(own_group) {
   if (argv.empty()) throw invalid_input("no command to run");
   // Everything the child needs is built before fork: the parent has other threads.
   std::vector<char*> args;
@@ -42,11 +44,13 @@ Child::Child(const std::vector<std::string>& argv, const std::vector<std::string
   const pid_t parent = getpid();
   pid_ = fork();
   if (pid_ < 0) throw device_error(std::string("fork: ") + std::strerror(errno));
+  if (pid_ > 0 && own_group) setpgid(pid_, pid_);  // both sides: no window where it has none
   if (pid_ == 0) {
     close(fds[0]);
     // If powershape dies (killed, crashed), the command is not left running unwatched.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(127);  // it died before the line above took effect
+    if (own_group) setpgid(0, 0);
     // An ignored signal stays ignored across exec: the command gets the default powershape set
     // aside for itself (SIGXFSZ, see cli/main.cpp).
     struct sigaction dfl {};
@@ -82,7 +86,11 @@ bool Child::poll() {
 }
 
 void Child::signal(int sig) {
-  if (!done_) kill(pid_, sig);
+  if (group_) {
+    kill(-pid_, sig);  // the group outlives its leader: children it left behind go too
+  } else if (!done_) {
+    kill(pid_, sig);
+  }
 }
 
 void forward_signals_to(pid_t pid) {
