@@ -38,6 +38,14 @@ check "a short budget: exit 0" test $rc -eq 0
 check "the throttling is named" grep -q "^throttling: power-capped [1-9][0-9]*%" "$tmp/cap.out"
 check "and what there was no time for" grep -q "^note: no chunk count raced" "$tmp/cap.out"
 check "the budget holds" grep -q "of a 5 s budget" "$tmp/cap.out"
+# a job that leaves a child behind: each run takes its leftovers with it
+"$ps" optimize --source "$fake" --chunks 2 --budget 20 -- sh -c "sleep 47.5 & true" >/dev/null 2>&1
+check "no child of a measured run outlives it" test -z "$(pgrep -f 'sleep 47.5')"
+# a job whose name is inside the label of the job as found ("as found")
+mkdir -p "$tmp/bin" && printf '#!/bin/sh\nsleep 0.05\n' >"$tmp/bin/found" && chmod +x "$tmp/bin/found"
+PATH=$tmp/bin:$PATH timeout 60 "$ps" optimize --source "$fake" --chunks 1,2 --budget 20 -- found >"$tmp/found.out" 2>&1; rc=$?
+check "a job named like a label ends" test $rc -eq 0
+
 # --apply measures the predicted setting against the fake NVML: set for a run at a time, put back.
 (
   export LD_LIBRARY_PATH=$fake_nvml POWERSHAPE_FAKE_NVML_TRACE=$data/h200/gemm_sustained_trace.csv
