@@ -16,21 +16,24 @@ namespace powershape::util {
 
 namespace {
 
-void write_into(const std::string& path, std::string_view text) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
+// Writes all of text to fd; 0, or the errno that stopped it (ENOSPC for a write of nothing).
+int write_all(int fd, std::string_view text) {
   std::size_t at = 0;
   while (at < text.size()) {
     const ssize_t n = write(fd, text.data() + at, text.size() - at);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : ENOSPC;
-      close(fd);
-      throw invalid_input("cannot write " + path + ": " + std::strerror(err));
-    }
+    if (n <= 0) return n < 0 ? errno : ENOSPC;
     at += static_cast<std::size_t>(n);
   }
+  return 0;
+}
+
+void write_into(const std::string& path, std::string_view text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
+  const int err = write_all(fd, text);
   close(fd);
+  if (err != 0) throw invalid_input("cannot write " + path + ": " + std::strerror(err));
 }
 
 }  // namespace
@@ -54,13 +57,7 @@ void write_file_atomic(const std::string& path, std::string_view text, unsigned 
     unlink(tmp.c_str());
     throw invalid_input("cannot write " + path + ": " + std::strerror(err));
   };
-  std::size_t at = 0;
-  while (at < text.size()) {
-    const ssize_t n = write(fd, text.data() + at, text.size() - at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(n < 0 ? errno : ENOSPC);
-    at += static_cast<std::size_t>(n);
-  }
+  if (const int err = write_all(fd, text); err != 0) fail(err);
   if (fchmod(fd, mode) != 0 || fsync(fd) != 0) fail(errno);
   if (close(fd) != 0) {
     const int err = errno;
