@@ -4,11 +4,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "advise_apply.hpp"
 #include "powershape/report/html_report.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
 #include "subcommands.hpp"
@@ -112,7 +115,21 @@ void print_recommendation(const optimize::Result& r) {
               x.wh_saved_per_run);
 }
 
+// An output that cannot be written is said before the job runs, not after it.
+void check_output(const std::string& path, const char* option) {
+  if (path.empty() || path == "-") return;
+  const std::filesystem::path p(path);
+  const auto dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (std::filesystem::is_directory(p, ec))
+    throw invalid_input(option, "cannot write " + path + ": it is a folder");
+  if (!std::filesystem::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0)
+    throw invalid_input(option, "cannot write " + path + ": no writable folder " + dir.string());
+}
+
 int run_optimize(OptimizeArgs& a) {
+  check_output(a.out, "output");
+  check_output(a.report, "report");
   a.o.chunks = util::parse_int_list(a.chunks, "chunks");
   a.o.max_slowdown = a.max_slowdown_pct / 100;
   if (a.apply) {
@@ -141,6 +158,23 @@ int run_optimize(OptimizeArgs& a) {
   return 0;
 }
 
+// A library check as an option's validator: its message, and CLI11's usage error (exit 2), before
+// the job runs.
+CLI::Validator checked_by(std::function<void(const std::string&)> check) {
+  return CLI::Validator(
+      [check](std::string& s) -> std::string {
+        try {
+          check(s);
+        } catch (const std::exception& e) {
+          std::string why = e.what();
+          const auto colon = why.find(": ");  // the subject the library named is the option's
+          return colon != std::string::npos ? why.substr(colon + 2) : why;
+        }
+        return {};
+      },
+      "");
+}
+
 }  // namespace
 
 void add_optimize(CLI::App& app) {
@@ -149,14 +183,18 @@ void add_optimize(CLI::App& app) {
       "Your job, diagnosed and improved: throttling, the chunk count and power settings, one "
       "recommendation");
   static OptimizeArgs a;
-  cmd->add_option("--objective", a.o.objective, "time (default), energy, edp or cost:ETA (Zeus)");
+  cmd->add_option("--objective", a.o.objective, "time (default), energy, edp or cost:ETA (Zeus)")
+      ->check(checked_by([](const std::string& s) { experiment::parse_objective(s, 0); }));
   cmd->add_option("--max-slowdown", a.max_slowdown_pct,
                   "Percent slower than as found a recommendation may be (default 5)")
       ->check(finite_in(0.01, 100));
   cmd->add_option("--budget", a.o.budget_s, "Seconds it may take in all (default 600)")
       ->check(finite_in(1, 7 * 86400));
   cmd->add_option("--chunks", a.chunks,
-                  "Chunk counts tried through POWERSHAPE_CHUNKS or {chunks} (default 1,2,4,8,16)");
+                  "Chunk counts tried through POWERSHAPE_CHUNKS or {chunks} (default 1,2,4,8,16)")
+      ->check(checked_by([](const std::string& s) {
+        optimize::chunk_commands({"job"}, util::parse_int_list(s, "chunks"));
+      }));
   cmd->add_option("--tokens-per-step", a.o.tokens_per_step, "Tokens a step, for tokens/s")
       ->check(finite_in(0, 1e12));
   cmd->add_option("--region", a.o.region, "The steps' region name (default: the first marked)");
