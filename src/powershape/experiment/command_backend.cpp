@@ -108,6 +108,16 @@ nlohmann::json CommandBackend::device_json() const {
 }
 
 std::string CommandBackend::config_name(std::size_t i) const {
+  return names_.empty() ? command_text(i) : names_.at(i);
+}
+
+void CommandBackend::set_names(std::vector<std::string> names) {
+  if (names.size() != commands_.size())
+    throw invalid_input("names", "one a command: " + std::to_string(commands_.size()));
+  names_ = std::move(names);
+}
+
+std::string CommandBackend::command_text(std::size_t i) const {
   std::string s;
   for (const auto& a : commands_.at(i)) s += (s.empty() ? "" : " ") + a;
   return s;
@@ -169,12 +179,12 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   if (killed_at > 0) {
     char at[32];
     std::snprintf(at, sizeof at, "%.1f", static_cast<double>(killed_at - begin) * 1e-9);
-    throw device_error("'" + config_name(i) + "' was stopped: the deadline passed " + at +
+    throw device_error("'" + command_text(i) + "' was stopped: the deadline passed " + at +
                        " s into its run");
   }
   trace_.regions.push_back({config_name(i), -1, begin, end});
   if (child.exit_code() != 0) {
-    throw invalid_input("'" + config_name(i) + "' exited with " +
+    throw invalid_input("'" + command_text(i) + "' exited with " +
                         std::to_string(child.exit_code()));
   }
   // The telemetry of the run's end arrives a sampling period later.
@@ -192,7 +202,7 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   if (steps_.size() > kMaxSteps)
     steps_.erase(steps_.begin(), steps_.end() - static_cast<std::ptrdiff_t>(kMaxSteps));
   if (!region_.empty() && mine.empty())
-    throw invalid_input("'" + config_name(i) + "' marked no region '" + region_ + "'");
+    throw invalid_input("'" + command_text(i) + "' marked no region '" + region_ + "'");
   if (mine.empty()) {  // the whole run is one iteration
     m.iterations = 1;
     m.ms_per_iteration = m.seconds * 1e3;

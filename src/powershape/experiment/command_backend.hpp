@@ -34,7 +34,11 @@ class CommandBackend final : public Backend {
   workload::Rates peak_rates() const override { return {0, 0}; }
   void set_configs(std::vector<workload::Plan>) override {}
   std::size_t config_count() const override { return commands_.size(); }
+  // The command's words, or the name set_names gave it.
   std::string config_name(std::size_t i) const override;
+  // Names for the configurations (measurements, the engine's results and each run's region carry
+  // them; errors still quote the command), one a command.
+  void set_names(std::vector<std::string> names);
   // Runs command i once (seconds is not used: a run lasts what it lasts); throws naming the
   // command when it cannot start or exits non-zero.
   Measurement measure(std::size_t i, double seconds) override;
@@ -52,9 +56,11 @@ class CommandBackend final : public Backend {
 
  private:
   void drain();
+  std::string command_text(std::size_t i) const;
   // Marks that have arrived, as regions closed so far; open ones wait in open_.
   void read_marks(std::vector<telemetry::Region>& closed);
   std::vector<std::vector<std::string>> commands_;
+  std::vector<std::string> names_;
   std::string region_;
   telemetry::ControlFifo fifo_;
   std::vector<telemetry::Region> open_;

@@ -244,6 +244,7 @@ Result run(const Options& o) {
   {
     // Its own session, closed before the race opens another on the same source.
     experiment::CommandBackend backend({commands[0]}, o.source, o.region);
+    backend.set_names({r.candidates[0]});
     backend.set_deadline(deadline);
     r.device = backend.describe();
     r.objective = experiment::parse_objective(
@@ -252,7 +253,6 @@ Result run(const Options& o) {
     m0 = backend.measure(0, 0);
     e0 = backend.now_ns();
     r.trace = backend.recorded();
-    r.trace.regions.back().name = r.candidates[0];
     steps = backend.steps();
   }
   r.diagnosis = diagnose(r.trace, m0, b0, e0, steps);
@@ -291,6 +291,7 @@ Result run(const Options& o) {
       r.candidates.resize(n);
     }
     experiment::CommandBackend racer(commands, o.source, o.region);
+    racer.set_names(r.candidates);  // the race's results and runs named as the configurations
     racer.set_deadline(deadline);
     experiment::TuneOptions to;
     to.objective = r.objective;
@@ -307,26 +308,11 @@ Result run(const Options& o) {
         " rounds");
     try {
       r.race = experiment::tune(racer, to);
-      for (auto& c : r.race->candidates) {  // named as the job's configurations, not commands
-        for (std::size_t i = n; i-- > 0;) {
-          const std::string full = racer.config_name(i);
-          if (c.name == full) c.name = r.candidates[i];
-          const std::string& label = r.candidates[i];
-          for (auto at = c.why.find(full); at != std::string::npos;
-               at = c.why.find(full, at + label.size()))
-            c.why.replace(at, full.size(), label);
-        }
-      }
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::kDevice) throw;
       r.notes.push_back(std::string("the race stopped: ") + e.what());
     }
     trace::Trace more = racer.recorded();
-    for (auto& region : more.regions) {  // each run named as the candidates are
-      for (std::size_t i = 0; i < n; ++i) {
-        if (region.name == racer.config_name(i)) region.name = r.candidates[i];
-      }
-    }
     r.trace.samples.insert(r.trace.samples.end(), more.samples.begin(), more.samples.end());
     r.trace.regions.insert(r.trace.regions.end(), more.regions.begin(), more.regions.end());
   }
