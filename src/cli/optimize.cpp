@@ -155,6 +155,10 @@ int run_optimize(OptimizeArgs& a) {
     in.trace = r.trace;
     report::write_report(a.report, in);
   }
+  if (!r.failure.empty()) {  // after the outputs: the runs measured before it are kept
+    std::fprintf(stderr, "powershape optimize: %s\n", r.failure.c_str());
+    return 1;
+  }
   return 0;
 }
 

@@ -35,6 +35,19 @@ check "a job the count does not change: exit 0" test $rc -eq 0
 check "and no recommendation" grep -q "^recommendation: none" "$tmp/flat.out"
 check "an unthrottled run is said to be so" grep -q "^throttling: none to speak of" "$tmp/flat.out"
 
+# A job that fails in the race: what was measured is kept (JSON, report), the failure is one
+# line, and the exit is not 0.
+FAIL=2 "$ps" optimize --source "$fake" --chunks 2,4 --budget 60 -o "$tmp/fail.json" \
+  --report "$tmp/fail.html" -- "$job" "$ps" >"$tmp/fail.out" 2>"$tmp/fail.err"; rc=$?
+check "a job failing in the race: exit 1" test $rc -eq 1
+check "one line says which run failed" sh -c "test \$(wc -l <'$tmp/fail.err') -eq 1 && grep -q \"^powershape optimize: .* exited with 3\" '$tmp/fail.err'"
+check "the JSON keeps the run as found and names the failure" python3 -c "
+import json
+j = json.load(open('$tmp/fail.json'))
+assert j['as_found']['measurement']['iterations'] == 4, j['as_found']
+assert 'exited with 3' in j['failure'], j['failure']"
+check "the report shows the runs" grep -q "as found" "$tmp/fail.html"
+
 # 3 s into the recording the H200 is at its power cap: a job of 3 s sees it, and a budget of 5 s
 # leaves no time for a race.
 "$ps" optimize --source "$fake" --budget 5 -- sleep 3 >"$tmp/cap.out" 2>&1; rc=$?

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "powershape/util/error.hpp"
 
 namespace powershape::experiment {
@@ -55,6 +57,40 @@ TEST(CommandBackend, MeasuresEachRunAndNamesOneThatFails) {
     EXPECT_NE(std::string(e.what()).find("exit 3"), std::string::npos);
   }
   EXPECT_FALSE(b.recorded().samples.empty());
+}
+
+// A job that marks 200,000 steps as fast as it can: measured by the latest kMaxSteps, in at most
+// kMaxWindows energy windows, within seconds; their time is their own.
+TEST(CommandBackend, AFloodOfStepsIsMeasuredInBoundedTime) {
+  const char* job = R"PY(python3 -c "
+import os, time
+f = open(os.environ['POWERSHAPE_CONTROL'], 'w')
+t = time.monotonic_ns()
+for i in range(200000):
+    f.write('begin %d step\\nend %d step\\n' % (t + 2000 * i, t + 2000 * i + 1000))
+f.close()")PY";
+  CommandBackend b({{"sh", "-c", job}}, "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Measurement m = b.measure(0, 0);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(m.iterations, static_cast<int>(CommandBackend::kMaxSteps));
+  EXPECT_NEAR(m.ms_per_iteration, 1e-3, 1e-9);  // 1 us each
+  EXPECT_GT(m.energy_j, 0);
+  EXPECT_LT(took, 30);
+}
+
+// A command with a line break is quoted on one line in the error that names it.
+TEST(CommandBackend, AFailedCommandIsNamedOnOneLine) {
+  CommandBackend b({{"sh", "-c", "exit 3\n# a second line"}},
+                   "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv");
+  try {
+    b.measure(0, 0);
+    FAIL();
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_NE(what.find("exited with 3"), std::string::npos) << what;
+  }
 }
 
 }  // namespace powershape::experiment

@@ -1,7 +1,8 @@
 #!/bin/sh
 # A job for optimize's tests: STEPS steps (default 4), each marked as a region `step`, each
 # sleeping longer the further POWERSHAPE_CHUNKS is from BEST (default 4); without the variable it
-# runs as 1 chunk would. With FLAT=1 the count changes nothing.
+# runs as 1 chunk would. With FLAT=1 the count changes nothing; with FAIL=N a run at N chunks
+# exits 3 after its steps.
 #   chunked_job.sh POWERSHAPE
 ps=$1
 chunks=${POWERSHAPE_CHUNKS:-1}
@@ -18,3 +19,5 @@ while [ "$i" -lt "${STEPS:-4}" ]; do
   "$ps" mark end step
   i=$((i + 1))
 done
+[ -n "${FAIL:-}" ] && [ "$FAIL" = "${POWERSHAPE_CHUNKS:-}" ] && exit 3
+exit 0

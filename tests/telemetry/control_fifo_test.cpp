@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
+#include <thread>
 
 namespace powershape::telemetry {
 
@@ -27,6 +31,50 @@ TEST(ControlFifo, MarksArriveAsWholeLines) {
     EXPECT_EQ(fifo.read_available(), "");
   }
   EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+// A writer faster than the reader: each call returns at most kMaxRead bytes of lines, so the
+// caller gets back to its deadline; nothing is lost, the rest comes with the next calls.
+TEST(ControlFifo, ReadsAtMostItsCapACall) {
+  ControlFifo fifo;
+  const std::string line = format_mark({true, 1, "s"});
+  const std::size_t lines = 3 * ControlFifo::kMaxRead / line.size();
+  std::thread writer([&] {
+    const int fd = open(fifo.path().c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    std::string all;
+    for (std::size_t i = 0; i < lines; ++i) all += line;
+    for (std::size_t at = 0; at < all.size();) {
+      const ssize_t n = write(fd, all.data() + at, all.size() - at);
+      ASSERT_GT(n, 0);
+      at += static_cast<std::size_t>(n);
+    }
+    close(fd);
+  });
+  std::size_t got = 0, calls = 0;
+  while (got < lines * line.size() && calls < 100000) {
+    const std::string part = fifo.read_available();
+    EXPECT_LE(part.size(), ControlFifo::kMaxRead + ControlFifo::kMaxLine);
+    got += part.size();
+    ++calls;
+  }
+  writer.join();
+  EXPECT_EQ(got, lines * line.size());
+  EXPECT_GE(calls, 3u);
+}
+
+// A line that never ends is no mark: past kMaxLine bytes it is dropped, not held forever.
+TEST(ControlFifo, DropsALineThatNeverEnds) {
+  ControlFifo fifo;
+  const int fd = open(fifo.path().c_str(), O_WRONLY | O_NONBLOCK);
+  ASSERT_GE(fd, 0);
+  const std::string junk(ControlFifo::kMaxLine + 10, 'x');
+  ASSERT_EQ(write(fd, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
+  EXPECT_EQ(fifo.read_available(), "");
+  const std::string mark = format_mark({false, 5, "step"});
+  ASSERT_EQ(write(fd, ("\n" + mark).data(), mark.size() + 1), static_cast<ssize_t>(mark.size() + 1));
+  close(fd);
+  EXPECT_EQ(fifo.read_available(), "\n" + mark);  // the junk's end, then the mark, whole
 }
 
 }  // namespace powershape::telemetry

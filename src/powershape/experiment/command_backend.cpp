@@ -13,6 +13,7 @@
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/child.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/printable.hpp"
 
 namespace powershape::experiment {
 
@@ -134,6 +135,8 @@ void CommandBackend::read_marks(std::vector<telemetry::Region>& closed) {
     const auto m = telemetry::parse_mark(line);
     if (!m || !telemetry::region_name_problem(m->name).empty()) continue;
     if (m->begin) {
+      // A job that begins regions and never ends them holds the oldest kMaxOpen.
+      if (open_.size() >= kMaxOpen) open_.erase(open_.begin());
       open_.push_back({m->name, -1, m->t_ns, 0});
       continue;
     }
@@ -148,6 +151,22 @@ void CommandBackend::read_marks(std::vector<telemetry::Region>& closed) {
   }
 }
 
+namespace {
+
+// The samples from 2 s before `begin` to 2 s after `end`: what a run's windows read
+// (the time before holds the readings in force when it began: the 1 s energy counter's too).
+trace::Trace slice(const trace::Trace& t, int64_t begin, int64_t end) {
+  trace::Trace out;
+  out.source = t.source;
+  out.devices = t.devices;
+  for (const auto& s : t.samples) {
+    if (s.t_ns >= begin - 2'000'000'000 && s.t_ns <= end + 2'000'000'000) out.samples.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
 Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   // A signal that came between runs stops the next before it starts.
   if (util::received_signal() != 0) throw device_error("interrupted");
@@ -161,6 +180,8 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     drain();
     read_marks(regions);
+    if (regions.size() > 2 * kMaxSteps)  // the latest kMaxSteps are what a run is measured by
+      regions.erase(regions.begin(), regions.end() - static_cast<std::ptrdiff_t>(kMaxSteps));
     const int64_t now = telemetry::steady_now_ns();
     if (deadline_ns_ > 0 && now > deadline_ns_ && killed_at == 0) {
       child.signal(SIGTERM);
@@ -174,17 +195,19 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   // What the run left behind (a background child) would run into the next measurement: gone.
   child.signal(SIGKILL);
   read_marks(regions);
+  if (regions.size() > kMaxSteps)
+    regions.erase(regions.begin(), regions.end() - static_cast<std::ptrdiff_t>(kMaxSteps));
   open_.clear();  // a region the command left open is not measured
   if (util::received_signal() != 0) throw device_error("interrupted");
   if (killed_at > 0) {
     char at[32];
     std::snprintf(at, sizeof at, "%.1f", static_cast<double>(killed_at - begin) * 1e-9);
-    throw device_error("'" + command_text(i) + "' was stopped: the deadline passed " + at +
+    throw device_error("'" + util::printable(command_text(i), 200) + "' was stopped: the deadline passed " + at +
                        " s into its run");
   }
   trace_.regions.push_back({config_name(i), -1, begin, end});
   if (child.exit_code() != 0) {
-    throw invalid_input("'" + command_text(i) + "' exited with " +
+    throw invalid_input("'" + util::printable(command_text(i), 200) + "' exited with " +
                         std::to_string(child.exit_code()));
   }
   // The telemetry of the run's end arrives a sampling period later.
@@ -202,7 +225,7 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   if (steps_.size() > kMaxSteps)
     steps_.erase(steps_.begin(), steps_.end() - static_cast<std::ptrdiff_t>(kMaxSteps));
   if (!region_.empty() && mine.empty())
-    throw invalid_input("'" + command_text(i) + "' marked no region '" + region_ + "'");
+    throw invalid_input("'" + util::printable(command_text(i), 200) + "' marked no region '" + region_ + "'");
   if (mine.empty()) {  // the whole run is one iteration
     m.iterations = 1;
     m.ms_per_iteration = m.seconds * 1e3;
@@ -210,14 +233,23 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
     return m;
   }
   // Each region an iteration: clock and throttling over the span they cover, time and energy
-  // their own.
-  experiment::add_telemetry(m, trace_, mine.front().begin_ns, mine.back().end_ns);
+  // their own, from this run's telemetry alone.
+  const trace::Trace run = slice(trace_, begin, end);
+  experiment::add_telemetry(m, run, mine.front().begin_ns, mine.back().end_ns);
   double ns = 0, joules = 0;
-  for (const auto& r : mine) {
+  // At most kMaxWindows energy windows, each a group of consecutive regions: a group's energy
+  // is its span's, scaled by the share of the span its regions cover (exact for one a group).
+  const std::size_t group = (mine.size() + kMaxWindows - 1) / kMaxWindows;
+  for (std::size_t a = 0; a < mine.size(); a += group) {
+    const std::size_t b = std::min(mine.size(), a + group) - 1;
+    double inside = 0;
+    for (std::size_t k = a; k <= b; ++k)
+      inside += static_cast<double>(mine[k].end_ns - mine[k].begin_ns);
     Measurement one;
-    experiment::add_telemetry(one, trace_, r.begin_ns, r.end_ns);
-    ns += static_cast<double>(r.end_ns - r.begin_ns);
-    joules += one.energy_j;
+    experiment::add_telemetry(one, run, mine[a].begin_ns, mine[b].end_ns);
+    const double span = static_cast<double>(mine[b].end_ns - mine[a].begin_ns);
+    ns += inside;
+    joules += span > 0 ? one.energy_j * std::min(1.0, inside / span) : 0;
   }
   m.iterations = static_cast<int>(mine.size());
   m.ms_per_iteration = ns * 1e-6 / m.iterations;

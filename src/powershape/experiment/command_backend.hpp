@@ -53,6 +53,10 @@ class CommandBackend final : public Backend {
   // The regions measured by (the steps), of every run so far, at most kMaxSteps (the latest).
   const std::vector<telemetry::Region>& steps() const { return steps_; }
   static constexpr std::size_t kMaxSteps = 100000;
+  // A run's iterations are measured in at most this many energy windows, and at most kMaxOpen
+  // regions wait for their end: a job that marks a million steps a second is measured in bounded
+  // time and memory.
+  static constexpr std::size_t kMaxWindows = 1000, kMaxOpen = 1024;
 
  private:
   void drain();

@@ -86,9 +86,10 @@ Diagnosis diagnose(const trace::Trace& t, const experiment::Measurement& m, int6
     // No power readings over the run: no classes, and no clock-based cost either.
   }
   d.shares = analysis::phase_shares(windows);
-  if (d.max_clock_mhz <= 0) {
-    for (const auto& w : windows) d.max_clock_mhz = std::max(d.max_clock_mhz, w.sm_clock_mhz);
-  }
+  // No recorded maximum, or one the card ran above (a driver's boost table, a replayed trace):
+  // the highest clock seen is the maximum.
+  for (const auto& w : windows) d.max_clock_mhz = std::max(d.max_clock_mhz, w.sm_clock_mhz);
+  d.max_clock_mhz = std::max(d.max_clock_mhz, m.sm_clock_mhz);
   double busy = 0, reduced = 0, lost = 0;
   for (const auto& w : windows) {
     if (w.cls == analysis::PhaseClass::kIdle || w.sm_clock_mhz <= 0 || d.max_clock_mhz <= 0)
@@ -309,8 +310,10 @@ Result run(const Options& o) {
     try {
       r.race = experiment::tune(racer, to);
     } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kDevice) throw;
+      // What was measured stays: the runs so far are in the trace, and the caller still writes
+      // the JSON and the report. A job that failed is the caller's to report as a failure.
       r.notes.push_back(std::string("the race stopped: ") + e.what());
+      if (e.kind() != ErrorKind::kDevice) r.failure = e.what();
     }
     trace::Trace more = racer.recorded();
     r.trace.samples.insert(r.trace.samples.end(), more.samples.begin(), more.samples.end());
@@ -342,7 +345,14 @@ Result run(const Options& o) {
     const double mid = b > 0 ? r.objective.score(pick.ms, pick.joules) / b : 1;
     s.score_ratio = {mid, mid, mid};
     setting = s;
-    if (o.apply_target) measure_setting(o, r, commands[0], deadline, *setting);
+    if (o.apply_target && r.failure.empty()) {
+      try {
+        measure_setting(o, r, commands[0], deadline, *setting);
+      } catch (const Error& e) {  // the setting is back as found (Applied's destructor)
+        r.notes.push_back(std::string("the setting's runs stopped: ") + e.what());
+        if (e.kind() != ErrorKind::kDevice) r.failure = e.what();
+      }
+    }
   }
   // Savings against the as-found figures of the same session as the ratios: the race's own
   // baseline for a chunk count, the as-found run for a setting predicted from it.
@@ -381,6 +391,7 @@ nlohmann::json to_json(const Result& r) {
                         {"phases", shares}}},
                       {"candidates", r.candidates},
                       {"notes", r.notes},
+                      {"failure", r.failure},
                       {"elapsed_s", r.elapsed_s}};
   if (r.race) j["race"] = experiment::to_json(*r.race);
   const Recommendation& x = r.recommendation;

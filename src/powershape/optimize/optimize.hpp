@@ -75,6 +75,9 @@ struct Result {
   std::optional<experiment::TuneResult> race;
   std::optional<advise::TraceAdvice> advice;
   std::vector<std::string> notes;  // what was not tried, and why
+  // Why a run of the job failed after the as-found run (the race or the setting's runs stopped
+  // there); empty when none did. What was measured before it is kept.
+  std::string failure;
   Recommendation recommendation;
   double elapsed_s = 0;
   trace::Trace trace;  // everything recorded, each run a region

@@ -68,9 +68,16 @@ ControlFifo::~ControlFifo() {
 std::string ControlFifo::read_available() {
   char buf[4096];
   ssize_t n;
-  while ((n = read(fd_, buf, sizeof buf)) > 0) partial_.append(buf, static_cast<std::size_t>(n));
+  std::size_t got = 0;
+  while (got < kMaxRead && (n = read(fd_, buf, sizeof buf)) > 0) {
+    partial_.append(buf, static_cast<std::size_t>(n));
+    got += static_cast<std::size_t>(n);
+  }
   auto last = partial_.rfind('\n');
-  if (last == std::string::npos) return {};
+  if (last == std::string::npos) {
+    if (partial_.size() > kMaxLine) partial_.clear();
+    return {};
+  }
   std::string lines = partial_.substr(0, last + 1);
   partial_.erase(0, last + 1);
   return lines;

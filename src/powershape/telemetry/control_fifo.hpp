@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,8 +18,11 @@ class ControlFifo {
   ControlFifo& operator=(const ControlFifo&) = delete;
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }
-  // Reads what has arrived; returns complete lines, keeps a partial one.
+  // Reads what has arrived, at most kMaxRead bytes a call (a writer faster than the reader
+  // cannot hold it in the call); returns complete lines, keeps a partial one up to kMaxLine bytes
+  // (a longer one is no mark and is dropped).
   std::string read_available();
+  static constexpr std::size_t kMaxRead = std::size_t{1} << 20, kMaxLine = 4096;
 
  private:
   std::string dir_, path_, partial_;
