@@ -55,8 +55,8 @@ void time_product(cublasLtHandle_t lt, const Product& p, const void* a, const vo
                                                  &ws_bytes, sizeof ws_bytes));
   std::vector<cublasLtMatmulHeuristicResult_t> found(static_cast<std::size_t>(n_algos));
   int n = 0;
-  PS_CUBLAS(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, n_algos, found.data(),
-                                           &n));
+  PS_CUBLAS(
+      cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, n_algos, found.data(), &n));
   const float alpha = 1;
   auto launch = [&](int i) {
     PS_CUBLAS(cublasLtMatmul(lt, desc, &alpha, a, la, b, lb, &p.beta, d, ld, d, ld,
@@ -77,8 +77,8 @@ void time_product(cublasLtHandle_t lt, const Product& p, const void* a, const vo
     }
   }
   std::printf("%s: m %lld n %lld k %lld beta %.0f, %d candidates, %d products a timing\n", p.name,
-              static_cast<long long>(p.m), static_cast<long long>(p.n),
-              static_cast<long long>(p.k), p.beta, n, batch);
+              static_cast<long long>(p.m), static_cast<long long>(p.n), static_cast<long long>(p.k),
+              p.beta, n, batch);
   double first = 0;
   for (int i = 0; i < n; ++i) {
     auto& v = ms[static_cast<std::size_t>(i)];

@@ -173,7 +173,8 @@ int main(int argc, char** argv) {
                 100.0 * static_cast<double>(st.busy_ns) / static_cast<double>(st.wall_ns),
                 static_cast<double>(st.busy_ns) * 1e-3 / static_cast<double>(st.polls));
     std::printf(
-        "  of which driver calls: plain polls %.1f us x %lld, polls of every signal %.0f us x %lld, "
+        "  of which driver calls: plain polls %.1f us x %lld, polls of every signal %.0f us x "
+        "%lld, "
         "drains %.0f us x %lld (%.3f%% of wall in all)\n",
         timed.plain.us_each(), static_cast<long long>(timed.plain.calls), timed.slow.us_each(),
         static_cast<long long>(timed.slow.calls), timed.drains.us_each(),

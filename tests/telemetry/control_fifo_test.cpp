@@ -1,8 +1,7 @@
 #include "powershape/telemetry/control_fifo.hpp"
 
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -72,7 +71,8 @@ TEST(ControlFifo, DropsALineThatNeverEnds) {
   ASSERT_EQ(write(fd, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
   EXPECT_EQ(fifo.read_available(), "");
   const std::string mark = format_mark({false, 5, "step"});
-  ASSERT_EQ(write(fd, ("\n" + mark).data(), mark.size() + 1), static_cast<ssize_t>(mark.size() + 1));
+  ASSERT_EQ(write(fd, ("\n" + mark).data(), mark.size() + 1),
+            static_cast<ssize_t>(mark.size() + 1));
   close(fd);
   EXPECT_EQ(fifo.read_available(), "\n" + mark);  // the junk's end, then the mark, whole
 }

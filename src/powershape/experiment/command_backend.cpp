@@ -202,8 +202,8 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   if (killed_at > 0) {
     char at[32];
     std::snprintf(at, sizeof at, "%.1f", static_cast<double>(killed_at - begin) * 1e-9);
-    throw device_error("'" + util::printable(command_text(i), 200) + "' was stopped: the deadline passed " + at +
-                       " s into its run");
+    throw device_error("'" + util::printable(command_text(i), 200) +
+                       "' was stopped: the deadline passed " + at + " s into its run");
   }
   trace_.regions.push_back({config_name(i), -1, begin, end});
   if (child.exit_code() != 0) {
@@ -225,7 +225,8 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   if (steps_.size() > kMaxSteps)
     steps_.erase(steps_.begin(), steps_.end() - static_cast<std::ptrdiff_t>(kMaxSteps));
   if (!region_.empty() && mine.empty())
-    throw invalid_input("'" + util::printable(command_text(i), 200) + "' marked no region '" + region_ + "'");
+    throw invalid_input("'" + util::printable(command_text(i), 200) + "' marked no region '" +
+                        region_ + "'");
   if (mine.empty()) {  // the whole run is one iteration
     m.iterations = 1;
     m.ms_per_iteration = m.seconds * 1e3;
