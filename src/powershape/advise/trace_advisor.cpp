@@ -1,6 +1,7 @@
 #include "powershape/advise/trace_advisor.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <random>
@@ -144,11 +145,14 @@ TraceModel fit_trace_model(const trace::Trace& t, int gpu, const VoltageCurve& v
       ++busy_windows;
     }
   }
-  if (busy_windows < 2)
-    throw invalid_input("the trace has " + std::to_string(busy_windows) + " busy window(s) of " +
-                        std::to_string(o.phases.window_s) +
-                        " s; the advisor needs at least 2 (a longer recording, or a "
-                        "shorter --window)");
+  if (busy_windows < 2) {
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "the trace has %d busy window(s) of %g s; the advisor needs at least 2 (a longer "
+                  "recording, or shorter windows)",
+                  busy_windows, o.phases.window_s);
+    throw invalid_input("window", why);
+  }
   m.idle_w = idle_s > 0 ? idle_e / idle_s : o.idle_w >= 0 ? std::min(o.idle_w, lowest) : lowest;
   // Memory power above idle, per window.
   double mem_floor = 1e300;
