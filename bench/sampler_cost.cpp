@@ -1,5 +1,5 @@
 // Sampler cost and completeness at a 1 ms period.
-//   sampler_cost [--source nvml|fake:TRACE.csv] [--seconds S] [--interval MS]
+//   sampler_cost [--source nvml|fake:TRACE.csv] [--seconds S] [--interval MS] [--stretch K]
 // Phase 1 (reference): a tight loop polls as fast as it can and counts the distinct updates of
 // each signal. Phase 2: the Sampler at the chosen period does the same. Prints the sampler's CPU
 // share of one core (target < 1%), the update rate it saw against the reference's (target 1.00),
@@ -118,7 +118,11 @@ int main(int argc, char** argv) {
   CLI::App app{"sampler cost and completeness"};
   std::string source = "nvml";
   double seconds = 5, interval_ms = 1;
+  int stretch = telemetry::SamplerOptions{}.stretch;
   app.add_option("--source", source);
+  app.add_option("--stretch", stretch,
+                 "Read periods up to this many intervals (1: every signal every interval)")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--seconds", seconds);
   app.add_option("--interval", interval_ms);
   CLI11_PARSE(app, argc, argv);
@@ -138,6 +142,7 @@ int main(int argc, char** argv) {
 
     telemetry::SamplerOptions o;
     o.period = std::chrono::nanoseconds(static_cast<int64_t>(interval_ms * 1e6));
+    o.stretch = stretch;
     TimedSource timed(*src);
     telemetry::Sampler sampler(timed, o);
     sampler.start();
@@ -165,9 +170,9 @@ int main(int argc, char** argv) {
                 static_cast<double>(poll_ns) / static_cast<double>(polls) * 1e-3,
                 static_cast<long long>(polls));
     std::printf(
-        "sampler at %.2f ms: %llu rounds in %.2f s, %llu late, CPU %.3f%% of one core "
+        "sampler at %.2f ms (stretch %d): %llu rounds in %.2f s, %llu late, CPU %.3f%% of one core "
         "(target < 1%%: ratio %.2f)\n",
-        interval_ms, static_cast<unsigned long long>(st.polls), st.wall_ns * 1e-9,
+        interval_ms, stretch, static_cast<unsigned long long>(st.polls), st.wall_ns * 1e-9,
         static_cast<unsigned long long>(st.late), cpu_pct, cpu_pct / 1.0);
     std::printf("time inside rounds: %.3f%% of wall (%.1f us a round)\n",
                 100.0 * static_cast<double>(st.busy_ns) / static_cast<double>(st.wall_ns),

@@ -193,6 +193,75 @@ TEST(Sampler, ReadsExpensiveSignalsOnlyEverySlowPeriod) {
   EXPECT_LE(energy, 6u);
 }
 
+namespace {
+// One GPU whose power the driver updates every 8 ms and whose SM clock never changes; counts the
+// reads of each.
+class SteppedSource : public Source {
+ public:
+  SteppedSource() { infos_.resize(1); }
+  std::string describe() const override { return "stepped"; }
+  const std::vector<DeviceInfo>& devices() const override { return infos_; }
+  Sample poll(int gpu, const SignalSet& which) override {
+    Sample s;
+    s.gpu = gpu;
+    s.t_ns = steady_now_ns();
+    if (which[static_cast<std::size_t>(Signal::kPowerUsage)]) {
+      s[Signal::kPowerUsage] = Reading::of(s.t_ns / 8'000'000);
+      ++power_reads;
+    }
+    if (which[static_cast<std::size_t>(Signal::kSmClock)]) {
+      s[Signal::kSmClock] = Reading::of(1980);
+      ++clock_reads;
+    }
+    return s;
+  }
+  int power_reads = 0, clock_reads = 0;
+
+ private:
+  std::vector<DeviceInfo> infos_;
+};
+
+struct SteppedRun {
+  SamplerStats stats;
+  int power_reads, clock_reads;
+  std::size_t power_values;  // distinct power values recorded
+};
+
+SteppedRun sample_stepped(int stretch) {
+  SteppedSource src;
+  SamplerOptions o;
+  o.period = std::chrono::milliseconds(1);
+  o.slow_period = std::chrono::milliseconds(100);  // the read periods are learnt at each
+  o.stretch = stretch;
+  Sampler s(src, o);
+  s.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  s.stop();
+  std::vector<int64_t> values;
+  for (const auto& r : s.take()) {
+    if (r[Signal::kPowerUsage].ok()) values.push_back(r[Signal::kPowerUsage].value);
+  }
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return {s.stats(), src.power_reads, src.clock_reads, values.size()};
+}
+}  // namespace
+
+// A signal the driver updates every 8 ms is read every 2 ms (a quarter of that), a constant one
+// every 4 periods, and the thread sleeps until one is due; no update is missed. stretch = 1
+// reads everything every period.
+TEST(Sampler, ReadsEachSignalAtAQuarterOfItsUpdatePeriod) {
+  const SteppedRun every = sample_stepped(1), stretched = sample_stepped(4);
+  EXPECT_GT(every.power_reads, 450);  // ~600
+  EXPECT_GT(every.clock_reads, 450);
+  // After the first 100 ms (every period, learning): ~250 reads of power and ~125 of the clock.
+  EXPECT_LT(stretched.power_reads, every.power_reads * 6 / 10);
+  EXPECT_LT(stretched.clock_reads, every.clock_reads * 4 / 10);
+  EXPECT_LT(stretched.stats.polls, every.stats.polls * 6 / 10);
+  // ~75 updates in 600 ms, each seen whichever way it was read.
+  EXPECT_GE(stretched.power_values + 2, every.power_values);
+  EXPECT_GT(stretched.power_values, 60u);
+}
+
 TEST(Sampler, RegionsNestAndEndByName) {
   CountingSource src;
   Sampler s(src, {});

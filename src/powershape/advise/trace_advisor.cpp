@@ -1,8 +1,8 @@
 #include "powershape/advise/trace_advisor.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <stdexcept>

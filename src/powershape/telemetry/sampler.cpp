@@ -1,6 +1,7 @@
 #include "powershape/telemetry/sampler.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <utility>
 
@@ -30,6 +31,34 @@ Sampler::Sampler(Source& source, SamplerOptions options)
     for (std::size_t i = 0; i < kSignalCount; ++i) cheap[i] = cost[i] <= options_.slow_cost.count();
     cheap_.push_back(cheap);
   }
+  read_ns_.assign(cheap_.size(), {});
+  due_.assign(cheap_.size(), {});
+  for (auto& r : read_ns_) r.fill(options_.period.count());
+}
+
+void Sampler::plan_reads(int64_t now) {
+  const int64_t period = options_.period.count();
+  const int64_t longest = period * std::max(1, options_.stretch);
+  std::lock_guard lock(sh_->mu);  // the trackers are fed under it
+  for (std::size_t g = 0; g < read_ns_.size(); ++g) {
+    for (std::size_t i = 0; i < kSignalCount; ++i) {
+      // Unknown (fewer than two changes seen: a constant clock, a steady temperature): the
+      // longest; a quarter of the update period keeps each change's time within a quarter of it.
+      const auto p = trackers_[g][i].median_period_ns();
+      read_ns_[g][i] = std::clamp(p ? *p / 4 : longest, period, longest);
+      due_[g][i] = std::min(due_[g][i], now + read_ns_[g][i]);
+    }
+  }
+}
+
+int64_t Sampler::earliest_due() const {
+  int64_t at = INT64_MAX;
+  for (std::size_t g = 0; g < due_.size(); ++g) {
+    for (std::size_t i = 0; i < kSignalCount; ++i) {
+      if (cheap_[g][i]) at = std::min(at, due_[g][i]);
+    }
+  }
+  return at;
 }
 
 Sampler::~Sampler() { stop(); }
@@ -128,6 +157,17 @@ void Sampler::run(const std::shared_ptr<Shared>& sh, uint64_t generation) {
     if (slow) next_slow = next + options_.slow_period;
     if (!round(sh, generation, drain, slow)) return;  // given up on: a newer thread samples
     next += options_.period;
+    if (options_.stretch > 1) {  // asleep until something is due: a read, a drain, a slow round
+      using std::chrono::nanoseconds;
+      const auto ns = [](auto t) {
+        return std::chrono::duration_cast<nanoseconds>(t.time_since_epoch()).count();
+      };
+      const int64_t due = std::min({earliest_due(), ns(next_drain), ns(next_slow)});
+      next = std::max(
+          next,
+          std::chrono::steady_clock::time_point(
+              std::chrono::duration_cast<std::chrono::steady_clock::duration>(nanoseconds(due))));
+    }
     auto now = std::chrono::steady_clock::now();
     if (now > next + options_.period) {
       std::lock_guard lock(sh_->mu);
@@ -150,16 +190,31 @@ bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool
   const int64_t t0 = steady_now_ns();
   std::vector<Sample> rows;
   const int n = static_cast<int>(source_.devices().size());
+  if (slow && options_.stretch > 1 && slow_rounds_++ > 0) plan_reads(t0);
   for (int g = 0; g < n; ++g) {
-    const SignalSet& which = slow ? all_signals() : cheap_[static_cast<std::size_t>(g)];
-    Sample polled;
-    Call c = call_source(*sh, generation, g, [&] { polled = source_.poll(g, which); });
-    if (c == Call::kGivenUp) return false;  // touch nothing of this Sampler: it may be gone
-    if (c == Call::kSkipped) continue;
-    rows.push_back(std::move(polled));
+    const auto gi = static_cast<std::size_t>(g);
+    SignalSet which = slow ? all_signals() : cheap_[gi];
+    if (options_.stretch > 1) {
+      for (std::size_t i = 0; i < kSignalCount; ++i) {
+        if (!which[i]) continue;
+        // Due within half a period counts: a round wakes a little before or after its time.
+        if (!slow && t0 + options_.period.count() / 2 < due_[gi][i]) {
+          which.reset(i);
+        } else {
+          due_[gi][i] = t0 + read_ns_[gi][i];
+        }
+      }
+    }
+    if (which.any()) {
+      Sample polled;
+      const Call c = call_source(*sh, generation, g, [&] { polled = source_.poll(g, which); });
+      if (c == Call::kGivenUp) return false;  // touch nothing of this Sampler: it may be gone
+      if (c == Call::kSkipped) continue;
+      rows.push_back(std::move(polled));
+    }
     if (!drain) continue;
     std::vector<Sample> drained;
-    c = call_source(*sh, generation, g, [&] { drained = source_.drain(g); });
+    const Call c = call_source(*sh, generation, g, [&] { drained = source_.drain(g); });
     if (c == Call::kGivenUp) return false;
     for (Sample& d : drained) rows.push_back(std::move(d));
   }

@@ -27,6 +27,11 @@ struct SamplerOptions {
   // slow_period: on an H200 the energy counter costs ~3 ms a read, three times a 1 ms period.
   std::chrono::nanoseconds slow_cost = std::chrono::microseconds(20);
   std::chrono::nanoseconds slow_period = std::chrono::milliseconds(1000);
+  // A signal the driver updates less often than the period is read at a quarter of its learnt
+  // update period, at most every `stretch` periods (DCGM's per-field watch intervals): NVML's
+  // power and clocks change every ~100 ms on an H200, so a 1 ms period reads them ~100 times a
+  // value. The thread wakes when something is due, not every period. 1: every signal every period.
+  int stretch = 4;
   // A driver call that has not returned after this long is given up on: its GPU is left out and
   // sampling goes on with the others (and with it again once the call returns).
   std::chrono::nanoseconds stall_after = std::chrono::milliseconds(500);
@@ -91,6 +96,9 @@ class Sampler {
   void run(const std::shared_ptr<Shared>& sh, uint64_t generation);
   // false when this thread was given up on during the round (its rows are dropped)
   bool round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool drain, bool slow);
+  // Signal i of GPU g is due at or after due_[g][i] (steady ns); read every read_ns_[g][i].
+  void plan_reads(int64_t now);
+  int64_t earliest_due() const;
   void push(std::vector<Sample>& rows);
   void watch();
   void launch();
@@ -111,7 +119,11 @@ class Sampler {
   std::vector<Region> open_, closed_;
   std::vector<std::array<UpdateTracker, kSignalCount>> trackers_;
   std::vector<std::array<bool, kSignalCount>> failing_;  // reported a failure already
-  std::vector<SignalSet> cheap_;                         // per GPU: the signals read every round
+  std::vector<SignalSet> cheap_;  // per GPU: the signals read between slow rounds
+  // The sampling thread's own (not under the mutex): each cheap signal's read period and when
+  // it is due next; the read periods are learnt from the trackers once a slow period.
+  std::vector<std::array<int64_t, kSignalCount>> read_ns_, due_;
+  int slow_rounds_ = 0;
   SamplerStats stats_;
 };
 
