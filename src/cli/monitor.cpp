@@ -36,6 +36,7 @@ namespace {
 struct MonitorOptions {
   double interval_ms = 10;
   double slow_interval_ms = 1000;
+  bool every_interval = false;
   std::string gpus;
   std::string out_csv;
   std::string out_json;
@@ -184,6 +185,7 @@ int run_monitor(const MonitorOptions& o) {
   telemetry::SamplerOptions so;
   so.period = std::chrono::nanoseconds(static_cast<int64_t>(o.interval_ms * 1e6));
   so.slow_period = std::chrono::nanoseconds(static_cast<int64_t>(o.slow_interval_ms * 1e6));
+  if (o.every_interval) so.stretch = 1;
   telemetry::Sampler sampler(*source, so);
   trace::Recording recording(sampler, recorded, csv.get(), warn);
   util::forward_signals_to(0);
@@ -285,7 +287,11 @@ void add_monitor(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "monitor", "Run a command and record GPU telemetry until it exits (or until Ctrl-C)");
   static MonitorOptions o;
-  cmd->add_option("--interval", o.interval_ms, "Sampling period in ms (default 10)");
+  cmd->add_option("--interval", o.interval_ms,
+                  "Sampling period in ms (default 10): the finest; a signal the driver updates "
+                  "less often is read at a quarter of its update period, at most every 4 intervals");
+  cmd->add_flag("--every-interval", o.every_interval,
+                "Read every signal every interval, however often the driver updates it");
   cmd->add_option("--slow-interval", o.slow_interval_ms,
                   "Period in ms for signals that are expensive to read, such as the energy "
                   "counter on Hopper (~3 ms a read); default 1000");
