@@ -287,9 +287,10 @@ void add_monitor(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "monitor", "Run a command and record GPU telemetry until it exits (or until Ctrl-C)");
   static MonitorOptions o;
-  cmd->add_option("--interval", o.interval_ms,
-                  "Sampling period in ms (default 10): the finest; a signal the driver updates "
-                  "less often is read at a quarter of its update period, at most every 4 intervals");
+  cmd->add_option(
+      "--interval", o.interval_ms,
+      "Sampling period in ms (default 10): the finest; a signal the driver updates "
+      "less often is read at a quarter of its update period, at most every 4 intervals");
   cmd->add_flag("--every-interval", o.every_interval,
                 "Read every signal every interval, however often the driver updates it");
   cmd->add_option("--slow-interval", o.slow_interval_ms,
