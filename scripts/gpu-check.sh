@@ -7,21 +7,21 @@
 #   lmhead     the cross-entropy pass alone, the LM head at every shape and chunk count (~8 min)
 #   peers      the LM head against PyTorch eager, Liger and CCE (bench/peers/) (~3 min)
 #   clock      the on-GPU clock probe's step response, probe, repro, monitor (~8 min)
-#   docs       every command README.md and docs/ mark `sh gpu`, run as written (~2 min)
+#   readme     every command README.md marks `sh gpu`, run as written, each one's output in
+#              $OUT/readme (~10 min: optimize's race around examples/finetune.py)
+#   docs       every command docs/ marks `sh gpu`, run as written (~3 min)
 #   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
 #              on the GPU through the installed package (~4 min)
-#   optimize   powershape optimize around examples/finetune.py (Qwen2-0.5B config), its JSON and
-#              report in $OUT (~10 min: the 600 s budget)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
-#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [docs] [pip] [optimize]
+#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [pip]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock docs pip optimize)
+[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock readme docs pip)
 for p in "${parts[@]}"; do
-  case $p in tests|telemetry|lmhead|peers|clock|docs|pip|optimize) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, docs, pip, optimize)" >&2; exit 2 ;; esac
+  case $p in tests|telemetry|lmhead|peers|clock|readme|docs|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, readme, docs, pip)" >&2; exit 2 ;; esac
 done
 
 tests() {
@@ -71,9 +71,15 @@ clock() {
     -- build/bench/gemm_load --size 8192 --seconds 20
 }
 
+readme() {
+  echo "== the commands README.md marks sh gpu"
+  python3 tests/docs/docs_test.py build/powershape . --gpu --only README.md --log "$out/readme" 2>&1 | tail -n 20
+  cat "$out"/readme/*.txt
+}
+
 docs() {
-  echo "== the commands README.md and docs/ mark sh gpu"
-  python3 tests/docs/docs_test.py build/powershape . --gpu 2>&1 | tail -n 20
+  echo "== the commands docs/ marks sh gpu"
+  python3 tests/docs/docs_test.py build/powershape . --gpu --only docs/ --log "$out/docs" 2>&1 | tail -n 20
 }
 
 pip() {
@@ -98,14 +104,8 @@ print('pip: ok')")
   env -u POWERSHAPE_LIB "$venv/bin/powershape" devices | head -n 3
 }
 
-optimize() {
-  echo "== powershape optimize around a Qwen2-0.5B-config fine-tune (examples/finetune.py)"
-  POWERSHAPE_LIB=$PWD/build/libpowershape_c.so PYTHONPATH=$PWD/python build/powershape optimize \
-    --budget "${OPTIMIZE_BUDGET:-600}" --chunks "${OPTIMIZE_CHUNKS:-4,16}" --tokens-per-step 16384 -o "$out/optimize.json" \
-    --report "$out/optimize.html" -- python3 examples/finetune.py --seconds "${OPTIMIZE_SECONDS:-6}"
-}
 
-# The tool alone where the parts run only it (docs, pip, optimize): minutes less on a fresh machine.
+# The tool alone where the parts run only it (docs, pip): minutes less on a fresh machine.
 all=()
 for p in "${parts[@]}"; do case $p in tests|telemetry|lmhead|peers|clock) all=(--all) ;; esac; done
 scripts/build.sh "${all[@]}" -DPOWERSHAPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -n 3

@@ -8,11 +8,14 @@ with that `powershape` first on PATH and HOME the scratch folder itself. The
 HTML comment right before the block says what each command must print, in order, one entry per
 command, `|` between them: `<!-- expect: WORDS | exit 1: WORDS -->` (exit 0 unless told; WORDS
 must appear in its stdout or stderr). A block marked `sh gpu` is run the same way only with
---gpu (scripts/gpu-check.sh docs); `sh ci` blocks (the quick start, pip install) are run by .ci/run
+--gpu (scripts/gpu-check.sh readme docs); `sh ci` blocks (the quick start, pip install) are run by .ci/run
 and tests/install, which this test checks by finding each such command in .ci/run or a test
 script. Any other block is text. A page with a `sh` block whose commands and expectations differ
 in number fails.
-  docs_test.py POWERSHAPE SOURCE_DIR [--gpu] [--only FILE.md]
+  docs_test.py POWERSHAPE SOURCE_DIR [--gpu] [--only PAGE[,PAGE...]] [--log DIR]
+--only takes pages by path (README.md, docs/x.md) or a folder with its slash (docs/); --log
+writes each command's output to DIR/PAGE_LINE_N.txt. A command may take 300 s (600 with --gpu:
+optimize's race).
 """
 import argparse
 import os
@@ -91,13 +94,17 @@ def main():
     ap.add_argument("powershape")
     ap.add_argument("source")
     ap.add_argument("--gpu", action="store_true")
-    ap.add_argument("--only")
+    ap.add_argument("--only", help="pages by path from SOURCE_DIR, or a folder with its slash, comma-separated")
+    ap.add_argument("--log", help="a folder for each command's output")
     a = ap.parse_args()
     pages = [os.path.join(a.source, "README.md")]
     for root, _, files in os.walk(os.path.join(a.source, "docs")):
         pages += [os.path.join(root, f) for f in sorted(files) if f.endswith(".md")]
     if a.only:
-        pages = [p for p in pages if p.endswith(a.only)]
+        wanted = a.only.split(",")
+        pages = [p for p in pages if any(os.path.relpath(p, a.source).startswith(w) for w in wanted)]
+        if not pages:
+            ap.error(f"--only {a.only}: no such page")
     ci_text = ""
     for f in [os.path.join(a.source, ".ci", "run")] + [
         os.path.join(r, f) for r, _, fs in os.walk(os.path.join(a.source, "tests", "install")) for f in fs
@@ -131,7 +138,7 @@ def main():
                 continue
             d = scratch(a.source, a.powershape)
             env = dict(os.environ, HOME=d, PATH=os.path.join(d, ".bin") + os.pathsep + os.environ["PATH"])
-            for c, e in zip(commands, expect):
+            for n, (c, e) in enumerate(zip(commands, expect)):
                 m = re.match(r"exit (\d+):\s*(.*)", e)
                 code, words = (int(m.group(1)), m.group(2)) if m else (0, e)
                 t0 = time.time()
@@ -143,11 +150,16 @@ def main():
                         capture_output=True,
                         text=True,
                         errors="replace",
-                        timeout=300,
+                        timeout=600 if a.gpu else 300,
                     )
                     out, rc = p.stdout + p.stderr, p.returncode
                 except subprocess.TimeoutExpired:
-                    out, rc = "(over 300 s)", -1
+                    out, rc = "(over the time a command may take)", -1
+                if a.log:
+                    os.makedirs(a.log, exist_ok=True)
+                    name = f"{rel.replace('/', '_')}_{line}_{n}.txt"
+                    with open(os.path.join(a.log, name), "w", encoding="utf-8") as f:
+                        f.write(f"$ {strip_comment(c)}\n{out}")
                 ok = rc == code and words in out
                 ran += 1
                 failed += not ok
