@@ -33,11 +33,11 @@ def _data(ignore_index, device="cpu"):
     return x.to(device, dtype), w.to(device, dtype), b.to(device, dtype), t.to(device)
 
 
-def _close(a, b, device):  # bf16 on CUDA: its rounding, not the split's
+def _close(a, b, device):
     a, b = a.float().cpu(), b.float().cpu()
-    return (
-        torch.allclose(a, b, rtol=3e-2, atol=3e-3) if device == "cuda" else torch.allclose(a, b, rtol=1e-4, atol=1e-6)
-    )
+    if device == "cuda":  # bf16: the CUDA op tests' bound, 2% of the largest element (its rounding)
+        return torch.allclose(a, b, rtol=0, atol=2e-2 * b.abs().max().item())
+    return torch.allclose(a, b, rtol=1e-4, atol=1e-6)
 
 
 def _bounds(world):  # unequal contiguous slices, in rank order (multiples of 8, as bf16 rows align)

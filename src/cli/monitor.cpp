@@ -294,8 +294,9 @@ void add_monitor(CLI::App& app) {
   cmd->add_flag("--every-interval", o.every_interval,
                 "Read every signal every interval, however often the driver updates it");
   cmd->add_option("--slow-interval", o.slow_interval_ms,
-                  "Period in ms for signals that are expensive to read, such as the energy "
-                  "counter on Hopper (~3 ms a read); default 1000");
+                  "Shortest period in ms for signals that are expensive to read, such as the "
+                  "energy counter on Hopper (~3 ms a read); default 1000, longer where they would "
+                  "take over 0.1% of a core");
   cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
   cmd->add_option("-o,--output", o.out_csv, "Write the trace as CSV");
   cmd->add_flag("--every-row", o.every_row,

@@ -178,6 +178,7 @@ TEST(Sampler, ReadsExpensiveSignalsOnlyEverySlowPeriod) {
   SamplerOptions o;
   o.period = std::chrono::milliseconds(1);
   o.slow_period = std::chrono::milliseconds(25);
+  o.slow_share = 2;  // slow_period alone
   Sampler s(src, o);
   s.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -260,6 +261,24 @@ TEST(Sampler, ReadsEachSignalAtAQuarterOfItsUpdatePeriod) {
   // ~75 updates in 600 ms, each seen whichever way it was read.
   EXPECT_GE(stretched.power_values + 2, every.power_values);
   EXPECT_GT(stretched.power_values, 60u);
+}
+
+// Slow reads (3 ms of CPU each here) no more often than keeps them under slow_share of a core:
+// at 1% every 300 ms, though slow_period asks for 25 ms.
+TEST(Sampler, KeepsSlowReadsUnderTheirShareOfACore) {
+  CountingSource src;
+  SamplerOptions o;
+  o.period = std::chrono::milliseconds(1);
+  o.slow_period = std::chrono::milliseconds(25);
+  o.slow_share = 0.01;
+  Sampler s(src, o);
+  s.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  s.stop();
+  std::size_t energy = 0;
+  for (const auto& r : s.take()) energy += r.gpu == 0 && r[Signal::kEnergy].ok();
+  EXPECT_GE(energy, 2u);  // at 0 and 300 ms, and at the stop
+  EXPECT_LE(energy, 4u);
 }
 
 TEST(Sampler, RegionsNestAndEndByName) {

@@ -25,11 +25,21 @@ Sampler::Sampler(Source& source, SamplerOptions options)
       trackers_(source.devices().size()),
       failing_(source.devices().size()) {
   sh_->stuck.assign(source.devices().size(), false);
+  slow_period_ = options_.slow_period;
   for (std::size_t g = 0; g < source.devices().size(); ++g) {
     auto cost = source.read_cost_ns(static_cast<int>(g));
     SignalSet cheap;
-    for (std::size_t i = 0; i < kSignalCount; ++i) cheap[i] = cost[i] <= options_.slow_cost.count();
+    int64_t slow_ns = 0;
+    for (std::size_t i = 0; i < kSignalCount; ++i) {
+      cheap[i] = cost[i] <= options_.slow_cost.count();
+      if (!cheap[i]) slow_ns += cost[i];
+    }
     cheap_.push_back(cheap);
+    if (options_.slow_share > 0 && options_.slow_share <= 1) {
+      slow_period_ =
+          std::max(slow_period_, std::chrono::nanoseconds(static_cast<int64_t>(
+                                     static_cast<double>(slow_ns) / options_.slow_share)));
+    }
   }
   read_ns_.assign(cheap_.size(), {});
   due_.assign(cheap_.size(), {});
@@ -154,7 +164,7 @@ void Sampler::run(const std::shared_ptr<Shared>& sh, uint64_t generation) {
   while (true) {
     bool drain = next >= next_drain, slow = next >= next_slow;
     if (drain) next_drain = next + options_.drain_period;
-    if (slow) next_slow = next + options_.slow_period;
+    if (slow) next_slow = next + slow_period_;
     if (!round(sh, generation, drain, slow)) return;  // given up on: a newer thread samples
     next += options_.period;
     if (options_.stretch > 1) {  // asleep until something is due: a read, a drain, a slow round
@@ -197,8 +207,10 @@ bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool
     if (options_.stretch > 1) {
       for (std::size_t i = 0; i < kSignalCount; ++i) {
         if (!which[i]) continue;
-        // Due within half a period counts: a round wakes a little before or after its time.
-        if (!slow && t0 + options_.period.count() / 2 < due_[gi][i]) {
+        // Due within half a period, or a quarter of its read period, counts: a round wakes a
+        // little before or after its time, and signals read at one period fall into one round.
+        const int64_t early = std::max(options_.period.count() / 2, read_ns_[gi][i] / 4);
+        if (!slow && t0 + early < due_[gi][i]) {
           which.reset(i);
         } else {
           due_[gi][i] = t0 + read_ns_[gi][i];

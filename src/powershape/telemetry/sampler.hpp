@@ -27,6 +27,10 @@ struct SamplerOptions {
   // slow_period: on an H200 the energy counter costs ~3 ms a read, three times a 1 ms period.
   std::chrono::nanoseconds slow_cost = std::chrono::microseconds(20);
   std::chrono::nanoseconds slow_period = std::chrono::milliseconds(1000);
+  // ... and no more often than keeps those reads under this share of a core per GPU: an H200's
+  // slow reads take ~5 ms of CPU together (measured: 4.6-5.6 ms), so 0.1% reads them every ~5 s.
+  // Above 1: slow_period alone (a measurement that wants the counter every 100 ms).
+  double slow_share = 0.001;
   // A signal the driver updates less often than the period is read at a quarter of its learnt
   // update period, at most every `stretch` periods (DCGM's per-field watch intervals): NVML's
   // power and clocks change every ~100 ms on an H200, so a 1 ms period reads them ~100 times a
@@ -119,7 +123,8 @@ class Sampler {
   std::vector<Region> open_, closed_;
   std::vector<std::array<UpdateTracker, kSignalCount>> trackers_;
   std::vector<std::array<bool, kSignalCount>> failing_;  // reported a failure already
-  std::vector<SignalSet> cheap_;  // per GPU: the signals read between slow rounds
+  std::vector<SignalSet> cheap_;            // per GPU: the signals read between slow rounds
+  std::chrono::nanoseconds slow_period_{};  // options' slow_period, lengthened by slow_share
   // The sampling thread's own (not under the mutex): each cheap signal's read period and when
   // it is due next; the read periods are learnt from the trackers once a slow period.
   std::vector<std::array<int64_t, kSignalCount>> read_ns_, due_;
