@@ -1,8 +1,26 @@
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::kernels {
+namespace {
+
+// POWERSHAPE_GEMM_AUTOTUNE=0: cuBLASLt's first heuristic, as PyTorch takes it (the same algorithm
+// on every run of a shape).
+bool autotune_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("POWERSHAPE_GEMM_AUTOTUNE");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return on;
+}
+
+}  // namespace
 
 Gemm::Gemm() {
   PS_CUBLAS(cublasLtCreate(&handle_));
@@ -20,7 +38,7 @@ Gemm::~Gemm() {
   cublasLtDestroy(handle_);
 }
 
-const Gemm::Plan& Gemm::plan(const Key& key) {
+Gemm::Plan& Gemm::plan(const Key& key) {
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second;
   auto [ta, tb, m, n, k, lda, ldb, ldd, out, bias] = key;
@@ -43,21 +61,75 @@ const Gemm::Plan& Gemm::plan(const Key& key) {
   std::size_t ws = kWorkspaceBytes;
   PS_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                  &ws, sizeof ws));
-  cublasLtMatmulHeuristicResult_t result{};
+  cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
   int found = 0;
-  PS_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle_, p.desc, p.a, p.b, p.d, p.d, pref, 1, &result,
-                                           &found));
+  PS_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle_, p.desc, p.a, p.b, p.d, p.d, pref, kCandidates,
+                                           results, &found));
   cublasLtMatmulPreferenceDestroy(pref);
   if (found == 0) throw device_error("cuBLASLt has no algorithm for this product");
-  p.algo = result.algo;
-  return plans_.emplace(key, p).first->second;
+  for (int i = 0; i < found; ++i) p.candidates.push_back(results[i].algo);
+  p.algo = p.candidates.front();
+  p.tuned = found == 1 || !autotune_enabled();
+  return plans_.emplace(key, std::move(p)).first->second;
+}
+
+void Gemm::tune(Plan& p, const void* a, const void* b, void* d, float alpha, cudaStream_t stream,
+                const void* bias) {
+  p.tuned = true;
+  const float zero = 0;
+  auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
+    return cublasLtMatmul(handle_, p.desc, &alpha, a, p.a, b, p.b, &zero, d, p.d, d, p.d, &algo,
+                          workspace_, kWorkspaceBytes, stream);
+  };
+  if (bias != nullptr) {
+    PS_CUBLAS(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                             sizeof bias));
+  }
+  std::vector<cublasLtMatmulAlgo_t> usable;
+  for (const auto& algo : p.candidates) {
+    if (launch(algo) == CUBLAS_STATUS_SUCCESS) usable.push_back(algo);  // one untimed launch
+  }
+  if (usable.size() < 2) return;
+  cudaEvent_t marks[kTimedRounds * kCandidates + 1];
+  const std::size_t n_marks = kTimedRounds * usable.size() + 1;
+  for (std::size_t i = 0; i < n_marks; ++i) PS_CUDA(cudaEventCreate(&marks[i]));
+  PS_CUDA(cudaEventRecord(marks[0], stream));
+  for (int r = 0; r < kTimedRounds; ++r) {
+    for (std::size_t c = 0; c < usable.size(); ++c) {
+      PS_CUBLAS(launch(usable[c]));
+      PS_CUDA(cudaEventRecord(marks[r * usable.size() + c + 1], stream));
+    }
+  }
+  PS_CUDA(cudaEventSynchronize(marks[n_marks - 1]));
+  std::vector<std::vector<float>> ms(usable.size());
+  for (int r = 0; r < kTimedRounds; ++r) {
+    for (std::size_t c = 0; c < usable.size(); ++c) {
+      const std::size_t at = r * usable.size() + c;
+      float t = 0;
+      PS_CUDA(cudaEventElapsedTime(&t, marks[at], marks[at + 1]));
+      ms[c].push_back(t);
+    }
+  }
+  for (std::size_t i = 0; i < n_marks; ++i) cudaEventDestroy(marks[i]);
+  std::size_t best = 0;
+  float best_ms = 0;
+  for (std::size_t c = 0; c < usable.size(); ++c) {
+    std::sort(ms[c].begin(), ms[c].end());
+    const float median = ms[c][ms[c].size() / 2];
+    if (c == 0 || median < best_ms) best = c, best_ms = median;
+  }
+  p.algo = usable[best];
 }
 
 void Gemm::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a,
                int64_t lda, const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha,
                float beta, cudaStream_t stream, const void* bias) {
-  const Plan& p =
-      plan({trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), bias != nullptr});
+  Plan& p = plan({trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), bias != nullptr});
+  if (!p.tuned && beta == 0) {  // D is overwritten: the candidates may write into it first
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    PS_CUDA(cudaStreamIsCapturing(stream, &capture));
+    if (capture == cudaStreamCaptureStatusNone) tune(p, a, b, d, alpha, stream, bias);
+  }
   if (bias != nullptr) {  // the plan's algorithm holds for any bias; the pointer is per call
     PS_CUBLAS(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                                              sizeof bias));
