@@ -37,6 +37,7 @@ Recording record(const char* faults, int ms = 400, double speed = 4) {
   SamplerOptions o;
   o.period = std::chrono::milliseconds(2);
   o.slow_period = std::chrono::milliseconds(2);
+  o.slow_share = 2;  // the counter every 2 ms whatever it costs: the faults are what is tested
   o.drain_period = std::chrono::milliseconds(50);
   o.stall_after = std::chrono::milliseconds(100);
   Sampler s(src, o);
