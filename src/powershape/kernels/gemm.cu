@@ -1,6 +1,9 @@
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "powershape/kernels/cuda_check.hpp"
@@ -18,6 +21,20 @@ bool autotune_enabled() {
     return v == nullptr || std::string(v) != "0";
   }();
   return on;
+}
+
+// The algorithm each shape's timing chose, per device, for every Gemm of the process: an
+// experiment's workloads are rebuilt between measurements and must not time again each time.
+std::mutex chosen_mu;
+std::map<std::pair<int, std::vector<int64_t>>, cublasLtMatmulAlgo_t> chosen;
+
+std::pair<int, std::vector<int64_t>> chosen_key(const std::tuple<bool, bool, int64_t, int64_t,
+                                                                 int64_t, int64_t, int64_t,
+                                                                 int64_t, int, bool>& k) {
+  int device = 0;
+  PS_CUDA(cudaGetDevice(&device));
+  auto [ta, tb, m, n, kk, lda, ldb, ldd, out, bias] = k;
+  return {device, {ta, tb, m, n, kk, lda, ldb, ldd, out, bias}};
 }
 
 }  // namespace
@@ -70,10 +87,15 @@ Gemm::Plan& Gemm::plan(const Key& key) {
   for (int i = 0; i < found; ++i) p.candidates.push_back(results[i].algo);
   p.algo = p.candidates.front();
   p.tuned = found == 1 || !autotune_enabled();
+  if (!p.tuned) {
+    std::lock_guard lock(chosen_mu);
+    auto it = chosen.find(chosen_key(key));
+    if (it != chosen.end()) p.algo = it->second, p.tuned = true;
+  }
   return plans_.emplace(key, std::move(p)).first->second;
 }
 
-void Gemm::tune(Plan& p, const void* a, const void* b, void* d, float alpha, cudaStream_t stream,
+void Gemm::tune(const Key& key, Plan& p, const void* a, const void* b, void* d, float alpha, cudaStream_t stream,
                 const void* bias) {
   p.tuned = true;
   const float zero = 0;
@@ -119,16 +141,19 @@ void Gemm::tune(Plan& p, const void* a, const void* b, void* d, float alpha, cud
     if (c == 0 || median < best_ms) best = c, best_ms = median;
   }
   p.algo = usable[best];
+  std::lock_guard lock(chosen_mu);
+  chosen[chosen_key(key)] = p.algo;
 }
 
 void Gemm::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a,
                int64_t lda, const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha,
                float beta, cudaStream_t stream, const void* bias) {
-  Plan& p = plan({trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), bias != nullptr});
+  const Key key{trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), bias != nullptr};
+  Plan& p = plan(key);
   if (!p.tuned && beta == 0) {  // D is overwritten: the candidates may write into it first
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     PS_CUDA(cudaStreamIsCapturing(stream, &capture));
-    if (capture == cudaStreamCaptureStatusNone) tune(p, a, b, d, alpha, stream, bias);
+    if (capture == cudaStreamCaptureStatusNone) tune(key, p, a, b, d, alpha, stream, bias);
   }
   if (bias != nullptr) {  // the plan's algorithm holds for any bias; the pointer is per call
     PS_CUBLAS(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,

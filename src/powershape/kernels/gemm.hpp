@@ -20,8 +20,8 @@ class Gemm {
   // D = alpha op(A) op(B) + beta D, with op(A) m x k, op(B) k x n, D m x n; A and B bf16.
   // bias: m values of D's type added to every column of D (cuBLASLt's bias epilogue), or null.
   // A shape's algorithm is the fastest of cuBLASLt's first kCandidates heuristics, timed the first
-  // time the shape runs with beta = 0 (D is overwritten then, so the timing runs write into it)
-  // outside a CUDA graph capture; until then, and with POWERSHAPE_GEMM_AUTOTUNE=0, the first
+  // time the shape runs with beta = 0 in the process (D is overwritten then, so the timing runs
+  // write into it) outside a CUDA graph capture; until then, and with POWERSHAPE_GEMM_AUTOTUNE=0, the first
   // heuristic. On an H200 the first heuristic is up to 1.23x slower than the fastest of eight for
   // the LM head's products (bench/gemm_algos).
   void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda,
@@ -29,6 +29,9 @@ class Gemm {
            cudaStream_t stream, const void* bias = nullptr);
 
  private:
+  // trans_a, trans_b, m, n, k, lda, ldb, ldd, out, bias
+  using Key =
+      std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, bool>;
   struct Plan {
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t a, b, d;
@@ -38,12 +41,9 @@ class Gemm {
   };
   static constexpr int kCandidates = 8, kTimedRounds = 3;
   // Times each candidate (one untimed launch, then kTimedRounds interleaved rounds, median) into
-  // d, and keeps the fastest.
-  void tune(Plan& p, const void* a, const void* b, void* d, float alpha, cudaStream_t stream,
-            const void* bias);
-  // trans_a, trans_b, m, n, k, lda, ldb, ldd, out, bias
-  using Key =
-      std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, bool>;
+  // d, and keeps the fastest, for every Gemm of the process on this device.
+  void tune(const Key& key, Plan& p, const void* a, const void* b, void* d, float alpha,
+            cudaStream_t stream, const void* bias);
   Plan& plan(const Key& key);
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
