@@ -152,7 +152,7 @@ check "and the first monitor's trace is whole" test "$(grep -vc '^#' "$tmp/held.
 # and its command): sampling goes on, one warning, the command runs to its end with the signal's
 # default disposition, the summary and the JSON still come; the CSV on disk stays readable (its
 # torn last row is dropped on read)
-(ulimit -f 32; exec "$ps" monitor --every-row --interval 1 --source "fake:$trace" -o "$tmp/full.csv" --json "$tmp/full.json" -- sh -c "sleep 1; grep SigIgn /proc/self/status >'$tmp/child_done'") 2>"$tmp/m.err"; rc=$?
+(ulimit -f 32; exec "$ps" monitor --every-row --every-interval --interval 1 --source "fake:$trace" -o "$tmp/full.csv" --json "$tmp/full.json" -- sh -c "sleep 1; grep SigIgn /proc/self/status >'$tmp/child_done'") 2>"$tmp/m.err"; rc=$?
 check "a failing output: the command ran to its end" test -e "$tmp/child_done"
 check "with SIGXFSZ not ignored" python3 -c "import sys; sys.exit(int(open('$tmp/child_done').read().split()[1], 16) >> 24 & 1)"
 check "one warning" test "$(grep -c 'recording goes on in memory' "$tmp/m.err")" -eq 1

@@ -1,5 +1,3 @@
-#include "powershape/kernels/gemm.hpp"
-
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -8,6 +6,7 @@
 #include <vector>
 
 #include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/synthetic.cuh"
 
 namespace powershape::kernels {

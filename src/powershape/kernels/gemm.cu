@@ -28,9 +28,9 @@ bool autotune_enabled() {
 std::mutex chosen_mu;
 std::map<std::pair<int, std::vector<int64_t>>, cublasLtMatmulAlgo_t> chosen;
 
-std::pair<int, std::vector<int64_t>> chosen_key(const std::tuple<bool, bool, int64_t, int64_t,
-                                                                 int64_t, int64_t, int64_t,
-                                                                 int64_t, int, bool>& k) {
+std::pair<int, std::vector<int64_t>> chosen_key(
+    const std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, bool>&
+        k) {
   int device = 0;
   PS_CUDA(cudaGetDevice(&device));
   auto [ta, tb, m, n, kk, lda, ldb, ldd, out, bias] = k;
@@ -95,8 +95,8 @@ Gemm::Plan& Gemm::plan(const Key& key) {
   return plans_.emplace(key, std::move(p)).first->second;
 }
 
-void Gemm::tune(const Key& key, Plan& p, const void* a, const void* b, void* d, float alpha, cudaStream_t stream,
-                const void* bias) {
+void Gemm::tune(const Key& key, Plan& p, const void* a, const void* b, void* d, float alpha,
+                cudaStream_t stream, const void* bias) {
   p.tuned = true;
   const float zero = 0;
   auto launch = [&](const cublasLtMatmulAlgo_t& algo) {

@@ -21,9 +21,9 @@ class Gemm {
   // bias: m values of D's type added to every column of D (cuBLASLt's bias epilogue), or null.
   // A shape's algorithm is the fastest of cuBLASLt's first kCandidates heuristics, timed the first
   // time the shape runs with beta = 0 in the process (D is overwritten then, so the timing runs
-  // write into it) outside a CUDA graph capture; until then, and with POWERSHAPE_GEMM_AUTOTUNE=0, the first
-  // heuristic. On an H200 the first heuristic is up to 1.23x slower than the fastest of eight for
-  // the LM head's products (bench/gemm_algos).
+  // write into it) outside a CUDA graph capture; until then, and with POWERSHAPE_GEMM_AUTOTUNE=0,
+  // the first heuristic. On an H200 the first heuristic is up to 1.23x slower than the fastest of
+  // eight for the LM head's products (bench/gemm_algos).
   void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda,
            const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha, float beta,
            cudaStream_t stream, const void* bias = nullptr);

@@ -200,7 +200,15 @@ bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool
   const int64_t t0 = steady_now_ns();
   std::vector<Sample> rows;
   const int n = static_cast<int>(source_.devices().size());
-  if (slow && options_.stretch > 1 && slow_rounds_++ > 0) plan_reads(t0);
+  // The read periods, learnt 200 ms in and every second after (not on the slow rounds: those
+  // can be seconds apart).
+  if (options_.stretch > 1) {
+    if (next_plan_ns_ == 0) next_plan_ns_ = t0 + 200'000'000;
+    if (t0 >= next_plan_ns_) {
+      plan_reads(t0);
+      next_plan_ns_ = t0 + 1'000'000'000;
+    }
+  }
   for (int g = 0; g < n; ++g) {
     const auto gi = static_cast<std::size_t>(g);
     SignalSet which = slow ? all_signals() : cheap_[gi];

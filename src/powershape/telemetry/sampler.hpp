@@ -126,9 +126,9 @@ class Sampler {
   std::vector<SignalSet> cheap_;            // per GPU: the signals read between slow rounds
   std::chrono::nanoseconds slow_period_{};  // options' slow_period, lengthened by slow_share
   // The sampling thread's own (not under the mutex): each cheap signal's read period and when
-  // it is due next; the read periods are learnt from the trackers once a slow period.
+  // it is due next; the read periods are learnt from the trackers every second.
   std::vector<std::array<int64_t, kSignalCount>> read_ns_, due_;
-  int slow_rounds_ = 0;
+  int64_t next_plan_ns_ = 0;  // when plan_reads runs next; 0: not started
   SamplerStats stats_;
 };
 
