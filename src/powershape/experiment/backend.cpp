@@ -29,6 +29,7 @@ telemetry::SamplerOptions measurement_sampler_options() {
   telemetry::SamplerOptions o;
   o.slow_period = std::chrono::milliseconds(100);
   o.slow_share = 2;  // the energy counter every 100 ms, whatever it costs: windows of a second
+  o.stretch = 1;     // and every signal every period: a run's end is read within one
   return o;
 }
 

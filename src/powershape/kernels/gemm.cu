@@ -109,30 +109,49 @@ void Gemm::tune(const Key& key, Plan& p, const void* a, const void* b, void* d, 
   }
   std::vector<cublasLtMatmulAlgo_t> usable;
   for (const auto& algo : p.candidates) {
-    if (launch(algo) == CUBLAS_STATUS_SUCCESS) usable.push_back(algo);  // one untimed launch
+    if (launch(algo) == CUBLAS_STATUS_SUCCESS) {  // one untimed launch
+      usable.push_back(algo);
+    } else {
+      PS_CUDA(cudaGetLastError());  // a refused candidate leaves no error for the next kernel
+    }
   }
-  if (usable.size() < 2) return;
-  cudaEvent_t marks[kTimedRounds * kCandidates + 1];
+  auto keep = [&](const cublasLtMatmulAlgo_t& algo) {
+    p.algo = algo;
+    std::lock_guard lock(chosen_mu);
+    chosen[chosen_key(key)] = algo;
+  };
+  if (usable.empty()) return;  // the first heuristic's own error comes with the product
+  if (usable.size() == 1) return keep(usable.front());
+  // The events go with this scope, whatever throws.
+  struct Marks {
+    std::vector<cudaEvent_t> e;
+    ~Marks() {
+      for (cudaEvent_t x : e) cudaEventDestroy(x);
+    }
+  } marks;
   const std::size_t n_marks = kTimedRounds * usable.size() + 1;
-  for (std::size_t i = 0; i < n_marks; ++i) PS_CUDA(cudaEventCreate(&marks[i]));
-  PS_CUDA(cudaEventRecord(marks[0], stream));
+  for (std::size_t i = 0; i < n_marks; ++i) {
+    cudaEvent_t x;
+    PS_CUDA(cudaEventCreate(&x));
+    marks.e.push_back(x);
+  }
+  PS_CUDA(cudaEventRecord(marks.e[0], stream));
   for (int r = 0; r < kTimedRounds; ++r) {
     for (std::size_t c = 0; c < usable.size(); ++c) {
       PS_CUBLAS(launch(usable[c]));
-      PS_CUDA(cudaEventRecord(marks[r * usable.size() + c + 1], stream));
+      PS_CUDA(cudaEventRecord(marks.e[r * usable.size() + c + 1], stream));
     }
   }
-  PS_CUDA(cudaEventSynchronize(marks[n_marks - 1]));
+  PS_CUDA(cudaEventSynchronize(marks.e[n_marks - 1]));
   std::vector<std::vector<float>> ms(usable.size());
   for (int r = 0; r < kTimedRounds; ++r) {
     for (std::size_t c = 0; c < usable.size(); ++c) {
       const std::size_t at = r * usable.size() + c;
       float t = 0;
-      PS_CUDA(cudaEventElapsedTime(&t, marks[at], marks[at + 1]));
+      PS_CUDA(cudaEventElapsedTime(&t, marks.e[at], marks.e[at + 1]));
       ms[c].push_back(t);
     }
   }
-  for (std::size_t i = 0; i < n_marks; ++i) cudaEventDestroy(marks[i]);
   std::size_t best = 0;
   float best_ms = 0;
   for (std::size_t c = 0; c < usable.size(); ++c) {
@@ -140,9 +159,7 @@ void Gemm::tune(const Key& key, Plan& p, const void* a, const void* b, void* d, 
     const float median = ms[c][ms[c].size() / 2];
     if (c == 0 || median < best_ms) best = c, best_ms = median;
   }
-  p.algo = usable[best];
-  std::lock_guard lock(chosen_mu);
-  chosen[chosen_key(key)] = p.algo;
+  keep(usable[best]);
 }
 
 void Gemm::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a,
@@ -151,9 +168,19 @@ void Gemm::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, cons
   const Key key{trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), bias != nullptr};
   Plan& p = plan(key);
   if (!p.tuned && beta == 0) {  // D is overwritten: the candidates may write into it first
+    // Not while this stream is being captured (the timing synchronises); while another one is, in
+    // the relaxed mode, so that a global-mode capture elsewhere does not forbid the timing's calls.
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     PS_CUDA(cudaStreamIsCapturing(stream, &capture));
-    if (capture == cudaStreamCaptureStatusNone) tune(key, p, a, b, d, alpha, stream, bias);
+    if (capture == cudaStreamCaptureStatusNone) {
+      cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+      PS_CUDA(cudaThreadExchangeStreamCaptureMode(&mode));
+      struct Restore {
+        cudaStreamCaptureMode m;
+        ~Restore() { cudaThreadExchangeStreamCaptureMode(&m); }
+      } restore{mode};
+      tune(key, p, a, b, d, alpha, stream, bias);
+    }
   }
   if (bias != nullptr) {  // the plan's algorithm holds for any bias; the pointer is per call
     PS_CUBLAS(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,

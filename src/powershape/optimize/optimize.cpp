@@ -10,6 +10,7 @@
 #include "powershape/experiment/tune_cache.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
+#include "powershape/util/child.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::optimize {
@@ -309,11 +310,12 @@ Result run(const Options& o) {
         " rounds");
     try {
       r.race = experiment::tune(racer, to);
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       // What was measured stays: the runs so far are in the trace, and the caller still writes
-      // the JSON and the report. A job that failed is the caller's to report as a failure.
+      // the JSON and the report. A job that failed, or a signal, is the caller's to report as a
+      // failure (a deadline that passed is not).
       r.notes.push_back(std::string("the race stopped: ") + e.what());
-      if (e.kind() != ErrorKind::kDevice) r.failure = e.what();
+      if (kind_of(e) != ErrorKind::kDevice || util::received_signal() != 0) r.failure = e.what();
     }
     trace::Trace more = racer.recorded();
     r.trace.samples.insert(r.trace.samples.end(), more.samples.begin(), more.samples.end());
@@ -348,9 +350,9 @@ Result run(const Options& o) {
     if (o.apply_target && r.failure.empty()) {
       try {
         measure_setting(o, r, commands[0], deadline, *setting);
-      } catch (const Error& e) {  // the setting is back as found (Applied's destructor)
+      } catch (const std::exception& e) {  // the setting is back as found (Applied's destructor)
         r.notes.push_back(std::string("the setting's runs stopped: ") + e.what());
-        if (e.kind() != ErrorKind::kDevice) r.failure = e.what();
+        if (kind_of(e) != ErrorKind::kDevice || util::received_signal() != 0) r.failure = e.what();
       }
     }
   }
