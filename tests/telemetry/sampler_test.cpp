@@ -130,9 +130,12 @@ TEST(Sampler, StopReturnsWhileACallHangs) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
+// stretch = 1: every signal every period (ReadsEachSignalAtAQuarterOfItsUpdatePeriod for the rest).
 TEST(Sampler, PollsEveryDeviceAtThePeriodAndHarvestsDriverRows) {
   CountingSource src;
-  Sampler s(src, {std::chrono::milliseconds(2), 1 << 16, std::chrono::milliseconds(20)});
+  SamplerOptions o{std::chrono::milliseconds(2), 1 << 16, std::chrono::milliseconds(20)};
+  o.stretch = 1;
+  Sampler s(src, o);
   s.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   s.stop();
