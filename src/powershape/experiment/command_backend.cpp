@@ -151,22 +151,6 @@ void CommandBackend::read_marks(std::vector<telemetry::Region>& closed) {
   }
 }
 
-namespace {
-
-// The samples from 2 s before `begin` to 2 s after `end`: what a run's windows read
-// (the time before holds the readings in force when it began: the 1 s energy counter's too).
-trace::Trace slice(const trace::Trace& t, int64_t begin, int64_t end) {
-  trace::Trace out;
-  out.source = t.source;
-  out.devices = t.devices;
-  for (const auto& s : t.samples) {
-    if (s.t_ns >= begin - 2'000'000'000 && s.t_ns <= end + 2'000'000'000) out.samples.push_back(s);
-  }
-  return out;
-}
-
-}  // namespace
-
 Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   // A signal that came between runs stops the next before it starts.
   if (util::received_signal() != 0) throw device_error("interrupted");
@@ -235,7 +219,9 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   }
   // Each region an iteration: clock and throttling over the span they cover, time and energy
   // their own, from this run's telemetry alone.
-  const trace::Trace run = slice(trace_, begin, end);
+  // 2 s either side: the readings in force when it began (the 1 s energy counter's too).
+  const trace::Trace run =
+      trace::samples_between(trace_, begin - 2'000'000'000, end + 2'000'000'000);
   experiment::add_telemetry(m, run, mine.front().begin_ns, mine.back().end_ns);
   double ns = 0, joules = 0;
   // At most kMaxWindows energy windows, each a group of consecutive regions: a group's energy

@@ -26,15 +26,12 @@ bool autotune_enabled() {
 // The algorithm each shape's timing chose, per device, for every Gemm of the process: an
 // experiment's workloads are rebuilt between measurements and must not time again each time.
 std::mutex chosen_mu;
-std::map<std::pair<int, std::vector<int64_t>>, cublasLtMatmulAlgo_t> chosen;
+std::map<std::pair<int, GemmKey>, cublasLtMatmulAlgo_t> chosen;
 
-std::pair<int, std::vector<int64_t>> chosen_key(
-    const std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, bool>&
-        k) {
+std::pair<int, GemmKey> chosen_key(const GemmKey& k) {
   int device = 0;
   PS_CUDA(cudaGetDevice(&device));
-  auto [ta, tb, m, n, kk, lda, ldb, ldd, out, bias] = k;
-  return {device, {ta, tb, m, n, kk, lda, ldb, ldd, out, bias}};
+  return {device, k};
 }
 
 }  // namespace

@@ -11,6 +11,10 @@ namespace powershape::kernels {
 
 enum class Out { kBf16, kFp32 };
 
+// A product's shape as a plan is keyed: trans_a, trans_b, m, n, k, lda, ldb, ldd, out, bias.
+using GemmKey =
+    std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, bool>;
+
 class Gemm {
  public:
   Gemm();
@@ -29,9 +33,7 @@ class Gemm {
            cudaStream_t stream, const void* bias = nullptr);
 
  private:
-  // trans_a, trans_b, m, n, k, lda, ldb, ldd, out, bias
-  using Key =
-      std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, bool>;
+  using Key = GemmKey;
   struct Plan {
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t a, b, d;

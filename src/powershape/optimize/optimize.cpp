@@ -44,12 +44,7 @@ std::vector<std::string> with_count(const std::vector<std::string>& command, int
 // advisor learns a step's clock share from).
 trace::Trace run_trace(const trace::Trace& t, int64_t begin, int64_t end,
                        const std::vector<telemetry::Region>& steps) {
-  trace::Trace out;
-  out.source = t.source;
-  out.devices = t.devices;
-  for (const auto& s : t.samples) {
-    if (s.t_ns >= begin && s.t_ns <= end) out.samples.push_back(s);
-  }
+  trace::Trace out = trace::samples_between(t, begin, end);
   for (const auto& r : steps) {
     if (r.begin_ns >= begin && r.end_ns <= end) out.regions.push_back(r);
   }

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,17 @@ struct Trace {
   int64_t wall_minus_steady_ns = 0;
   bool operator==(const Trace&) const = default;
 };
+
+// The samples from `from` to `to` (steady ns, both ends included) with the trace's source and
+// devices; no regions or events.
+inline Trace samples_between(const Trace& t, int64_t from, int64_t to) {
+  Trace out;
+  out.source = t.source;
+  out.devices = t.devices;
+  for (const auto& s : t.samples) {
+    if (s.t_ns >= from && s.t_ns <= to) out.samples.push_back(s);
+  }
+  return out;
+}
 
 }  // namespace powershape::trace
