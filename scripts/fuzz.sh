@@ -18,7 +18,8 @@ gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
 CXX=clang++ CC=clang cmake -S . -B build-fuzz "${gen[@]}" -DPOWERSHAPE_CUDA=OFF -DPOWERSHAPE_FUZZ=ON \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null || exit 1
-cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/%/_fuzz}" >/dev/null || exit 1
+cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/%/_fuzz}" >build-fuzz/build.log 2>&1 ||
+  { echo "fuzz.sh: the fuzz targets did not build, see build-fuzz/build.log:" >&2; grep -m 5 -E "error|FAILED" build-fuzz/build.log >&2; exit 1; }
 mkdir -p build-fuzz/findings
 failed=0
 for t in "${targets[@]}"; do
