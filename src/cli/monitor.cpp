@@ -112,8 +112,9 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
                    ? 100.0 * static_cast<double>(st.cpu_ns) / static_cast<double>(st.wall_ns)
                    : 0.0);
   // Each GPU's update periods; a run of GPUs alike (a node of one model) on one line.
-  // Alike: the same signals within 1% of each other's period (sampling jitter tells GPUs apart by
-  // a tenth of a millisecond).
+  // Alike: the same signals within 10% of each other's period. Each GPU's drivers update on their
+  // own clocks and a change is seen at the next read, a quarter of the period later at most, so
+  // GPUs of one model measure periods a few percent apart (100.6 against 105.9 ms on the fake).
   std::vector<std::string> lines;
   std::vector<std::vector<double>> values;
   for (std::size_t g = 0; g < source.devices().size(); ++g) {
@@ -138,7 +139,7 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
     const auto alike = [&](std::size_t a, std::size_t b) {
       if (values[a].size() != values[b].size()) return false;
       for (std::size_t k = 0; k < values[a].size(); ++k) {
-        if (std::abs(values[a][k] - values[b][k]) > 0.01 * values[a][k]) return false;
+        if (std::abs(values[a][k] - values[b][k]) > 0.1 * values[a][k]) return false;
       }
       return true;
     };
@@ -287,16 +288,15 @@ void add_monitor(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "monitor", "Run a command and record GPU telemetry until it exits (or until Ctrl-C)");
   static MonitorOptions o;
-  cmd->add_option(
-      "--interval", o.interval_ms,
-      "Sampling period in ms (default 10): the finest; a signal the driver updates "
-      "less often is read at a quarter of its update period, at most every 4 intervals");
+  cmd->add_option("--interval", o.interval_ms,
+                  "Sampling period in ms (default 10): the finest; a signal the driver updates "
+                  "less often is read at half its update period, at most every 4 intervals");
   cmd->add_flag("--every-interval", o.every_interval,
                 "Read every signal every interval, however often the driver updates it");
   cmd->add_option("--slow-interval", o.slow_interval_ms,
                   "Shortest period in ms for signals that are expensive to read, such as the "
                   "energy counter on Hopper (~3 ms a read); default 1000, longer where they would "
-                  "take over 0.1% of a core");
+                  "take over 0.1% of a core (all GPUs together)");
   cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
   cmd->add_option("-o,--output", o.out_csv, "Write the trace as CSV");
   cmd->add_flag("--every-row", o.every_row,

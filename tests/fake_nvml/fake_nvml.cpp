@@ -13,6 +13,12 @@
 //                                insufficient_size, unknown, gpu_lost, not_supported), for its
 //                                first N calls when N is given (a fault that recovers), else always
 //     slow=FUNC:US, slow_us=US   FUNC (or every call) takes US microseconds longer
+//     cpu=FUNC:US                FUNC burns US microseconds of the caller's CPU, as a driver's
+//                                ioctl does (a sleep costs no CPU)
+//     h200_costs                 every sampling call burns the CPU it takes on an H200 with driver
+//                                580 inside the sampler: ~2 us each, a HW throttle counter field
+//                                580 us more, the energy counter 2900 us, a fetch of the power
+//                                buffer 700 us (data/h200/sampler_stretch, docs/telemetry.md)
 //     hang=FUNC:AFTER_MS[:GPU]   FUNC's first call after AFTER_MS (on GPU, default any) never
 //     returns lost_after_ms=N[,back_after_ms=M]  the GPU is lost from N ms (and back from M ms)
 //     energy_wrap                the energy counter starts 1 J below 2^64 and wraps
@@ -51,6 +57,7 @@ struct Fault {
   int code = 0;               // returned instead of success; 0: none
   long remaining = -1;        // calls left that fail; -1: every call
   long slow_us = 0;           // added latency
+  long cpu_us = 0;            // CPU burnt
   double hang_after_ms = -1;  // the first call from then on never returns; -1: none
   int hang_gpu = -1;          // only on this GPU; -1: any
 };
@@ -66,7 +73,7 @@ struct State {
   double speed = 1;
   std::set<Signal> unsupported, failing;
   double lost_after_ms = -1;
-  bool energy_wrap = false, no_samples = false;
+  bool energy_wrap = false, no_samples = false, h200_costs = false;
   long slow_us = 0;
   std::chrono::steady_clock::time_point start;
   long long start_realtime_us = 0;
@@ -83,12 +90,19 @@ void slow() {
   if (g && g->slow_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(g->slow_us));
 }
 
+// Burns the calling thread's CPU for `us` microseconds.
+void spin(long us) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  while (us > 0 && std::chrono::steady_clock::now() < end) {
+  }
+}
+
 int index_of(nvml::Device d) { return static_cast<int>(reinterpret_cast<intptr_t>(d)) - 1; }
 
 // The fault of FUNC on this call, after its latency; a hang does not return.
 nvml::Return inject(const char* fn, int gpu = -1) {
   if (!g) return nvml::kSuccess;
-  long sleep_us = 0;
+  long sleep_us = 0, cpu_us = 0;
   bool hang = false;
   nvml::Return r = nvml::kSuccess;
   {
@@ -97,6 +111,7 @@ nvml::Return inject(const char* fn, int gpu = -1) {
     if (it == g->faults.end()) return nvml::kSuccess;
     Fault& f = it->second;
     sleep_us = f.slow_us;
+    cpu_us = f.cpu_us;
     if (f.hang_after_ms >= 0 && elapsed_ms() >= f.hang_after_ms &&
         (f.hang_gpu < 0 || f.hang_gpu == gpu)) {
       f.hang_after_ms = -1;
@@ -108,6 +123,7 @@ nvml::Return inject(const char* fn, int gpu = -1) {
     }
   }
   if (sleep_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+  spin(cpu_us);
   while (hang) std::this_thread::sleep_for(std::chrono::seconds(1));  // a driver call stuck
   return r;
 }
@@ -262,6 +278,15 @@ nvml::Return nvmlInit_v2() {
       if (!part(2).empty()) f.remaining = std::atol(part(2).c_str());
     }
     if (key == "slow") s->faults[part(0)].slow_us = std::atol(part(1).c_str());
+    if (key == "cpu") s->faults[part(0)].cpu_us = std::atol(part(1).c_str());
+    if (key == "h200_costs") {
+      s->h200_costs = true;
+      for (const char* fn :
+           {"power_usage", "clock", "temperature", "reasons", "utilization", "fields", "samples"}) {
+        s->faults[fn].cpu_us = 2;
+      }
+      s->faults["energy"].cpu_us = 2900;
+    }
     if (key == "hang") {
       Fault& f = s->faults[part(0)];
       f.hang_after_ms = std::atof(part(1).c_str());
@@ -486,9 +511,11 @@ nvml::Return nvmlDeviceGetFieldValues(nvml::Device d, int n, nvml::FieldValue* v
         break;
       case nvml::kFiThrottleHwThermal:
         s = Signal::kThrottleHwThermal;
+        if (g->h200_costs) spin(580);
         break;
       case nvml::kFiThrottleHwPowerBrake:
         s = Signal::kThrottleHwPowerBrake;
+        if (g->h200_costs) spin(580);
         break;
       default:
         v.nvmlReturn = nvml::kErrorNotSupported;
@@ -516,13 +543,18 @@ nvml::Return nvmlDeviceGetSamples(nvml::Device d, unsigned type, unsigned long l
   constexpr long long kStepUs = 20000;
   constexpr unsigned kCapacity = 120;
   long long now_us = g->start_realtime_us + static_cast<long long>(elapsed_ms() * 1000);
-  long long first = std::max<long long>(g->start_realtime_us, now_us - kStepUs * kCapacity);
-  first = std::max<long long>(first, static_cast<long long>(last_seen) + 1);
-  first = g->start_realtime_us + (first - g->start_realtime_us + kStepUs - 1) / kStepUs * kStepUs;
+  // The buffer is full from the start (the GPU ran before it was asked): samples before the
+  // replay's start hold its first power.
+  long long first =
+      std::max<long long>(now_us - kStepUs * kCapacity + 1, static_cast<long long>(last_seen) + 1);
+  const long long after = first - g->start_realtime_us;  // onto the grid of 20 ms from the start
+  first = g->start_realtime_us +
+          (after >= 0 ? (after + kStepUs - 1) / kStepUs : after / kStepUs) * kStepUs;
   std::vector<nvml::SampleValue> fresh;
   for (long long t = first; t <= now_us; t += kStepUs) {
     int64_t trace_ns =
-        g->t0_ns + static_cast<int64_t>((t - g->start_realtime_us) * 1000 * g->speed);
+        g->t0_ns +
+        std::max<int64_t>(0, static_cast<int64_t>((t - g->start_realtime_us) * 1000 * g->speed));
     Reading r = at(index_of(d), Signal::kPowerInstant, trace_ns);
     if (!r.ok()) continue;
     nvml::SampleValue sv{};
@@ -545,6 +577,7 @@ nvml::Return nvmlDeviceGetSamples(nvml::Device d, unsigned type, unsigned long l
     *count = static_cast<unsigned>(fresh.size());
     return nvml::kSuccess;
   }
+  if (g->h200_costs) spin(700);
   if (*count < fresh.size()) fresh.resize(*count);
   std::memcpy(out, fresh.data(), fresh.size() * sizeof(nvml::SampleValue));
   *count = static_cast<unsigned>(fresh.size());

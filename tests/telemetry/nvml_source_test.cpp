@@ -106,6 +106,32 @@ TEST_F(NvmlSourceTest, HarvestsEveryDriverPowerSample) {
   }
 }
 
+// How far back a drain reaches is read from the driver's buffer at start (the fake's: 120 samples
+// 20 ms apart); samples dated 0 or in the future do not stretch it; no buffer, no depth.
+TEST_F(NvmlSourceTest, KnowsHowFarBackTheDriversBufferReaches) {
+  EXPECT_NEAR(static_cast<double>(NvmlSource().buffer_ns(0)), 2.4e9, 1e6);
+  faults("odd_samples");
+  EXPECT_NEAR(static_cast<double>(NvmlSource().buffer_ns(0)), 2.4e9, 0.1e9);
+  faults("no_samples");
+  EXPECT_EQ(NvmlSource().buffer_ns(0), 0);
+}
+
+// A buffer drained too late (the fake's holds 2.4 s) says how much of it is missing.
+TEST_F(NvmlSourceTest, ABufferThatWrappedBeforeItWasDrainedIsSaid) {
+  NvmlSource src;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_FALSE(src.drain(0).empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_FALSE(src.drain(0).empty());
+  EXPECT_TRUE(src.take_events().empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+  ASSERT_FALSE(src.drain(0).empty());
+  const auto events = src.take_events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_NE(events[0].what.find("ms of its samples are missing"), std::string::npos)
+      << events[0].what;
+}
+
 TEST_F(NvmlSourceTest, SlowCallsAreSurvived) {
   faults("slow_us=2000");
   NvmlSource src;

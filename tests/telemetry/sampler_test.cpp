@@ -249,39 +249,98 @@ SteppedRun sample_stepped(int stretch) {
 }
 }  // namespace
 
-// A signal the driver updates every 8 ms is read every 2 ms (a quarter of that), a constant one
-// every 4 periods, once learnt (200 ms in), and the thread sleeps until one is due; no update is
-// missed. stretch = 1 reads everything every period.
-TEST(Sampler, ReadsEachSignalAtAQuarterOfItsUpdatePeriod) {
-  const SteppedRun every = sample_stepped(1), stretched = sample_stepped(4);
+// A signal the driver updates every 8 ms is read every 4 ms (half of that), a constant one every
+// 8 periods (stretch), once learnt (200 ms in), and the thread sleeps until one is due; no update
+// is missed. Reads fall on a grid, so the clock's fall in rounds that read power. stretch = 1
+// reads everything every period.
+TEST(Sampler, ReadsEachSignalAtHalfItsUpdatePeriodInSharedRounds) {
+  const SteppedRun every = sample_stepped(1), stretched = sample_stepped(8);
   EXPECT_GT(every.power_reads, 800);  // ~1000
   EXPECT_GT(every.clock_reads, 800);
-  // The read periods are learnt 200 ms in (every period until then): ~200 + 400 reads of power,
-  // ~200 + 200 of the clock, rounds when power is due.
-  EXPECT_LT(stretched.power_reads, every.power_reads * 7 / 10);
-  EXPECT_LT(stretched.clock_reads, every.clock_reads * 5 / 10);
-  EXPECT_LT(stretched.stats.polls, every.stats.polls * 7 / 10);
+  // The read periods are learnt 200 ms in (every period until then): ~200 + 200 reads of power,
+  // ~200 + 100 of the clock, a round for each read of power.
+  EXPECT_LT(stretched.power_reads, every.power_reads * 5 / 10);
+  EXPECT_LT(stretched.clock_reads, every.clock_reads * 4 / 10);
+  EXPECT_LE(stretched.stats.polls, static_cast<uint64_t>(stretched.power_reads) + 2);
   // ~125 updates in a second, each seen whichever way it was read.
   EXPECT_GE(stretched.power_values + 2, every.power_values);
   EXPECT_GT(stretched.power_values, 100u);
 }
 
-// Slow reads (3 ms of CPU each here) no more often than keeps them under slow_share of a core:
-// at 1% every 300 ms, though slow_period asks for 25 ms.
-TEST(Sampler, KeepsSlowReadsUnderTheirShareOfACore) {
+// The node's slow reads (3 ms of CPU a GPU here, two GPUs) no more often than keeps them under
+// slow_share of a core: at 1% each GPU's every 600 ms, though slow_period asks for 25 ms; GPU 0's
+// fall 300 ms after GPU 1's, not in the same round.
+TEST(Sampler, KeepsTheNodesSlowReadsUnderTheirShareOfACoreAndSpreadsThem) {
   CountingSource src;
   SamplerOptions o;
   o.period = std::chrono::milliseconds(1);
   o.slow_period = std::chrono::milliseconds(25);
   o.slow_share = 0.01;
   Sampler s(src, o);
+  const int64_t t0 = steady_now_ns();
   s.start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   s.stop();
-  std::size_t energy = 0;
-  for (const auto& r : s.take()) energy += r.gpu == 0 && r[Signal::kEnergy].ok();
-  EXPECT_GE(energy, 2u);  // at 0 and 300 ms, and at the stop
-  EXPECT_LE(energy, 4u);
+  std::vector<int64_t> at[2];  // ms from the start of each GPU's energy reads
+  for (const auto& r : s.take()) {
+    if (r[Signal::kEnergy].ok()) at[r.gpu].push_back((r.t_ns - t0) / 1'000'000);
+  }
+  // GPU 0 at 0, 300, 900 and the stop; GPU 1 at 0, 600 and the stop.
+  ASSERT_EQ(at[0].size(), 4u);
+  ASSERT_EQ(at[1].size(), 3u);
+  EXPECT_NEAR(static_cast<double>(at[0][1]), 300, 100);
+  EXPECT_NEAR(static_cast<double>(at[0][2]), 900, 100);
+  EXPECT_NEAR(static_cast<double>(at[1][1]), 600, 100);
+}
+
+namespace {
+// Two counting GPUs whose buffers reach `depth_ns` back.
+class BufferedSource : public CountingSource {
+ public:
+  explicit BufferedSource(int64_t depth_ns) : depth_ns_(depth_ns) {}
+  int64_t buffer_ns(int) const override { return depth_ns_; }
+
+ private:
+  int64_t depth_ns_;
+};
+
+// When GPU 0 was drained (ms from the start) in `ms`.
+std::vector<int64_t> drains_of_gpu0(int64_t depth_ns, SamplerOptions o, int ms) {
+  BufferedSource src(depth_ns);
+  o.period = std::chrono::milliseconds(1);
+  Sampler s(src, o);
+  const int64_t t0 = steady_now_ns();
+  s.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  s.stop();
+  std::vector<int64_t> at;
+  for (const auto& r : s.take()) {
+    if (r.gpu == 0 && r[Signal::kDriverPower].ok()) at.push_back((r.t_ns - t0) / 1'000'000);
+  }
+  return at;
+}
+}  // namespace
+
+// A buffer is drained as rarely as it allows: before it wraps though a round be late by a stalled
+// call (stall_after) and a read, at least at half its depth, at most every max_drain_period, every
+// 500 ms when the source cannot say, and at drain_period when one is asked for; always at the
+// first and the last round.
+TEST(Sampler, DrainsBuffersAsRarelyAsTheirDepthAllows) {
+  SamplerOptions o;
+  o.stall_after = std::chrono::milliseconds(100);
+  // 600 ms deep: every 600 - 100 - 4 ms (the longest read, 4 periods), GPU 0 first half-way.
+  auto at = drains_of_gpu0(600'000'000, o, 1300);
+  ASSERT_GE(at.size(), 4u);
+  EXPECT_NEAR(static_cast<double>(at[2] - at[1]), 496, 30);
+  // 80 ms deep: at half, every 40 ms.
+  EXPECT_NEAR(static_cast<double>(drains_of_gpu0(80'000'000, o, 400).size()), 12, 3);
+  EXPECT_LE(drains_of_gpu0(0, o, 400).size(), 3u);  // unknown: every 500 ms
+  SamplerOptions capped = o;
+  capped.max_drain_period = std::chrono::milliseconds(50);
+  EXPECT_NEAR(static_cast<double>(drains_of_gpu0(100'000'000'000, capped, 400).size()), 10, 3);
+  SamplerOptions asked = o;
+  asked.drain_period = std::chrono::milliseconds(100);
+  EXPECT_NEAR(static_cast<double>(drains_of_gpu0(80'000'000, asked, 400).size()), 6, 2);
 }
 
 TEST(Sampler, RegionsNestAndEndByName) {

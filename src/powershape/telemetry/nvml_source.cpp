@@ -146,11 +146,39 @@ DeviceInfo NvmlSource::read_info(int nvml_index, Gpu& g) {
            static_cast<nvml::SampleValue*>(nullptr));
   if (r == nvml::kErrorNotSupported || r == nvml::kErrorFunctionNotFound) {
     info.support[static_cast<std::size_t>(Signal::kDriverPower)] = Status::kNotSupported;
+  } else if (r == nvml::kSuccess && count > 1) {
+    g.buffer_ns = buffer_depth_ns(g, count);
   }
   // Harvest only driver samples taken from now on.
   g.last_driver_sample_us =
       static_cast<unsigned long long>((steady_now_ns() + realtime_minus_steady_ns_) / 1000);
   return info;
+}
+
+// The time the driver's whole power buffer (`count` samples) spans, one spacing added: how far
+// back a drain can reach (an H200 with driver 580 keeps 120 samples 20 ms apart). Samples dated
+// 0 or in the future are left out, as drain() leaves them; 0 when fewer than two are left.
+int64_t NvmlSource::buffer_depth_ns(Gpu& g, unsigned count) {
+  std::vector<nvml::SampleValue> buf(count);
+  nvml::ValueType type{};
+  if (call(lib_->api().DeviceGetSamples, g.handle, nvml::kTotalPowerSamples, 0ULL, &type, &count,
+           buf.data()) != nvml::kSuccess) {
+    return 0;
+  }
+  const auto now_us =
+      static_cast<unsigned long long>((steady_now_ns() + realtime_minus_steady_ns_) / 1000);
+  unsigned long long lo = ULLONG_MAX, hi = 0;
+  int64_t n = 0;
+  for (unsigned i = 0; i < std::min<unsigned>(count, static_cast<unsigned>(buf.size())); ++i) {
+    const unsigned long long t = buf[i].timeStamp;
+    if (t == 0 || t > now_us + 1'000'000) continue;
+    lo = std::min(lo, t);
+    hi = std::max(hi, t);
+    ++n;
+  }
+  if (n < 2 || hi == lo) return 0;
+  g.sample_spacing_us = static_cast<int64_t>(hi - lo) / (n - 1);
+  return static_cast<int64_t>(hi - lo) * 1000 / (n - 1) * n;
 }
 
 void NvmlSource::read_fields(Gpu& g, const DeviceInfo& info, const SignalSet& which, Sample& s) {
@@ -265,6 +293,10 @@ std::array<int64_t, kSignalCount> NvmlSource::read_cost_ns(int gpu) const {
   return gpus_.at(static_cast<std::size_t>(gpu)).cost_ns;
 }
 
+int64_t NvmlSource::buffer_ns(int gpu) const {
+  return gpus_.at(static_cast<std::size_t>(gpu)).buffer_ns;
+}
+
 std::vector<Sample> NvmlSource::drain(int gpu) {
   Gpu& g = gpus_.at(static_cast<std::size_t>(gpu));
   const DeviceInfo& info = infos_.at(static_cast<std::size_t>(gpu));
@@ -300,6 +332,15 @@ std::vector<Sample> NvmlSource::drain(int gpu) {
       continue;
     }
     if (v.timeStamp <= g.last_driver_sample_us) continue;  // seen already, or a repeat
+    if (g.drained && g.sample_spacing_us > 0 &&
+        v.timeStamp >
+            g.last_driver_sample_us + 2 * static_cast<unsigned long long>(g.sample_spacing_us)) {
+      event(steady_now_ns(), gpu,
+            "the driver's power buffer wrapped before it was drained: " +
+                std::to_string((v.timeStamp - g.last_driver_sample_us) / 1000) +
+                " ms of its samples are missing");
+    }
+    g.drained = true;
     Sample s;
     s.gpu = gpu;
     s.t_ns = static_cast<int64_t>(v.timeStamp) * 1000 - realtime_minus_steady_ns_;

@@ -27,6 +27,7 @@ class NvmlSource final : public Source {
   std::vector<Sample> drain(int gpu) override;
   std::vector<Event> take_events() override;
   std::array<int64_t, kSignalCount> read_cost_ns(int gpu) const override;
+  int64_t buffer_ns(int gpu) const override;
 
  private:
   struct Gpu {
@@ -35,11 +36,15 @@ class NvmlSource final : public Source {
     int64_t retry_ns = 0;  // when a lost GPU is asked again
     CounterUnwrap energy;
     unsigned long long last_driver_sample_us = 0;
+    int64_t buffer_ns = 0;          // how far back the driver's power buffer reached at start
+    int64_t sample_spacing_us = 0;  // between its samples; 0: unknown
+    bool drained = false;           // last_driver_sample_us is a sample's time
     std::array<int64_t, kSignalCount> cost_ns{};
   };
   void probe(int gpu);
   Status status_of(nvml::Return r, Gpu& g) const;
   DeviceInfo read_info(int nvml_index, Gpu& g);
+  int64_t buffer_depth_ns(Gpu& g, unsigned count);
   void read_fields(Gpu& g, const DeviceInfo& info, const SignalSet& which, Sample& s);
 
   std::unique_ptr<nvml::Library> lib_;

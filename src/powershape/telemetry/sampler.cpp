@@ -25,40 +25,61 @@ Sampler::Sampler(Source& source, SamplerOptions options)
       trackers_(source.devices().size()),
       failing_(source.devices().size()) {
   sh_->stuck.assign(source.devices().size(), false);
-  slow_period_ = options_.slow_period;
+  longest_read_ns_ = options_.period.count();
+  while (longest_read_ns_ * 2 <= options_.period.count() * std::max(1, options_.stretch)) {
+    longest_read_ns_ *= 2;
+  }
+  int64_t slow_cost_ns = 0;  // every GPU's slow reads together
   for (std::size_t g = 0; g < source.devices().size(); ++g) {
     auto cost = source.read_cost_ns(static_cast<int>(g));
     SignalSet cheap;
-    int64_t slow_ns = 0;
     for (std::size_t i = 0; i < kSignalCount; ++i) {
       cheap[i] = cost[i] <= options_.slow_cost.count();
-      if (!cheap[i]) slow_ns += cost[i];
+      if (!cheap[i]) slow_cost_ns += cost[i];
     }
     cheap_.push_back(cheap);
-    if (options_.slow_share > 0 && options_.slow_share <= 1) {
-      slow_period_ =
-          std::max(slow_period_, std::chrono::nanoseconds(static_cast<int64_t>(
-                                     static_cast<double>(slow_ns) / options_.slow_share)));
-    }
+    drain_ns_.push_back(drain_every(source.buffer_ns(static_cast<int>(g))));
+  }
+  slow_ns_ = options_.slow_period.count();
+  if (options_.slow_share > 0 && options_.slow_share <= 1) {
+    slow_ns_ = std::max(
+        slow_ns_, static_cast<int64_t>(static_cast<double>(slow_cost_ns) / options_.slow_share));
   }
   read_ns_.assign(cheap_.size(), {});
   due_.assign(cheap_.size(), {});
   for (auto& r : read_ns_) r.fill(options_.period.count());
 }
 
+int64_t Sampler::drain_every(int64_t depth_ns) const {
+  if (options_.drain_period.count() > 0) return options_.drain_period.count();
+  if (depth_ns <= 0) return 500'000'000;
+  // Late by a stalled call the watchdog has not given up on yet, and a round, it still drains
+  // before the buffer wraps; never less than half the depth.
+  const int64_t spare = options_.stall_after.count() + longest_read_ns_;
+  return std::min(std::max(depth_ns / 2, depth_ns - spare), options_.max_drain_period.count());
+}
+
 void Sampler::plan_reads(int64_t now) {
   const int64_t period = options_.period.count();
-  const int64_t longest = period * std::max(1, options_.stretch);
   std::lock_guard lock(sh_->mu);  // the trackers are fed under it
   for (std::size_t g = 0; g < read_ns_.size(); ++g) {
     for (std::size_t i = 0; i < kSignalCount; ++i) {
-      // Unknown (fewer than two changes seen: a constant clock, a steady temperature): the
-      // longest; a quarter of the update period keeps each change's time within a quarter of it.
+      // Half the update period sees every value and times each change within half a period
+      // (reads are never late by more than that); unknown (fewer than two changes seen: a
+      // constant clock, a steady temperature): the longest.
       const auto p = trackers_[g][i].median_period_ns();
-      read_ns_[g][i] = std::clamp(p ? *p / 4 : longest, period, longest);
-      due_[g][i] = std::min(due_[g][i], now + read_ns_[g][i]);
+      const int64_t want = p ? *p / 2 : longest_read_ns_;
+      int64_t r = period;
+      // 10% slack: a period measured a hair short of 8 ms still reads every 4 ms, not 2.
+      while (r * 2 <= longest_read_ns_ && r * 2 <= want + want / 10) r *= 2;
+      read_ns_[g][i] = r;
+      due_[g][i] = std::min(due_[g][i], on_grid(now, r));
     }
   }
+}
+
+int64_t Sampler::on_grid(int64_t t, int64_t step) const {
+  return t <= epoch_ns_ ? epoch_ns_ : epoch_ns_ + (t - epoch_ns_ + step - 1) / step * step;
 }
 
 int64_t Sampler::earliest_due() const {
@@ -67,6 +88,7 @@ int64_t Sampler::earliest_due() const {
     for (std::size_t i = 0; i < kSignalCount; ++i) {
       if (cheap_[g][i]) at = std::min(at, due_[g][i]);
     }
+    at = std::min({at, slow_due_[g], drain_due_[g]});
   }
   return at;
 }
@@ -159,24 +181,28 @@ Sampler::Call Sampler::call_source(Shared& sh, uint64_t generation, int g, F&& f
 void Sampler::run(const std::shared_ptr<Shared>& sh, uint64_t generation) {
   int64_t cpu0 = thread_cpu_ns();
   int64_t t0 = steady_now_ns();
+  // The first round reads and drains everything; after it, GPU g's slow reads and drains are due
+  // (g + 1) / n of their periods in, so that no round does every GPU's, on the longest read's grid,
+  // so that they fall in rounds that read anyway.
+  epoch_ns_ = t0;
+  const auto n = static_cast<int64_t>(cheap_.size());
+  slow_due_.assign(cheap_.size(), 0);
+  drain_due_.assign(cheap_.size(), 0);
+  for (std::size_t g = 0; g < cheap_.size(); ++g) {
+    const auto k = static_cast<int64_t>(g) + 1;
+    slow_due_[g] = on_grid(t0 + slow_ns_ / n * k, longest_read_ns_);
+    drain_due_[g] = on_grid(t0 + drain_ns_[g] / n * k, longest_read_ns_);
+  }
   auto next = std::chrono::steady_clock::now();
-  auto next_drain = next, next_slow = next;
+  bool all = true;
   while (true) {
-    bool drain = next >= next_drain, slow = next >= next_slow;
-    if (drain) next_drain = next + options_.drain_period;
-    if (slow) next_slow = next + slow_period_;
-    if (!round(sh, generation, drain, slow)) return;  // given up on: a newer thread samples
+    if (!round(sh, generation, all)) return;  // given up on: a newer thread samples
+    all = false;
     next += options_.period;
-    if (options_.stretch > 1) {  // asleep until something is due: a read, a drain, a slow round
-      using std::chrono::nanoseconds;
-      const auto ns = [](auto t) {
-        return std::chrono::duration_cast<nanoseconds>(t.time_since_epoch()).count();
-      };
-      const int64_t due = std::min({earliest_due(), ns(next_drain), ns(next_slow)});
-      next = std::max(
-          next,
-          std::chrono::steady_clock::time_point(
-              std::chrono::duration_cast<std::chrono::steady_clock::duration>(nanoseconds(due))));
+    if (options_.stretch > 1) {  // asleep until something is due: a read, a slow read, a drain
+      next = std::max(next, std::chrono::steady_clock::time_point(
+                                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::nanoseconds(earliest_due()))));
     }
     auto now = std::chrono::steady_clock::now();
     if (now > next + options_.period) {
@@ -188,7 +214,7 @@ void Sampler::run(const std::shared_ptr<Shared>& sh, uint64_t generation) {
     if (wake_.wait_until(lock, next, [this] { return stopping_.load(); })) break;
   }
   // One last look at everything, so the trace ends at stop time.
-  if (!round(sh, generation, true, true)) return;
+  if (!round(sh, generation, true)) return;
   std::lock_guard lock(sh_->mu);
   stats_.cpu_ns += thread_cpu_ns() - cpu0;
   stats_.wall_ns += steady_now_ns() - t0;
@@ -196,12 +222,11 @@ void Sampler::run(const std::shared_ptr<Shared>& sh, uint64_t generation) {
   done_.notify_all();
 }
 
-bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool drain, bool slow) {
+bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool all) {
   const int64_t t0 = steady_now_ns();
   std::vector<Sample> rows;
   const int n = static_cast<int>(source_.devices().size());
-  // The read periods, learnt 200 ms in and every second after (not on the slow rounds: those
-  // can be seconds apart).
+  // The read periods, learnt 200 ms in and every second after.
   if (options_.stretch > 1) {
     if (next_plan_ns_ == 0) next_plan_ns_ = t0 + 200'000'000;
     if (t0 >= next_plan_ns_) {
@@ -211,17 +236,19 @@ bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool
   }
   for (int g = 0; g < n; ++g) {
     const auto gi = static_cast<std::size_t>(g);
+    // Due within half a period counts: a round wakes a little before or after its time.
+    const int64_t now = t0 + options_.period.count() / 2;
+    const bool slow = all || now >= slow_due_[gi], drain = all || now >= drain_due_[gi];
+    if (slow && !all) slow_due_[gi] = on_grid(now + slow_ns_, longest_read_ns_);
+    if (drain && !all) drain_due_[gi] = on_grid(now + drain_ns_[gi], longest_read_ns_);
     SignalSet which = slow ? all_signals() : cheap_[gi];
     if (options_.stretch > 1) {
       for (std::size_t i = 0; i < kSignalCount; ++i) {
-        if (!which[i]) continue;
-        // Due within half a period, or a quarter of its read period, counts: a round wakes a
-        // little before or after its time, and signals read at one period fall into one round.
-        const int64_t early = std::max(options_.period.count() / 2, read_ns_[gi][i] / 4);
-        if (!slow && t0 + early < due_[gi][i]) {
+        if (!which[i] || !cheap_[gi][i]) continue;  // a slow signal: this is its GPU's slow round
+        if (now < due_[gi][i]) {
           which.reset(i);
-        } else {
-          due_[gi][i] = t0 + read_ns_[gi][i];
+        } else {  // the next point of its grid: signals of one read period fall in one round
+          due_[gi][i] = on_grid(now + 1, read_ns_[gi][i]);
         }
       }
     }

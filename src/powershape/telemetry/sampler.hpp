@@ -20,21 +20,29 @@ namespace powershape::telemetry {
 struct SamplerOptions {
   std::chrono::nanoseconds period = std::chrono::milliseconds(10);
   std::size_t capacity = std::size_t{1} << 18;  // rows held until take(); more are dropped
-  // How often buffered driver rows are harvested: the H200 driver keeps ~2.4 s of power samples
-  // (120 at 20 ms), so 500 ms loses none and costs far less than a call every round.
-  std::chrono::nanoseconds drain_period = std::chrono::milliseconds(500);
+  // How often buffered driver rows are harvested. 0: as rarely as the source's buffer allows (a
+  // drain costs ~0.7 ms of CPU on an H200 whatever it returns): before it wraps even when a round
+  // is late by a stalled call (stall_after) and a read, at least at half its depth (an H200's
+  // driver keeps 2.4 s of power samples: every 1.86 s), at most every max_drain_period so that
+  // live views stay fresh, and every 500 ms where the source cannot say how far back it reaches.
+  std::chrono::nanoseconds drain_period{0};
+  std::chrono::nanoseconds max_drain_period = std::chrono::seconds(2);
   // Signals whose read costs more than slow_cost (the source measures it) are read only every
   // slow_period: on an H200 the energy counter costs ~3 ms a read, three times a 1 ms period.
   std::chrono::nanoseconds slow_cost = std::chrono::microseconds(20);
   std::chrono::nanoseconds slow_period = std::chrono::milliseconds(1000);
-  // ... and no more often than keeps those reads under this share of a core per GPU: an H200's
-  // slow reads take ~5 ms of CPU together (measured: 4.6-5.6 ms), so 0.1% reads them every ~5 s.
+  // ... and no more often than keeps those reads, of all GPUs together, under this share of a
+  // core: an H200's slow reads take ~5 ms of CPU (measured: 4.3-5.6 ms), so 0.1% reads one H200's
+  // every ~5 s and each of a node of eight every ~40 s (energy between reads comes from the
+  // driver's 20 ms power samples). Each GPU's slow reads fall in rounds of their own.
   // Above 1: slow_period alone (a measurement that wants the counter every 100 ms).
   double slow_share = 0.001;
-  // A signal the driver updates less often than the period is read at a quarter of its learnt
-  // update period, at most every `stretch` periods (DCGM's per-field watch intervals): NVML's
-  // power and clocks change every ~100 ms on an H200, so a 1 ms period reads them ~100 times a
-  // value. The thread wakes when something is due, not every period. 1: every signal every period.
+  // A signal the driver updates less often than the period is read at half its learnt update
+  // period or a little more often (the period times a power of two), at most every `stretch`
+  // periods (DCGM's per-field watch intervals): NVML's power and clocks change every ~100 ms on
+  // an H200, so a 1 ms period would read them ~100 times a value. The thread wakes when something
+  // is due, not every period, and reads of every GPU fall on one grid, so that they share rounds.
+  // 1: every signal every period.
   int stretch = 4;
   // A driver call that has not returned after this long is given up on: its GPU is left out and
   // sampling goes on with the others (and with it again once the call returns).
@@ -98,11 +106,18 @@ class Sampler {
   enum class Call { kDone, kSkipped, kGivenUp };
 
   void run(const std::shared_ptr<Shared>& sh, uint64_t generation);
-  // false when this thread was given up on during the round (its rows are dropped)
-  bool round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool drain, bool slow);
+  // Polls what is due (everything when `all`: the first and the last round) and drains the GPUs
+  // whose buffers are due; false when this thread was given up on during the round (its rows are
+  // dropped).
+  bool round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool all);
   // Signal i of GPU g is due at or after due_[g][i] (steady ns); read every read_ns_[g][i].
   void plan_reads(int64_t now);
+  int64_t drain_every(int64_t depth_ns) const;
   int64_t earliest_due() const;
+  // The first time at or after t on a grid of `step` from the sampling thread's start: reads of
+  // one period, on every GPU, fall in the same rounds (fewer wake-ups), and longer read periods,
+  // powers of two of the period, fall in the rounds of shorter ones.
+  int64_t on_grid(int64_t t, int64_t step) const;
   void push(std::vector<Sample>& rows);
   void watch();
   void launch();
@@ -123,12 +138,17 @@ class Sampler {
   std::vector<Region> open_, closed_;
   std::vector<std::array<UpdateTracker, kSignalCount>> trackers_;
   std::vector<std::array<bool, kSignalCount>> failing_;  // reported a failure already
-  std::vector<SignalSet> cheap_;            // per GPU: the signals read between slow rounds
-  std::chrono::nanoseconds slow_period_{};  // options' slow_period, lengthened by slow_share
+  std::vector<SignalSet> cheap_;   // per GPU: the signals read between slow rounds
+  int64_t slow_ns_ = 0;            // options' slow_period, lengthened by slow_share
+  std::vector<int64_t> drain_ns_;  // per GPU: how often its buffer is drained
   // The sampling thread's own (not under the mutex): each cheap signal's read period and when
-  // it is due next; the read periods are learnt from the trackers every second.
+  // it is due next (the read periods are learnt from the trackers every second), and when each
+  // GPU's slow signals and buffer are due (GPUs spread over the period, not in one round).
   std::vector<std::array<int64_t, kSignalCount>> read_ns_, due_;
-  int64_t next_plan_ns_ = 0;  // when plan_reads runs next; 0: not started
+  std::vector<int64_t> slow_due_, drain_due_;
+  int64_t longest_read_ns_ = 0;  // the period times the largest power of two up to stretch
+  int64_t epoch_ns_ = 0;         // the start of the grid: when the sampling thread started
+  int64_t next_plan_ns_ = 0;     // when plan_reads runs next; 0: not started
   SamplerStats stats_;
 };
 

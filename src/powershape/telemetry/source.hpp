@@ -36,6 +36,8 @@ class Source {
   virtual std::array<int64_t, kSignalCount> read_cost_ns(int /*gpu*/) const { return {}; }
   // Rows buffered by the source since the last call (the driver's power samples), oldest first.
   virtual std::vector<Sample> drain(int /*gpu*/) { return {}; }
+  // How far back drain() reaches: rows older than this are gone. 0: unknown, or nothing buffered.
+  virtual int64_t buffer_ns(int /*gpu*/) const { return 0; }
   // Things worth recording that are not readings (a counter that went back), oldest first.
   virtual std::vector<Event> take_events() { return {}; }
   // Regions the source itself places (a replayed trace's), once ended, on the steady clock.
