@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <fstream>
+
 #include "experiment/fake_backend.hpp"
 #include "powershape/experiment/sim_backend.hpp"
 #include "powershape/workload/builders.hpp"
@@ -68,6 +71,104 @@ TEST(Tune, RacesToTheBestOfKnownEffects) {
   for (std::size_t c = 0; c < 5; ++c) EXPECT_TRUE(q.candidates[c].raced) << c;
   EXPECT_FALSE(q.candidates[5].raced);
   EXPECT_EQ(q.chosen, 2u);
+}
+
+// Down to one challenger beside the baseline after two rounds, the race stops: the confirmation's
+// fresh pairs decide between the two (8 race measurements and 6 fresh ones).
+TEST(Tune, StopsRacingWhenOneChallengerIsLeftBesideTheBaseline) {
+  FakeBackend b({1.0, 0.97, 1.10, 1.12}, 0.003, 7);
+  TuneOptions o;
+  o.window_s = 1;
+  const TuneResult r = tune(b, o);
+  EXPECT_EQ(r.chosen, 1u);
+  EXPECT_TRUE(r.resolved);
+  EXPECT_EQ(r.rounds, 2);
+  EXPECT_EQ(r.measurements, 8 + 2 * o.confirm_rounds);
+  EXPECT_LT(r.score_ratio.hi, 1);
+}
+
+namespace {
+// Candidate 1 is 5% faster in its first two measurements (the race's) and 5% slower after.
+class FadingBackend : public FakeBackend {
+ public:
+  FadingBackend() : FakeBackend({1.0, 1.0, 1.2}, 0.002, 8) {}
+  Measurement measure(std::size_t i, double seconds) override {
+    Measurement m = FakeBackend::measure(i, seconds);
+    if (i == 1) {
+      const double f = ++ones_ <= 2 ? 0.95 : 1.05;
+      m.ms_per_iteration *= f;
+      m.energy_j *= f;
+    }
+    return m;
+  }
+
+ private:
+  int ones_ = 0;
+};
+}  // namespace
+
+// A choice the fresh pairs find no better than the baseline gives way to it, and says why.
+TEST(Tune, AChoiceNoBetterThanTheBaselineOnFreshPairsGivesWay) {
+  FadingBackend b;
+  TuneOptions o;
+  o.window_s = 1;
+  const TuneResult r = tune(b, o);
+  EXPECT_EQ(r.chosen, r.baseline);
+  EXPECT_NE(r.candidates[1].why.find("no better than the baseline"), std::string::npos)
+      << r.candidates[1].why;
+  EXPECT_EQ(r.score_ratio.mid, 1);
+}
+
+namespace {
+// The windows an H200 race measured (data/h200/tune_model), given back per configuration in the
+// order they were measured: a race that decides as that one did, and stops sooner, measures a
+// prefix of them.
+class RecordedBackend : public FakeBackend {
+ public:
+  explicit RecordedBackend(const nlohmann::json& race)
+      : FakeBackend(std::vector<double>(race["candidates"].size(), 1.0), 0, 1),
+        left_(race["candidates"].size()) {
+    for (const auto& m : race["measurements_all"]) {
+      Measurement x;
+      x.config = m["config"].get<std::size_t>();
+      x.seconds = m["seconds"].get<double>();
+      x.iterations = m["iterations"].get<int>();
+      x.ms_per_iteration = m["ms_per_iteration"].get<double>();
+      x.energy_j = m["energy_j"].get<double>();
+      left_.at(x.config).push_back(x);
+    }
+  }
+  Measurement measure(std::size_t i, double) override {
+    if (left_.at(i).empty()) throw std::runtime_error("the H200 never measured this window");
+    Measurement m = left_[i].front();
+    left_[i].pop_front();
+    return m;
+  }
+
+ private:
+  std::vector<std::deque<Measurement>> left_;
+};
+}  // namespace
+
+// The H200's races of 2026-12-02 replayed window for window (no warm-up; the candidates its model
+// raced): each choice as it was (2 and 8 chunks), in no more of the sweep's time than then (21%
+// and 35%: the 131072-token race went on for two rounds of 8 chunks against 1 before its
+// confirmation; now 32%), and under a third of it.
+TEST(Tune, OnTheH200sRecordedRacesTheSameChoiceForUnderAThirdOfTheSweep) {
+  for (const char* shape : {"16384", "131072"}) {
+    std::ifstream in(std::string(POWERSHAPE_DATA) + "/h200/tune_model/tune_" + shape + ".json");
+    const auto race = nlohmann::json::parse(in);
+    RecordedBackend b(race);
+    TuneOptions o;
+    o.window_s = 1;
+    o.warmup.warmup_max_s = 0;
+    for (const auto& c : race["candidates"]) o.predicted.push_back(c["raced"].get<bool>() ? 1 : 2);
+    o.keep = 1;
+    const TuneResult r = tune(b, o);
+    EXPECT_EQ(r.chosen, race["chosen"].get<std::size_t>()) << shape;
+    EXPECT_LE(r.search_s, race["search_s"].get<double>()) << shape;
+    EXPECT_LE(r.search_s, race["exhaustive_s"].get<double>() / 3) << shape;
+  }
 }
 
 // A null effect: the race ends with every candidate within the minimum effect, or at the budget,

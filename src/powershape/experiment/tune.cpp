@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <random>
@@ -156,7 +157,8 @@ void drop(TuneResult& r, std::vector<bool>& alive, std::size_t c, int round, std
 // with it); after each from the second, a candidate resolved worse than the leader goes (or slower
 // than the baseline by more than max_slowdown), and every halve_every rounds the worse half by
 // median goes too (successive halving). Ends with one left, the rest within the minimum effect of
-// the leader, or the budget spent. Returns the leader.
+// the leader, one challenger left beside the baseline (returned, for the confirmation to decide),
+// or the budget spent. Returns the leader.
 std::size_t race(Backend& backend, const TuneOptions& o, std::vector<bool>& alive, Rounds& rounds,
                  std::mt19937_64& rng, TuneResult& r) {
   const std::size_t n = alive.size(), base = r.baseline;
@@ -204,6 +206,14 @@ std::size_t race(Backend& backend, const TuneOptions& o, std::vector<bool>& aliv
       r.resolved = true;
       return leader;
     }
+    // One challenger left beside the baseline: the confirmation's fresh pairs of the two decide
+    // (more race rounds of the same pair would only repeat them, biased).
+    if (alive[base] && std::count(alive.begin(), alive.end(), true) == 2) {
+      r.resolved = true;
+      for (std::size_t c = 0; c < n; ++c) {
+        if (alive[c] && c != base) return c;
+      }
+    }
     if ((round + 1) % o.halve_every == 0) {
       std::vector<std::size_t> by;
       for (std::size_t c = 0; c < n; ++c) {
@@ -248,6 +258,15 @@ void confirm(Backend& backend, const TuneOptions& o, std::mt19937_64& rng, TuneR
   }
   auto [s, sb] = pairs(fresh, r.chosen, base, score);
   r.score_ratio = ratio_interval(s, sb, o.seed + 7);
+  if (r.score_ratio.mid >= 1) {  // no better than the baseline where it was not chosen from
+    char why[96];
+    std::snprintf(why, sizeof why, "no better than the baseline on fresh paired rounds (%.4f)",
+                  r.score_ratio.mid);
+    r.candidates[r.chosen].why = why;
+    r.chosen = base;
+    r.score_ratio = r.time_ratio = r.energy_ratio = {1, 1, 1};
+    return;
+  }
   auto [t, tb] = pairs(fresh, r.chosen, base, ms);
   r.time_ratio = ratio_interval(t, tb, o.seed + 8);
   auto [e, eb] = pairs(fresh, r.chosen, base, joules);

@@ -63,9 +63,12 @@ struct TuneCandidate {
 
 struct TuneResult {
   std::size_t chosen = 0, baseline = 0;
-  // The chosen against the baseline, from the confirmation rounds alone (unbiased by the race).
+  // The chosen against the baseline, from the confirmation rounds alone (unbiased by the race);
+  // a choice no better than the baseline there gives way to it.
   Interval score_ratio, time_ratio, energy_ratio;
-  bool resolved = false;  // one candidate left, or the rest within the minimum effect of it
+  // One candidate left, the rest within the minimum effect of it, or one challenger left beside
+  // the baseline (the confirmation chose between them).
+  bool resolved = false;
   int rounds = 0;
   double warmup_s = 0, search_s = 0;  // measurement time spent
   int measurements = 0;
