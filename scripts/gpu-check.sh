@@ -3,7 +3,7 @@
 # ~25 minutes, when none is named; each part fits a 10-minute call):
 #   tests      GPU tests, CPU tests, the Python package's tests, compute-sanitizer memcheck on the
 #              kernel tests (~3 min)
-#   telemetry  NVML call costs, the sampler's cost idle and under load (~1 min)
+#   telemetry  NVML call costs, the sampler's cost idle (1 and 10 ms) and under load (~1 min)
 #   lmhead     the cross-entropy pass alone, the LM head at every shape and chunk count (~8 min)
 #   peers      the LM head against PyTorch eager, Liger and CCE (bench/peers/) (~3 min)
 #   clock      the on-GPU clock probe's step response, probe, repro, monitor (~8 min)
@@ -40,8 +40,9 @@ telemetry() {
   build/powershape devices
   echo "== NVML call costs"
   build/bench/nvml_call_cost
-  echo "== sampler cost at 1 ms, idle GPU"
-  build/bench/sampler_cost --seconds 5
+  echo "== sampler cost at 1 ms and at the default 10 ms, idle GPU(s)"
+  build/bench/sampler_cost --seconds 6 --interval 1
+  build/bench/sampler_cost --seconds 6 --interval 10
   echo "== sampler cost at 1 ms, under a GEMM load"
   build/bench/gemm_load --seconds 14 &
   sleep 2; build/bench/sampler_cost --seconds 5; wait

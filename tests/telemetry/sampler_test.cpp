@@ -229,6 +229,7 @@ struct SteppedRun {
   SamplerStats stats;
   int power_reads, clock_reads;
   std::size_t power_values;  // distinct power values recorded
+  bool last_reads_all;       // the last round (at the stop) read both signals
 };
 
 SteppedRun sample_stepped(int stretch) {
@@ -241,11 +242,14 @@ SteppedRun sample_stepped(int stretch) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   s.stop();
   std::vector<int64_t> values;
-  for (const auto& r : s.take()) {
+  const auto rows = s.take();
+  for (const auto& r : rows) {
     if (r[Signal::kPowerUsage].ok()) values.push_back(r[Signal::kPowerUsage].value);
   }
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  return {s.stats(), src.power_reads, src.clock_reads, values.size()};
+  const bool last_reads_all =
+      !rows.empty() && rows.back()[Signal::kPowerUsage].ok() && rows.back()[Signal::kSmClock].ok();
+  return {s.stats(), src.power_reads, src.clock_reads, values.size(), last_reads_all};
 }
 }  // namespace
 
@@ -265,6 +269,7 @@ TEST(Sampler, ReadsEachSignalAtHalfItsUpdatePeriodInSharedRounds) {
   // ~125 updates in a second, each seen whichever way it was read.
   EXPECT_GE(stretched.power_values + 2, every.power_values);
   EXPECT_GT(stretched.power_values, 100u);
+  EXPECT_TRUE(stretched.last_reads_all);  // the trace ends at the stop with every signal
 }
 
 // The node's slow reads (3 ms of CPU a GPU here, two GPUs) no more often than keeps them under

@@ -234,10 +234,10 @@ bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool
       next_plan_ns_ = t0 + 1'000'000'000;
     }
   }
+  // Due within half a period counts: a round wakes a little before or after its time.
+  const int64_t now = t0 + options_.period.count() / 2;
   for (int g = 0; g < n; ++g) {
     const auto gi = static_cast<std::size_t>(g);
-    // Due within half a period counts: a round wakes a little before or after its time.
-    const int64_t now = t0 + options_.period.count() / 2;
     const bool slow = all || now >= slow_due_[gi], drain = all || now >= drain_due_[gi];
     if (slow && !all) slow_due_[gi] = on_grid(now + slow_ns_, longest_read_ns_);
     if (drain && !all) drain_due_[gi] = on_grid(now + drain_ns_[gi], longest_read_ns_);
@@ -245,7 +245,7 @@ bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool
     if (options_.stretch > 1) {
       for (std::size_t i = 0; i < kSignalCount; ++i) {
         if (!which[i] || !cheap_[gi][i]) continue;  // a slow signal: this is its GPU's slow round
-        if (now < due_[gi][i]) {
+        if (!all && now < due_[gi][i]) {
           which.reset(i);
         } else {  // the next point of its grid: signals of one read period fall in one round
           due_[gi][i] = on_grid(now + 1, read_ns_[gi][i]);
