@@ -54,6 +54,7 @@ def test_good_arguments_still_run():
     "kwargs, error, name",
     [
         ({"interval_ms": float("nan")}, ValueError, "interval_ms"),
+        ({"interval_ms": 1e-9}, ValueError, "interval_ms"),
         ({"interval_ms": True}, TypeError, "interval_ms"),
         ({"gpus": [2**32]}, ValueError, "gpus"),
         ({"gpus": [True]}, TypeError, "gpus"),

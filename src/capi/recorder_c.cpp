@@ -101,9 +101,9 @@ int64_t ps_now_ns(void) { return powershape::telemetry::steady_now_ns(); }
 ps_recorder* ps_recorder_open(const char* source, const int* gpus, int n_gpus, double interval_ms) {
   return powershape::capi::guarded<ps_recorder*>(nullptr, [&] {
     if (source == nullptr) throw powershape::invalid_input("ps_recorder_open: source is NULL");
-    if (!(interval_ms >= 0 && interval_ms <= 60'000)) {
+    if (!(interval_ms == 0 || (interval_ms >= 0.1 && interval_ms <= 60'000))) {
       throw powershape::invalid_input(
-          "ps_recorder_open: interval_ms must be in [0, 60000], found " +
+          "ps_recorder_open: interval_ms must be 0 (the default) or in [0.1, 60000], found " +
           std::to_string(interval_ms));
     }
     if (n_gpus < 0 || (n_gpus > 0 && gpus == nullptr))

@@ -113,7 +113,7 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
                    : 0.0);
   // Each GPU's update periods; a run of GPUs alike (a node of one model) on one line.
   // Alike: the same signals within 10% of each other's period. Each GPU's drivers update on their
-  // own clocks and a change is seen at the next read, a quarter of the period later at most, so
+  // own clocks and a change is seen at the next read, about half the period later at most, so
   // GPUs of one model measure periods a few percent apart (100.6 against 105.9 ms on the fake).
   std::vector<std::string> lines;
   std::vector<std::vector<double>> values;

@@ -179,8 +179,8 @@ check "no file named -" test ! -e ./-
 "$ps" monitor --source "fake:$trace" --json - -- sleep 0.5 2>/dev/null | python3 -c "import json, sys; json.load(sys.stdin)"
 check "--json - writes JSON alone to standard output" test $? -eq 0
 
-# Each signal read at a quarter of its update period (the replay's ~100 ms), so at 1 ms the
-# sampler wakes about every 4 intervals; --every-interval reads every signal every interval.
+# Each signal read about twice an update (the replay's ~100 ms), at most every 4 intervals, so at
+# 1 ms the sampler wakes about every 4 intervals; --every-interval reads every signal every one.
 rounds() { "$ps" monitor --source "fake:$trace" --interval 1 --slow-interval 100 "$@" -- sleep 1 2>&1 | sed -n 's/^ sampler: \([0-9]*\) rounds.*/\1/p'; }
 stretched=$(rounds) every=$(rounds --every-interval)
 check "a 1 ms interval wakes for what is due" test "${stretched:-9999}" -lt 600

@@ -34,6 +34,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -90,10 +91,16 @@ void slow() {
   if (g && g->slow_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(g->slow_us));
 }
 
-// Burns the calling thread's CPU for `us` microseconds.
+// Burns `us` microseconds of the calling thread's CPU (its own clock: a thread descheduled on a
+// loaded machine still burns all of it).
 void spin(long us) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
-  while (us > 0 && std::chrono::steady_clock::now() < end) {
+  const auto cpu_ns = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<long long>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  };
+  const long long end = cpu_ns() + static_cast<long long>(us) * 1000;
+  while (us > 0 && cpu_ns() < end) {
   }
 }
 

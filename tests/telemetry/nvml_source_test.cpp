@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <thread>
 
 namespace powershape::telemetry {
@@ -128,8 +129,38 @@ TEST_F(NvmlSourceTest, ABufferThatWrappedBeforeItWasDrainedIsSaid) {
   ASSERT_FALSE(src.drain(0).empty());
   const auto events = src.take_events();
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_NE(events[0].what.find("ms of its samples are missing"), std::string::npos)
+  EXPECT_NE(events[0].what.find("ms of the driver's power samples are missing"), std::string::npos)
       << events[0].what;
+}
+
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+// The fake can cost what a driver costs, in the caller's CPU (a sleep costs none): cpu=FUNC:US,
+// and h200_costs (the energy counter 2.9 ms, a buffer fetch 0.7 ms, ...), which the sampler's
+// node measurements stand on.
+TEST_F(NvmlSourceTest, AFakeCallCanBurnTheCallersCpuAsTheDriversDo) {
+  const auto cpu_of = [](auto&& f) {
+    const double t = thread_cpu_ms();
+    f();
+    return thread_cpu_ms() - t;
+  };
+  SignalSet energy;
+  energy.set(static_cast<std::size_t>(Signal::kEnergy));
+  faults("cpu=energy:3000");
+  NvmlSource a;
+  EXPECT_GE(cpu_of([&] { a.poll(0, energy); }), 2.9);
+  faults("h200_costs");
+  NvmlSource b;
+  EXPECT_GE(cpu_of([&] { b.poll(0, energy); }), 2.8);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_GE(cpu_of([&] { b.drain(0); }), 0.69);
+  SignalSet plain;
+  plain.set(static_cast<std::size_t>(Signal::kPowerUsage));
+  EXPECT_LT(cpu_of([&] { b.poll(0, plain); }), 1.0);
 }
 
 TEST_F(NvmlSourceTest, SlowCallsAreSurvived) {

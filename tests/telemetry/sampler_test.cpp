@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::telemetry {
 namespace {
@@ -290,9 +291,10 @@ TEST(Sampler, KeepsTheNodesSlowReadsUnderTheirShareOfACoreAndSpreadsThem) {
   for (const auto& r : s.take()) {
     if (r[Signal::kEnergy].ok()) at[r.gpu].push_back((r.t_ns - t0) / 1'000'000);
   }
-  // GPU 0 at 0, 300, 900 and the stop; GPU 1 at 0, 600 and the stop.
-  ASSERT_EQ(at[0].size(), 4u);
-  ASSERT_EQ(at[1].size(), 3u);
+  // GPU 0 at 0, 300, 900 and the stop; GPU 1 at 0, 600 and the stop (a slow stop may add one).
+  ASSERT_GE(at[0].size(), 4u);
+  ASSERT_GE(at[1].size(), 3u);
+  EXPECT_LE(at[0].size() + at[1].size(), 8u);
   EXPECT_NEAR(static_cast<double>(at[0][1]), 300, 100);
   EXPECT_NEAR(static_cast<double>(at[0][2]), 900, 100);
   EXPECT_NEAR(static_cast<double>(at[1][1]), 600, 100);
@@ -309,43 +311,52 @@ class BufferedSource : public CountingSource {
   int64_t depth_ns_;
 };
 
-// When GPU 0 was drained (ms from the start) in `ms`.
-std::vector<int64_t> drains_of_gpu0(int64_t depth_ns, SamplerOptions o, int ms) {
+// The median time between GPU 0's drains (ms), the first (at the start) and the last (at the
+// stop) left out, over `ms` of sampling.
+double drain_spacing_ms(int64_t depth_ns, SamplerOptions o, int ms) {
   BufferedSource src(depth_ns);
   o.period = std::chrono::milliseconds(1);
   Sampler s(src, o);
-  const int64_t t0 = steady_now_ns();
   s.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   s.stop();
   std::vector<int64_t> at;
   for (const auto& r : s.take()) {
-    if (r.gpu == 0 && r[Signal::kDriverPower].ok()) at.push_back((r.t_ns - t0) / 1'000'000);
+    if (r.gpu == 0 && r[Signal::kDriverPower].ok()) at.push_back(r.t_ns);
   }
-  return at;
+  std::vector<double> gaps;
+  for (std::size_t i = 2; i + 1 < at.size(); ++i) gaps.push_back((at[i] - at[i - 1]) * 1e-6);
+  if (gaps.empty()) return 0;
+  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+  return gaps[gaps.size() / 2];
 }
 }  // namespace
 
 // A buffer is drained as rarely as it allows: before it wraps though a round be late by a stalled
-// call (stall_after) and a read, at least at half its depth, at most every max_drain_period, every
-// 500 ms when the source cannot say, and at drain_period when one is asked for; always at the
-// first and the last round.
+// call (stall_after, the watchdog's look: 100 + 25 ms), a grid step, a read (4 ms each) and a
+// period, between half and three quarters of its depth; at most every max_drain_period, every
+// 500 ms when the source cannot say, and at drain_period when one is asked for.
 TEST(Sampler, DrainsBuffersAsRarelyAsTheirDepthAllows) {
   SamplerOptions o;
   o.stall_after = std::chrono::milliseconds(100);
-  // 600 ms deep: every 600 - 100 - 4 ms (the longest read, 4 periods), GPU 0 first half-way.
-  auto at = drains_of_gpu0(600'000'000, o, 1300);
-  ASSERT_GE(at.size(), 4u);
-  EXPECT_NEAR(static_cast<double>(at[2] - at[1]), 496, 30);
-  // 80 ms deep: at half, every 40 ms.
-  EXPECT_NEAR(static_cast<double>(drains_of_gpu0(80'000'000, o, 400).size()), 12, 3);
-  EXPECT_LE(drains_of_gpu0(0, o, 400).size(), 3u);  // unknown: every 500 ms
+  EXPECT_NEAR(drain_spacing_ms(600'000'000, o, 1500), 450, 30);  // 3/4 of 600 (600 - 134 more)
+  EXPECT_NEAR(drain_spacing_ms(400'000'000, o, 1200), 266, 30);  // 400 - 134
+  EXPECT_NEAR(drain_spacing_ms(80'000'000, o, 400), 40, 10);     // half of 80
+  EXPECT_NEAR(drain_spacing_ms(0, o, 1300), 500, 30);            // unknown
   SamplerOptions capped = o;
   capped.max_drain_period = std::chrono::milliseconds(50);
-  EXPECT_NEAR(static_cast<double>(drains_of_gpu0(100'000'000'000, capped, 400).size()), 10, 3);
+  EXPECT_NEAR(drain_spacing_ms(100'000'000'000, capped, 400), 50, 10);
   SamplerOptions asked = o;
   asked.drain_period = std::chrono::milliseconds(100);
-  EXPECT_NEAR(static_cast<double>(drains_of_gpu0(80'000'000, asked, 400).size()), 6, 2);
+  EXPECT_NEAR(drain_spacing_ms(80'000'000, asked, 600), 100, 10);
+}
+
+// A sampling period of zero cannot be kept: refused, not a thread that spins.
+TEST(Sampler, AZeroPeriodIsRefused) {
+  CountingSource src;
+  SamplerOptions o;
+  o.period = std::chrono::nanoseconds(0);
+  EXPECT_THROW(Sampler(src, o), Error);
 }
 
 TEST(Sampler, RegionsNestAndEndByName) {

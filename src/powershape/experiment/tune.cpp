@@ -208,8 +208,7 @@ std::size_t race(Backend& backend, const TuneOptions& o, std::vector<bool>& aliv
     }
     // One challenger left beside the baseline: the confirmation's fresh pairs of the two decide
     // (more race rounds of the same pair would only repeat them, biased).
-    if (alive[base] && std::count(alive.begin(), alive.end(), true) == 2) {
-      r.resolved = true;
+    if (o.confirm_rounds >= 2 && alive[base] && std::count(alive.begin(), alive.end(), true) == 2) {
       for (std::size_t c = 0; c < n; ++c) {
         if (alive[c] && c != base) return c;
       }
@@ -267,6 +266,7 @@ void confirm(Backend& backend, const TuneOptions& o, std::mt19937_64& rng, TuneR
     r.score_ratio = r.time_ratio = r.energy_ratio = {1, 1, 1};
     return;
   }
+  r.resolved = r.resolved || r.score_ratio.hi < 1;  // resolved better than the baseline
   auto [t, tb] = pairs(fresh, r.chosen, base, ms);
   r.time_ratio = ratio_interval(t, tb, o.seed + 8);
   auto [e, eb] = pairs(fresh, r.chosen, base, joules);

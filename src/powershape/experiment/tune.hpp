@@ -66,8 +66,8 @@ struct TuneResult {
   // The chosen against the baseline, from the confirmation rounds alone (unbiased by the race);
   // a choice no better than the baseline there gives way to it.
   Interval score_ratio, time_ratio, energy_ratio;
-  // One candidate left, the rest within the minimum effect of it, or one challenger left beside
-  // the baseline (the confirmation chose between them).
+  // One candidate left, the rest within the minimum effect of it, or the choice resolved better
+  // than the baseline on the confirmation's fresh pairs.
   bool resolved = false;
   int rounds = 0;
   double warmup_s = 0, search_s = 0;  // measurement time spent

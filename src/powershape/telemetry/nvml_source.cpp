@@ -332,13 +332,13 @@ std::vector<Sample> NvmlSource::drain(int gpu) {
       continue;
     }
     if (v.timeStamp <= g.last_driver_sample_us) continue;  // seen already, or a repeat
-    if (g.drained && g.sample_spacing_us > 0 &&
+    if (out.empty() && g.drained && g.sample_spacing_us > 0 &&
         v.timeStamp >
             g.last_driver_sample_us + 2 * static_cast<unsigned long long>(g.sample_spacing_us)) {
       event(steady_now_ns(), gpu,
-            "the driver's power buffer wrapped before it was drained: " +
-                std::to_string((v.timeStamp - g.last_driver_sample_us) / 1000) +
-                " ms of its samples are missing");
+            std::to_string((v.timeStamp - g.last_driver_sample_us) / 1000) +
+                " ms of the driver's power samples are missing (its buffer wrapped before it "
+                "was drained, or the GPU was away)");
     }
     g.drained = true;
     Sample s;

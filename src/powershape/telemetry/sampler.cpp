@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::telemetry {
 namespace {
@@ -24,6 +25,7 @@ Sampler::Sampler(Source& source, SamplerOptions options)
       sh_(std::make_shared<Shared>()),
       trackers_(source.devices().size()),
       failing_(source.devices().size()) {
+  if (options_.period.count() <= 0) throw invalid_input("the sampling period must be positive");
   sh_->stuck.assign(source.devices().size(), false);
   longest_read_ns_ = options_.period.count();
   while (longest_read_ns_ * 2 <= options_.period.count() * std::max(1, options_.stretch)) {
@@ -42,8 +44,9 @@ Sampler::Sampler(Source& source, SamplerOptions options)
   }
   slow_ns_ = options_.slow_period.count();
   if (options_.slow_share > 0 && options_.slow_share <= 1) {
-    slow_ns_ = std::max(
-        slow_ns_, static_cast<int64_t>(static_cast<double>(slow_cost_ns) / options_.slow_share));
+    const double shared = std::min(static_cast<double>(slow_cost_ns) / options_.slow_share,
+                                   static_cast<double>(options_.max_slow_period.count()));
+    slow_ns_ = std::max(slow_ns_, static_cast<int64_t>(shared));
   }
   read_ns_.assign(cheap_.size(), {});
   due_.assign(cheap_.size(), {});
@@ -53,10 +56,13 @@ Sampler::Sampler(Source& source, SamplerOptions options)
 int64_t Sampler::drain_every(int64_t depth_ns) const {
   if (options_.drain_period.count() > 0) return options_.drain_period.count();
   if (depth_ns <= 0) return 500'000'000;
-  // Late by a stalled call the watchdog has not given up on yet, and a round, it still drains
-  // before the buffer wraps; never less than half the depth.
-  const int64_t spare = options_.stall_after.count() + longest_read_ns_;
-  return std::min(std::max(depth_ns / 2, depth_ns - spare), options_.max_drain_period.count());
+  // Late by a stalled call the watchdog has not yet given up on (its look included), the grid
+  // step a due time is rounded up to, a read and a period, it still drains before the buffer
+  // wraps; between half and three quarters of the depth.
+  const int64_t spare = options_.stall_after.count() + watchdog_tick().count() +
+                        2 * longest_read_ns_ + options_.period.count();
+  return std::min({std::max(depth_ns / 2, depth_ns - spare), depth_ns / 4 * 3,
+                   options_.max_drain_period.count()});
 }
 
 void Sampler::plan_reads(int64_t now) {
@@ -64,9 +70,9 @@ void Sampler::plan_reads(int64_t now) {
   std::lock_guard lock(sh_->mu);  // the trackers are fed under it
   for (std::size_t g = 0; g < read_ns_.size(); ++g) {
     for (std::size_t i = 0; i < kSignalCount; ++i) {
-      // Half the update period sees every value and times each change within half a period
-      // (reads are never late by more than that); unknown (fewer than two changes seen: a
-      // constant clock, a steady temperature): the longest.
+      // About half the update period sees every value and times each change within about half
+      // a period when rounds are on time; unknown (fewer than two changes seen: a constant
+      // clock, a steady temperature): the longest.
       const auto p = trackers_[g][i].median_period_ns();
       const int64_t want = p ? *p / 2 : longest_read_ns_;
       int64_t r = period;
@@ -127,8 +133,7 @@ void Sampler::stop() {
 }
 
 void Sampler::watch() {
-  const auto tick =
-      std::min<std::chrono::nanoseconds>(options_.stall_after / 4, std::chrono::milliseconds(100));
+  const auto tick = watchdog_tick();
   std::unique_lock lock(sh_->mu);
   while (!wake_.wait_for(lock, tick, [this] { return watch_stop_; })) {
     const int64_t now = steady_now_ns();
@@ -200,9 +205,13 @@ void Sampler::run(const std::shared_ptr<Shared>& sh, uint64_t generation) {
     all = false;
     next += options_.period;
     if (options_.stretch > 1) {  // asleep until something is due: a read, a slow read, a drain
-      next = std::max(next, std::chrono::steady_clock::time_point(
-                                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                    std::chrono::nanoseconds(earliest_due()))));
+      const int64_t due = earliest_due();  // INT64_MAX: no GPU, nothing is ever due
+      next =
+          due == INT64_MAX
+              ? next + std::chrono::nanoseconds(longest_read_ns_)
+              : std::max(next, std::chrono::steady_clock::time_point(
+                                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::nanoseconds(due))));
     }
     auto now = std::chrono::steady_clock::now();
     if (now > next + options_.period) {

@@ -22,27 +22,31 @@ struct SamplerOptions {
   std::size_t capacity = std::size_t{1} << 18;  // rows held until take(); more are dropped
   // How often buffered driver rows are harvested. 0: as rarely as the source's buffer allows (a
   // drain costs ~0.7 ms of CPU on an H200 whatever it returns): before it wraps even when a round
-  // is late by a stalled call (stall_after) and a read, at least at half its depth (an H200's
-  // driver keeps 2.4 s of power samples: every 1.86 s), at most every max_drain_period so that
-  // live views stay fresh, and every 500 ms where the source cannot say how far back it reaches.
+  // is late by a stalled call (stall_after and the watchdog's look), a grid step and a read, at
+  // most at three quarters of its depth and at least at half (an H200's driver keeps 2.4 s of
+  // power samples: every ~1.7 s), at most every max_drain_period so that live views stay fresh,
+  // and every 500 ms where the source cannot say how far back it reaches.
   std::chrono::nanoseconds drain_period{0};
   std::chrono::nanoseconds max_drain_period = std::chrono::seconds(2);
   // Signals whose read costs more than slow_cost (the source measures it) are read only every
   // slow_period: on an H200 the energy counter costs ~3 ms a read, three times a 1 ms period.
   std::chrono::nanoseconds slow_cost = std::chrono::microseconds(20);
   std::chrono::nanoseconds slow_period = std::chrono::milliseconds(1000);
+  // ... and at least every max_slow_period, however many GPUs share the slow_share below.
+  std::chrono::nanoseconds max_slow_period = std::chrono::seconds(30);
   // ... and no more often than keeps those reads, of all GPUs together, under this share of a
   // core: an H200's slow reads take ~5 ms of CPU (measured: 4.3-5.6 ms), so 0.1% reads one H200's
-  // every ~5 s and each of a node of eight every ~40 s (energy between reads comes from the
-  // driver's 20 ms power samples). Each GPU's slow reads fall in rounds of their own.
+  // every ~5 s and each of a node of eight every 30 s (max_slow_period; 0.12% of a core; energy
+  // between reads comes from the driver's 20 ms power samples). Each GPU's slow reads fall in
+  // rounds of their own.
   // Above 1: slow_period alone (a measurement that wants the counter every 100 ms).
   double slow_share = 0.001;
-  // A signal the driver updates less often than the period is read at half its learnt update
-  // period or a little more often (the period times a power of two), at most every `stretch`
-  // periods (DCGM's per-field watch intervals): NVML's power and clocks change every ~100 ms on
-  // an H200, so a 1 ms period would read them ~100 times a value. The thread wakes when something
-  // is due, not every period, and reads of every GPU fall on one grid, so that they share rounds.
-  // 1: every signal every period.
+  // A signal the driver updates less often than the period is read about twice an update (every
+  // period times the largest power of two up to 0.55 of its learnt update period), at most every
+  // `stretch` periods (rounded down to a power of two; DCGM's per-field watch intervals): NVML's
+  // power and clocks change every ~100 ms on an H200, so a 1 ms period would read them ~100 times
+  // a value. The thread wakes when something is due, not every period, and reads of every GPU
+  // fall on one grid, so that they share rounds. 1: every signal every period.
   int stretch = 4;
   // A driver call that has not returned after this long is given up on: its GPU is left out and
   // sampling goes on with the others (and with it again once the call returns).
@@ -113,6 +117,11 @@ class Sampler {
   // Signal i of GPU g is due at or after due_[g][i] (steady ns); read every read_ns_[g][i].
   void plan_reads(int64_t now);
   int64_t drain_every(int64_t depth_ns) const;
+  // How often the watchdog looks for a stalled call.
+  std::chrono::nanoseconds watchdog_tick() const {
+    return std::min<std::chrono::nanoseconds>(options_.stall_after / 4,
+                                              std::chrono::milliseconds(100));
+  }
   int64_t earliest_due() const;
   // The first time at or after t on a grid of `step` from the sampling thread's start: reads of
   // one period, on every GPU, fall in the same rounds (fewer wake-ups), and longer read periods,
