@@ -48,40 +48,50 @@ double max_rel_error(const std::vector<float>& got, const std::vector<float>& wa
   return worst / peak;
 }
 
+// A (kM x kK) and B (kK x kN) filled from two seeds, D (kM x kN) left as allocated; freed with
+// the test.
+struct Operands {
+  void *a = nullptr, *b = nullptr, *d = nullptr;
+  Operands(uint64_t seed_a, uint64_t seed_b) {
+    PS_CUDA(cudaMalloc(&a, kM * kK * 2));
+    PS_CUDA(cudaMalloc(&b, kK * kN * 2));
+    PS_CUDA(cudaMalloc(&d, kM * kN * 2));
+    fill_random_bf16(static_cast<__nv_bfloat16*>(a), kM * kK, seed_a, 1, nullptr);
+    fill_random_bf16(static_cast<__nv_bfloat16*>(b), kK * kN, seed_b, 1, nullptr);
+  }
+  ~Operands() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(d);
+  }
+  Operands(const Operands&) = delete;
+  Operands& operator=(const Operands&) = delete;
+  std::vector<float> product() const { return reference(to_host(a, kM * kK), to_host(b, kK * kN)); }
+};
+
 }  // namespace
 
 // The first product of a shape (beta = 0) times the candidates into D and keeps the fastest; its
 // result is the product however D started, and a later beta = 1 product of the shape adds to it.
 TEST_F(GemmGpu, ATunedShapeGivesTheProductAndAccumulates) {
-  void *a, *b, *d;
-  PS_CUDA(cudaMalloc(&a, kM * kK * 2));
-  PS_CUDA(cudaMalloc(&b, kK * kN * 2));
-  PS_CUDA(cudaMalloc(&d, kM * kN * 2));
-  fill_random_bf16(static_cast<__nv_bfloat16*>(a), kM * kK, 1, 1, nullptr);
-  fill_random_bf16(static_cast<__nv_bfloat16*>(b), kK * kN, 2, 1, nullptr);
+  Operands o(1, 2);
+  void *a = o.a, *b = o.b, *d = o.d;
   fill_random_bf16(static_cast<__nv_bfloat16*>(d), kM * kN, 3, 100, nullptr);  // junk
-  const auto want = reference(to_host(a, kM * kK), to_host(b, kK * kN));
+  const auto want = o.product();
   Gemm g;
   g.run(false, false, kM, kN, kK, a, kM, b, kK, d, kM, Out::kBf16, 1, 0, nullptr);
   EXPECT_LT(max_rel_error(to_host(d, kM * kN), want, 1), 1e-2);
   g.run(false, false, kM, kN, kK, a, kM, b, kK, d, kM, Out::kBf16, 1, 1, nullptr);
   EXPECT_LT(max_rel_error(to_host(d, kM * kN), want, 2), 1e-2);
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(d);
 }
 
 // Planned inside a CUDA graph capture, a shape is not timed (no synchronisation may happen there):
 // the graph replays the first heuristic's product.
 TEST_F(GemmGpu, AShapeFirstSeenInACaptureIsNotTimed) {
-  void *a, *b, *d;
-  PS_CUDA(cudaMalloc(&a, kM * kK * 2));
-  PS_CUDA(cudaMalloc(&b, kK * kN * 2));
-  PS_CUDA(cudaMalloc(&d, kM * kN * 2));
-  fill_random_bf16(static_cast<__nv_bfloat16*>(a), kM * kK, 4, 1, nullptr);
-  fill_random_bf16(static_cast<__nv_bfloat16*>(b), kK * kN, 5, 1, nullptr);
+  Operands o(4, 5);
+  void *a = o.a, *b = o.b, *d = o.d;
   PS_CUDA(cudaDeviceSynchronize());
-  const auto want = reference(to_host(a, kM * kK), to_host(b, kK * kN));
+  const auto want = o.product();
   cudaStream_t s;
   PS_CUDA(cudaStreamCreate(&s));
   Gemm g;
@@ -97,9 +107,6 @@ TEST_F(GemmGpu, AShapeFirstSeenInACaptureIsNotTimed) {
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(s);
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(d);
 }
 
 }  // namespace powershape::kernels

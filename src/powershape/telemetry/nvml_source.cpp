@@ -34,6 +34,12 @@ nvml::Return call(F fn, A... args) {
   return fn == nullptr ? nvml::kErrorFunctionNotFound : fn(args...);
 }
 
+// A driver sample dated 0, or more than a second ahead of now (it would hide every later one), is
+// not to be believed.
+bool dated_sensibly(unsigned long long t_us, unsigned long long now_us) {
+  return t_us != 0 && t_us <= now_us + 1'000'000;
+}
+
 Reading reading_of(nvml::Return r, int64_t v, Status failed) {
   return r == nvml::kSuccess ? Reading::of(v) : Reading::failed(failed);
 }
@@ -150,8 +156,7 @@ DeviceInfo NvmlSource::read_info(int nvml_index, Gpu& g) {
     g.buffer_ns = buffer_depth_ns(g, count);
   }
   // Harvest only driver samples taken from now on.
-  g.last_driver_sample_us =
-      static_cast<unsigned long long>((steady_now_ns() + realtime_minus_steady_ns_) / 1000);
+  g.last_driver_sample_us = realtime_now_us();
   return info;
 }
 
@@ -165,13 +170,12 @@ int64_t NvmlSource::buffer_depth_ns(Gpu& g, unsigned count) {
            buf.data()) != nvml::kSuccess) {
     return 0;
   }
-  const auto now_us =
-      static_cast<unsigned long long>((steady_now_ns() + realtime_minus_steady_ns_) / 1000);
+  const auto now_us = realtime_now_us();
   unsigned long long lo = ULLONG_MAX, hi = 0;
   int64_t n = 0;
   for (unsigned i = 0; i < std::min<unsigned>(count, static_cast<unsigned>(buf.size())); ++i) {
     const unsigned long long t = buf[i].timeStamp;
-    if (t == 0 || t > now_us + 1'000'000) continue;
+    if (!dated_sensibly(t, now_us)) continue;
     lo = std::min(lo, t);
     hi = std::max(hi, t);
     ++n;
@@ -293,6 +297,10 @@ std::array<int64_t, kSignalCount> NvmlSource::read_cost_ns(int gpu) const {
   return gpus_.at(static_cast<std::size_t>(gpu)).cost_ns;
 }
 
+unsigned long long NvmlSource::realtime_now_us() const {
+  return static_cast<unsigned long long>((steady_now_ns() + realtime_minus_steady_ns_) / 1000);
+}
+
 int64_t NvmlSource::buffer_ns(int gpu) const {
   return gpus_.at(static_cast<std::size_t>(gpu)).buffer_ns;
 }
@@ -322,12 +330,10 @@ std::vector<Sample> NvmlSource::drain(int gpu) {
   buf.resize(count);
   std::stable_sort(buf.begin(), buf.end(),
                    [](const auto& a, const auto& b) { return a.timeStamp < b.timeStamp; });
-  // A sample dated more than a second ahead of now would hide every later one: dropped.
-  const auto now_us =
-      static_cast<unsigned long long>((steady_now_ns() + realtime_minus_steady_ns_) / 1000);
+  const auto now_us = realtime_now_us();
   int odd = 0;
   for (const auto& v : buf) {
-    if (v.timeStamp > now_us + 1'000'000 || v.timeStamp == 0) {
+    if (!dated_sensibly(v.timeStamp, now_us)) {
       ++odd;
       continue;
     }

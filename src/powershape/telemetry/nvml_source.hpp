@@ -45,6 +45,8 @@ class NvmlSource final : public Source {
   Status status_of(nvml::Return r, Gpu& g) const;
   DeviceInfo read_info(int nvml_index, Gpu& g);
   int64_t buffer_depth_ns(Gpu& g, unsigned count);
+  // Now on the driver's sample clock (wall-clock microseconds).
+  unsigned long long realtime_now_us() const;
   void read_fields(Gpu& g, const DeviceInfo& info, const SignalSet& which, Sample& s);
 
   std::unique_ptr<nvml::Library> lib_;
