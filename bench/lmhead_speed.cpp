@@ -4,8 +4,10 @@
 // same run: the same three cuBLASLt products alone, unchunked, dW in the op's dtype. "Sustained"
 // is the experiment engine's: after a warm-up that lasts until the power controller has settled,
 // interleaved shuffled rounds, medians with bootstrap intervals. --dw: the dtype dW accumulates in.
-//   lmhead_speed [--shapes N,D,V;N,D,V...] [--chunks 1,2,...] [--dw bf16|fp32] [--window S]
-//                [--rounds R] [--json F]
+// --products: also the three products alone at each chunk count above 1 (rows "pC"), which splits
+// a chunk count's cost into what chunking the products costs and what the pass and scaling add.
+//   lmhead_speed [--shapes N,D,V;N,D,V...] [--chunks 1,2,...] [--dw bf16|fp32] [--products]
+//                [--window S] [--rounds R] [--json F]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -37,12 +39,20 @@ double target_for(const workload::LmHead& s, int chunks) {
 }
 
 nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape,
-                         const std::vector<int>& chunks, const experiment::Design& design) {
+                         const std::vector<int>& chunks, bool products,
+                         const experiment::Design& design) {
   std::vector<workload::Plan> configs;
+  std::vector<bool> is_products{true};
   const workload::LmHeadProducts ceiling{shape.tokens, shape.width, shape.vocab, shape.dw_bytes};
   configs.push_back(workload::make_plan({ceiling, 1}, {}));
   for (int c : chunks) {
-    if (c <= shape.tokens) configs.push_back(workload::lmhead_plan(shape, c));
+    if (c > shape.tokens) continue;
+    configs.push_back(workload::lmhead_plan(shape, c));
+    is_products.push_back(false);
+    if (products && c > 1) {
+      configs.push_back(workload::make_plan({ceiling, c}, {}));
+      is_products.push_back(true);
+    }
   }
   gpu.set_configs(configs);
   const experiment::Result r = experiment::run_design(gpu, design);
@@ -54,12 +64,13 @@ nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape
   for (std::size_t i = 0; i < r.configs.size(); ++i) {
     const auto& c = r.configs[i];
     const int ch = i == 0 ? 0 : configs[i].workload.chunks;
-    const std::string label = i == 0 ? "ceil" : std::to_string(ch);
+    const std::string label =
+        i == 0 ? "ceil" : (is_products[i] ? "p" : "") + std::to_string(ch);
     // The ceiling's time over ours: 1 is as fast as the products alone.
     const double of = 1 / c.time_ratio.mid, of_lo = 1 / c.time_ratio.hi,
                  of_hi = 1 / c.time_ratio.lo;
     char target[32] = "";
-    const double wanted = i == 0 ? 0 : target_for(shape, ch);
+    const double wanted = is_products[i] ? 0 : target_for(shape, ch);
     if (wanted > 0)
       std::snprintf(target, sizeof target, "%s %.2f", of >= wanted ? "meets" : "MISSES", wanted);
     std::printf("%-22s %7s %11.2f %8.1f %9.2f %7.0f %6.0f %6.0f%% %9.2f %7.3f [%.3f, %.3f] %s\n",
@@ -73,6 +84,7 @@ nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape
     std::fflush(stdout);
     rows.push_back({{"chunks", ch},
                     {"ceiling", i == 0},
+                    {"products_only", is_products[i]},
                     {"dw", shape.dw_bytes == 4 ? "fp32" : "bf16"},
                     {"ms", c.ms_per_iteration},
                     {"tflops", flops / c.ms_per_iteration * 1e-9},
@@ -95,6 +107,7 @@ int main(int argc, char** argv) {
   std::string shapes = "4096,4096,128256;16384,896,151936;16384,4096,128256;131072,896,151936";
   std::string chunks = "1,2,4,8,16,32,64";
   std::string json_path, dw = "bf16";
+  bool products = false;
   experiment::Design design;
   design.rounds = 3;
   design.window_s = 3;
@@ -103,6 +116,8 @@ int main(int argc, char** argv) {
   app.add_option("--chunks", chunks, "Chunk counts (default 1,2,4,8,16,32,64)");
   app.add_option("--dw", dw, "The dtype dW accumulates in: bf16 (default) or fp32")
       ->check(CLI::IsMember({"bf16", "fp32"}));
+  app.add_flag("--products", products,
+               "Also the three products alone at each chunk count above 1 (rows pC)");
   app.add_option("--window", design.window_s, "Seconds per measurement (default 3)");
   app.add_option("--rounds", design.rounds, "Interleaved rounds (default 3)");
   app.add_option("--warmup", design.warmup_max_s,
@@ -123,7 +138,7 @@ int main(int argc, char** argv) {
                 "N x D x V", "chunks", "sustain ms", "TFLOP/s", "J/iter", "W", "MHz", "capped",
                 "extra GiB", "/ceil", "[95% CI]  target");
     nlohmann::json out = {{"device", gpu.device_json()}, {"shapes", nlohmann::json::array()}};
-    for (const auto& shape : parsed) out["shapes"].push_back(run_shape(gpu, shape, counts, design));
+    for (const auto& shape : parsed) out["shapes"].push_back(run_shape(gpu, shape, counts, products, design));
     if (!json_path.empty()) util::write_json_file(json_path, out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lmhead_speed: %s\n", e.what());

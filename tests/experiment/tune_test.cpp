@@ -88,6 +88,40 @@ TEST(Tune, StopsRacingWhenOneChallengerIsLeftBesideTheBaseline) {
 }
 
 namespace {
+// Each configuration's measurements alternate 5% above and below its effect, odd ones in the
+// opposite phase to even ones: medians in the effects' order, paired intervals of two rounds
+// between the phases too wide to resolve anything.
+class AlternatingBackend : public FakeBackend {
+ public:
+  explicit AlternatingBackend(std::vector<double> effect)
+      : FakeBackend(effect, 0.0005, 9), seen_(effect.size()) {}
+  Measurement measure(std::size_t i, double seconds) override {
+    Measurement m = FakeBackend::measure(i, seconds);
+    const double f = (seen_.at(i)++ + i) % 2 == 0 ? 1.05 : 0.95;
+    m.ms_per_iteration *= f;
+    m.energy_j *= f;
+    return m;
+  }
+
+ private:
+  std::vector<int> seen_;
+};
+}  // namespace
+
+// Halving that leaves one challenger beside the baseline stops the race there too, without a
+// further round of the two (10 race measurements and 6 fresh ones).
+TEST(Tune, StopsRacingWhenHalvingLeavesOneChallengerBesideTheBaseline) {
+  AlternatingBackend b({1.0, 0.99, 1.01, 1.02, 1.03});
+  TuneOptions o;
+  o.window_s = 1;
+  o.warmup.warmup_max_s = 0;
+  const TuneResult r = tune(b, o);
+  EXPECT_EQ(r.rounds, 2);
+  EXPECT_EQ(r.measurements, 10 + 2 * o.confirm_rounds);
+  for (std::size_t c = 2; c < 5; ++c) EXPECT_FALSE(r.candidates[c].why.empty()) << c;
+}
+
+namespace {
 // Candidate 1 is 5% faster in its first two measurements (the race's) and 5% slower after.
 class FadingBackend : public FakeBackend {
  public:

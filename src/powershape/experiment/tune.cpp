@@ -166,6 +166,17 @@ std::size_t race(Backend& backend, const TuneOptions& o, std::vector<bool>& aliv
     return o.objective.score(m.ms_per_iteration, m.j_per_iteration());
   };
   const auto ms = [](const Measurement& m) { return m.ms_per_iteration; };
+  // One challenger left beside the baseline (by a drop or by halving): the confirmation's fresh
+  // pairs of the two decide (more race rounds of the same pair would only repeat them, biased).
+  // n where there is none.
+  const auto one_challenger = [&]() -> std::size_t {
+    if (o.confirm_rounds < 2 || !alive[base] || std::count(alive.begin(), alive.end(), true) != 2)
+      return n;
+    for (std::size_t c = 0; c < n; ++c) {
+      if (alive[c] && c != base) return c;
+    }
+    return n;
+  };
   std::size_t leader = base;
   for (int round = 0; round < o.max_rounds; ++round) {
     std::vector<std::size_t> order;
@@ -206,13 +217,7 @@ std::size_t race(Backend& backend, const TuneOptions& o, std::vector<bool>& aliv
       r.resolved = true;
       return leader;
     }
-    // One challenger left beside the baseline: the confirmation's fresh pairs of the two decide
-    // (more race rounds of the same pair would only repeat them, biased).
-    if (o.confirm_rounds >= 2 && alive[base] && std::count(alive.begin(), alive.end(), true) == 2) {
-      for (std::size_t c = 0; c < n; ++c) {
-        if (alive[c] && c != base) return c;
-      }
-    }
+    if (const auto c = one_challenger(); c != n) return c;
     if ((round + 1) % o.halve_every == 0) {
       std::vector<std::size_t> by;
       for (std::size_t c = 0; c < n; ++c) {
@@ -226,6 +231,7 @@ std::size_t race(Backend& backend, const TuneOptions& o, std::vector<bool>& aliv
              "in the worse half after " + std::to_string(round + 1) + " rounds");
       // One left by halving is resolved only if its interval says so (reported by confirm).
       if (std::count(alive.begin(), alive.end(), true) == 1) return leader;
+      if (const auto c = one_challenger(); c != n) return c;
     }
   }
   return leader;
