@@ -64,8 +64,7 @@ nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape
   for (std::size_t i = 0; i < r.configs.size(); ++i) {
     const auto& c = r.configs[i];
     const int ch = i == 0 ? 0 : configs[i].workload.chunks;
-    const std::string label =
-        i == 0 ? "ceil" : (is_products[i] ? "p" : "") + std::to_string(ch);
+    const std::string label = i == 0 ? "ceil" : (is_products[i] ? "p" : "") + std::to_string(ch);
     // The ceiling's time over ours: 1 is as fast as the products alone.
     const double of = 1 / c.time_ratio.mid, of_lo = 1 / c.time_ratio.hi,
                  of_hi = 1 / c.time_ratio.lo;
@@ -138,7 +137,8 @@ int main(int argc, char** argv) {
                 "N x D x V", "chunks", "sustain ms", "TFLOP/s", "J/iter", "W", "MHz", "capped",
                 "extra GiB", "/ceil", "[95% CI]  target");
     nlohmann::json out = {{"device", gpu.device_json()}, {"shapes", nlohmann::json::array()}};
-    for (const auto& shape : parsed) out["shapes"].push_back(run_shape(gpu, shape, counts, products, design));
+    for (const auto& shape : parsed)
+      out["shapes"].push_back(run_shape(gpu, shape, counts, products, design));
     if (!json_path.empty()) util::write_json_file(json_path, out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lmhead_speed: %s\n", e.what());
