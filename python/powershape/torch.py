@@ -49,16 +49,20 @@ def _reference(x, weight, targets, bias, ignore_index, reduction, label_smoothin
 
 
 def _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward, dw_fp32):
+    """The op's options for C, each checked against its C width and the op's ranges
+    (ps_lmhead_options_check). Runs in the op's own call too, which torch.compile does not trace,
+    so that a compiled graph's arguments are checked as an eager call's are."""
     o = LmHeadOptions()
     lib().ps_lmhead_options_default(ctypes.byref(o))  # chunks 0: the op's own default count
-    o.chunks = int(chunks)
-    o.ignore_index = int(ignore_index)
+    o.chunks = integer("chunks", chunks, 0, INT32_MAX)
+    o.ignore_index = integer("ignore_index", ignore_index)
     o.reduction = int(reduction)
-    o.label_smoothing = float(label_smoothing)
-    o.z_loss = float(z_loss)
-    o.softcap = float(softcap or 0)
+    o.label_smoothing = real("label_smoothing", label_smoothing)
+    o.z_loss = real("z_loss", z_loss)
+    o.softcap = 0.0 if softcap is None else real("softcap", softcap)
     o.backward = 1 if backward else 0
     o.dw_fp32 = 1 if dw_fp32 else 0
+    check(lib().ps_lmhead_options_check(ctypes.byref(o)) == 0)
     return o
 
 
@@ -90,6 +94,8 @@ def _run(
         token_grad = token_grad.to(torch.float32).contiguous()
     if bias is not None and bias.data_ptr() % 16:  # the product's bias epilogue reads 16-byte vectors
         bias = bias.clone()
+    if chunks == 0:  # a compiled graph's call reads the count optimize races here
+        chunks = _env_chunks() or 0
     o = _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward, dw_fp32)
     ws_bytes = lib().ps_lmhead_workspace_bytes(n, d, v, ctypes.byref(o))
     check(ws_bytes > 0)
@@ -386,21 +392,20 @@ def linear_cross_entropy(
             process_group, one_slice,
         )  # fmt: skip
         return out.reshape(lead) if reduction == "none" else out
-    if chunks is None:
-        chunks = _env_chunks()
-    if chunks is not None and not (isinstance(chunks, str) and chunks == "auto"):
-        if isinstance(chunks, str):
-            raise ValueError(f"chunks must be a count, None or 'auto', not {chunks!r}")
-        chunks = integer("chunks", chunks, 1, INT32_MAX)
-    ignore_index = integer("ignore_index", ignore_index)
-    label_smoothing = real("label_smoothing", label_smoothing)
-    z_loss = real("z_loss", z_loss)
-    softcap = 0.0 if softcap is None else real("softcap", softcap)
+    if isinstance(chunks, str) and chunks != "auto":
+        raise ValueError(f"chunks must be a count, None or 'auto', not {chunks!r}")
+    if not _compiling():  # torch.compile cannot trace ctypes: the op's own call checks them then (_run)
+        if chunks is None:
+            chunks = _env_chunks()
+        elif chunks != "auto":
+            chunks = integer("chunks", chunks, 1, INT32_MAX)
+        ignore_index = integer("ignore_index", ignore_index)
+        label_smoothing, z_loss = real("label_smoothing", label_smoothing), real("z_loss", z_loss)
+        softcap = None if softcap is None else real("softcap", softcap)
+        count = chunks if isinstance(chunks, int) else 0  # None and "auto": the op's own rule
+        _options(ignore_index, 0, label_smoothing, z_loss, softcap, count, True, False)  # ranges, on CPU too
     if accum_dtype not in (None, torch.float32, weight.dtype):
         raise ValueError(f"accum_dtype must be None, torch.float32 or the weight's {weight.dtype}, not {accum_dtype}")
-    count = chunks if isinstance(chunks, int) else 0  # None and "auto": the op's own rule
-    options = _options(ignore_index, 0, label_smoothing, z_loss, softcap, count, True, False)
-    check(lib().ps_lmhead_options_check(ctypes.byref(options)) == 0)  # the op's ranges, on CPU too
     lead = x.shape[:-1]
     x2 = x.reshape(-1, x.shape[-1])
     t2 = targets.reshape(-1)
@@ -416,13 +421,13 @@ def linear_cross_entropy(
     if chunks == "auto":
         forward_only = not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad))
         chunks = _auto_chunks(x2.shape[0], x2.shape[1], weight.shape[0], forward_only, x.device.index or 0)
-    params = (
-        int(ignore_index),
+    params = (  # as given when compiling: the op's schema takes each type, _run checks the values
+        ignore_index,
         _REDUCTIONS[reduction],
-        float(label_smoothing),
-        float(z_loss),
-        float(softcap or 0),
-        0 if chunks is None else int(chunks),
+        label_smoothing,
+        z_loss,
+        0.0 if softcap is None else softcap,
+        0 if chunks is None else chunks,
         accum_dtype == torch.float32 and weight.dtype != torch.float32,
     )
     x2, weight, t2 = x2.contiguous(), weight.contiguous(), t2.contiguous()

@@ -183,6 +183,19 @@ def test_torch_compile_traces_the_op_without_a_graph_break():
     assert torch.allclose(gw.float(), rw.float(), rtol=1e-2, atol=1e-2 * rw.abs().max().item())
 
 
+@pytest.mark.skipif(
+    not torch.cuda.is_available() or not hasattr(torch.library, "custom_op"), reason="needs a CUDA GPU and torch >= 2.4"
+)
+def test_torch_compile_checks_the_arguments_as_an_eager_call_does(monkeypatch):
+    # The checks that call the library (ctypes) cannot be traced: the compiled op makes them when it runs.
+    x, w, t = inputs("cuda", n=64, d=128, v=4099, dtype=torch.bfloat16)
+    with pytest.raises(Exception, match="chunks"):
+        torch.compile(lambda x, w, t: linear_cross_entropy(x, w, t, chunks=2**40), fullgraph=True)(x, w, t)
+    monkeypatch.setenv("POWERSHAPE_CHUNKS", "many")  # what optimize sets is read when the op runs
+    with pytest.raises(Exception, match="POWERSHAPE_CHUNKS"):
+        torch.compile(lambda x, w, t: linear_cross_entropy(x, w, t), fullgraph=True)(x, w, t)
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
 def test_cuda_chunks_auto_uses_what_tune_cached(tmp_path, monkeypatch):
     import subprocess

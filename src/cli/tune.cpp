@@ -51,9 +51,10 @@ void print_candidates(const experiment::TuneResult& r) {
     }
   }
   const auto& chosen = r.candidates[r.chosen];
-  std::printf(
-      "\nchoice: %s (%s)\n", chosen.name.c_str(),
-      r.chosen == r.baseline ? "the baseline" : (r.resolved ? "resolved" : "the budget ran out"));
+  std::printf("\nchoice: %s (%s)\n", chosen.name.c_str(),
+              r.chosen == r.baseline ? "the baseline"
+              : r.resolved           ? "resolved"
+                                     : "the fastest seen, not resolved better than the baseline");
   if (r.chosen != r.baseline) {
     std::printf(
         "against the baseline, on fresh paired rounds: objective %.4f [%.4f, %.4f], time %.4f "
