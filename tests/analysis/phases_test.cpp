@@ -55,6 +55,21 @@ TEST(Phases, ClassesWhatBoundTheGpu) {
   }
 }
 
+// A training step mixes products with memory-bound kernels faster than NVML's utilisation
+// resolves: the H200 measured its memory controller 52-61% busy at the 700 W cap. A memory stream
+// alone draws ~460 W there, so a window held at the power cap is bound by the SMs' power, not by
+// memory; the same memory share without the cap is memory-bound.
+TEST(Phases, AWindowAtThePowerCapIsComputeBoundWhateverTheMemoryShare) {
+  auto t = simulated({workload::Products{4096}}, 4);
+  for (auto& row : t.samples) {
+    row[telemetry::Signal::kUtilMem] = telemetry::Reading::of(58);
+    row[telemetry::Signal::kReasons] = telemetry::Reading::of(telemetry::reason::kSwPowerCap);
+  }
+  EXPECT_EQ(majority(classify_phases(t, 0), workload_begin(t)), PhaseClass::kCompute);
+  for (auto& row : t.samples) row[telemetry::Signal::kReasons] = telemetry::Reading::of(0);
+  EXPECT_EQ(majority(classify_phases(t, 0), workload_begin(t)), PhaseClass::kMemory);
+}
+
 TEST(Phases, SharesAddUpToTheRecording) {
   const auto t = simulated({workload::Products{4096}}, 4);
   const auto w = classify_phases(t, 0, {.window_s = 0.3});
