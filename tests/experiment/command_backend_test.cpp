@@ -77,6 +77,11 @@ f.close()")PY";
   EXPECT_NEAR(m.ms_per_iteration, 1e-3, 1e-9);  // 1 us each
   EXPECT_GT(m.energy_j, 0);
   EXPECT_LT(took, 30);
+  // The run and the span of its steps are regions of the recording (what the report tabulates).
+  const auto regions = b.recorded().regions;
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_EQ(regions[1].name, b.config_name(0) + ": steps");
+  EXPECT_GE(regions[1].begin_ns, regions[0].begin_ns);  // (this job's marks run past its end)
 }
 
 // A command with a line break is quoted on one line in the error that names it.
