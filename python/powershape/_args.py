@@ -13,10 +13,13 @@ def integer(name, value, lo=INT64_MIN, hi=INT64_MAX):
     """`value` as an int in [lo, hi]; a bool or a float is not an integer."""
     if isinstance(value, bool):
         raise TypeError(f"{name} must be an integer, not a bool ({value!r})")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, not {value!r}") from None
+    if isinstance(value, int):  # what torch.compile traces (it constant-folds these checks)
+        v = value
+    else:
+        try:
+            v = operator.index(value)
+        except TypeError:
+            raise TypeError(f"{name} must be an integer, not {value!r}") from None
     if not lo <= v <= hi:
         raise ValueError(f"{name} must be in {lo}..{hi}, not {v}")
     return v
@@ -27,7 +30,7 @@ def real(name, value, lo=-math.inf, hi=math.inf):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, not {value!r}")
     v = float(value)
-    if not math.isfinite(v):
+    if not -math.inf < v < math.inf:  # NaN fails too
         raise ValueError(f"{name} must be finite, not {v}")
     if not lo <= v <= hi:
         raise ValueError(f"{name} must be in [{lo:g}, {hi:g}], not {v:g}")

@@ -94,8 +94,8 @@ def _run(
         token_grad = token_grad.to(torch.float32).contiguous()
     if bias is not None and bias.data_ptr() % 16:  # the product's bias epilogue reads 16-byte vectors
         bias = bias.clone()
-    if chunks == 0:  # a compiled graph's call reads the count optimize races here
-        chunks = _env_chunks() or 0
+    if chunks == 0:  # a compiled call reads the count optimize races here (under CUDA graphs,
+        chunks = _env_chunks() or 0  # when the graph is captured)
     o = _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, backward, dw_fp32)
     ws_bytes = lib().ps_lmhead_workspace_bytes(n, d, v, ctypes.byref(o))
     check(ws_bytes > 0)
@@ -394,14 +394,17 @@ def linear_cross_entropy(
         return out.reshape(lead) if reduction == "none" else out
     if isinstance(chunks, str) and chunks != "auto":
         raise ValueError(f"chunks must be a count, None or 'auto', not {chunks!r}")
-    if not _compiling():  # torch.compile cannot trace ctypes: the op's own call checks them then (_run)
+    # Types, C widths and signs here, traced or not; the op's own ranges are the library's
+    # (_options), which torch.compile cannot trace (ctypes): a compiled call checks them when the
+    # op runs (_run), and reads POWERSHAPE_CHUNKS there.
+    if chunks is not None and chunks != "auto":
+        chunks = integer("chunks", chunks, 1, INT32_MAX)
+    ignore_index = integer("ignore_index", ignore_index)
+    label_smoothing, z_loss = real("label_smoothing", label_smoothing, 0), real("z_loss", z_loss, 0)
+    softcap = None if softcap is None else real("softcap", softcap, 0)
+    if not _compiling():
         if chunks is None:
             chunks = _env_chunks()
-        elif chunks != "auto":
-            chunks = integer("chunks", chunks, 1, INT32_MAX)
-        ignore_index = integer("ignore_index", ignore_index)
-        label_smoothing, z_loss = real("label_smoothing", label_smoothing), real("z_loss", z_loss)
-        softcap = None if softcap is None else real("softcap", softcap)
         count = chunks if isinstance(chunks, int) else 0  # None and "auto": the op's own rule
         _options(ignore_index, 0, label_smoothing, z_loss, softcap, count, True, False)  # ranges, on CPU too
     if accum_dtype not in (None, torch.float32, weight.dtype):
@@ -421,7 +424,7 @@ def linear_cross_entropy(
     if chunks == "auto":
         forward_only = not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad))
         chunks = _auto_chunks(x2.shape[0], x2.shape[1], weight.shape[0], forward_only, x.device.index or 0)
-    params = (  # as given when compiling: the op's schema takes each type, _run checks the values
+    params = (  # checked above; the op's ranges by _run when compiling
         ignore_index,
         _REDUCTIONS[reduction],
         label_smoothing,

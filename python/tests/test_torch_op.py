@@ -186,14 +186,26 @@ def test_torch_compile_traces_the_op_without_a_graph_break():
 @pytest.mark.skipif(
     not torch.cuda.is_available() or not hasattr(torch.library, "custom_op"), reason="needs a CUDA GPU and torch >= 2.4"
 )
-def test_torch_compile_checks_the_arguments_as_an_eager_call_does(monkeypatch):
-    # The checks that call the library (ctypes) cannot be traced: the compiled op makes them when it runs.
+def test_torch_compile_refuses_what_an_eager_call_refuses(monkeypatch):
     x, w, t = inputs("cuda", n=64, d=128, v=4099, dtype=torch.bfloat16)
-    with pytest.raises(Exception, match="chunks"):
-        torch.compile(lambda x, w, t: linear_cross_entropy(x, w, t, chunks=2**40), fullgraph=True)(x, w, t)
-    monkeypatch.setenv("POWERSHAPE_CHUNKS", "many")  # what optimize sets is read when the op runs
-    with pytest.raises(Exception, match="POWERSHAPE_CHUNKS"):
-        torch.compile(lambda x, w, t: linear_cross_entropy(x, w, t), fullgraph=True)(x, w, t)
+    bad = (
+        ({"chunks": 0}, "chunks must be in 1"),
+        ({"chunks": True}, "not a bool"),
+        ({"z_loss": True}, "not a bool"),
+        ({"label_smoothing": float("nan")}, "label_smoothing must be finite"),
+        ({"softcap": -1.0}, "softcap must be in"),
+        ({"chunks": 2**40}, "chunks must be in"),
+    )
+    for kw, match in bad:
+        with pytest.raises((TypeError, ValueError), match=match):
+            torch.compile(lambda x, w, t: linear_cross_entropy(x, w, t, **kw))(x, w, t)
+    # The count optimize sets is read when the compiled op runs, not when it was traced.
+    monkeypatch.delenv("POWERSHAPE_CHUNKS", raising=False)
+    step = torch.compile(lambda x, w, t: linear_cross_entropy(x, w, t), fullgraph=True)
+    step(x, w, t)
+    monkeypatch.setenv("POWERSHAPE_CHUNKS", "many")
+    with pytest.raises(Exception, match="POWERSHAPE_CHUNKS must be a count"):
+        step(x, w, t)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")

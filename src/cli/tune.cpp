@@ -54,7 +54,7 @@ void print_candidates(const experiment::TuneResult& r) {
   std::printf("\nchoice: %s (%s)\n", chosen.name.c_str(),
               r.chosen == r.baseline ? "the baseline"
               : r.resolved           ? "resolved"
-                                     : "the fastest seen, not resolved better than the baseline");
+                           : "better than the baseline on the fresh pairs' median, not resolved");
   if (r.chosen != r.baseline) {
     std::printf(
         "against the baseline, on fresh paired rounds: objective %.4f [%.4f, %.4f], time %.4f "

@@ -56,18 +56,21 @@ TEST(Phases, ClassesWhatBoundTheGpu) {
 }
 
 // A training step mixes products with memory-bound kernels faster than NVML's utilisation
-// resolves: the H200 measured its memory controller 52-61% busy at the 700 W cap. A memory stream
-// alone draws ~460 W there, so a window held at the power cap is bound by the SMs' power, not by
-// memory; the same memory share without the cap is memory-bound.
-TEST(Phases, AWindowAtThePowerCapIsComputeBoundWhateverTheMemoryShare) {
+// resolves: the H200 measured its memory controller 52-61% busy at the 700 W cap, where a memory
+// stream alone draws ~460 W: such a window is bound by the SMs' power. The same memory share
+// without the cap is memory-bound, and so is a stream that reaches the cap (memory 90% busy).
+TEST(Phases, AMixedWindowAtThePowerCapIsComputeBoundAStreamIsNot) {
   auto t = simulated({workload::Products{4096}}, 4);
-  for (auto& row : t.samples) {
-    row[telemetry::Signal::kUtilMem] = telemetry::Reading::of(58);
-    row[telemetry::Signal::kReasons] = telemetry::Reading::of(telemetry::reason::kSwPowerCap);
-  }
-  EXPECT_EQ(majority(classify_phases(t, 0), workload_begin(t)), PhaseClass::kCompute);
-  for (auto& row : t.samples) row[telemetry::Signal::kReasons] = telemetry::Reading::of(0);
-  EXPECT_EQ(majority(classify_phases(t, 0), workload_begin(t)), PhaseClass::kMemory);
+  const auto with = [&](int64_t util_mem, int64_t reasons) {
+    for (auto& row : t.samples) {
+      row[telemetry::Signal::kUtilMem] = telemetry::Reading::of(util_mem);
+      row[telemetry::Signal::kReasons] = telemetry::Reading::of(reasons);
+    }
+    return majority(classify_phases(t, 0), workload_begin(t));
+  };
+  EXPECT_EQ(with(58, telemetry::reason::kSwPowerCap), PhaseClass::kCompute);
+  EXPECT_EQ(with(58, 0), PhaseClass::kMemory);
+  EXPECT_EQ(with(90, telemetry::reason::kSwPowerCap), PhaseClass::kMemory);
 }
 
 TEST(Phases, SharesAddUpToTheRecording) {

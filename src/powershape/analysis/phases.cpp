@@ -117,7 +117,8 @@ std::vector<PhaseWindow> classify_phases(const trace::Trace& t, int gpu, const P
       w.cls = PhaseClass::kIdle;
     else if (w.power_cv >= o.bursty_cv)
       w.cls = PhaseClass::kBursty;
-    else if (w.util_mem_pct >= o.memory_util_pct && w.power_capped < o.capped_share)
+    else if (w.util_mem_pct >=
+             (w.power_capped < o.capped_share ? o.memory_util_pct : o.stream_util_pct))
       w.cls = PhaseClass::kMemory;
     else
       w.cls = PhaseClass::kCompute;

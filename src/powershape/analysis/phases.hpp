@@ -35,10 +35,13 @@ struct PhaseOptions {
   // NVML's memory utilisation at or above which a window is memory-bound: a large product keeps
   // the memory controller ~25% busy on an H200, a stream ~80-100%.
   double memory_util_pct = 50;
-  // A window at the power cap this much of its time is compute-bound whatever its memory share: on
-  // the H200 a memory stream draws ~460 W of the 700 W cap, and a training step's memory
-  // controller is 52-61% busy at the cap (kernels alternate faster than NVML's utilisation sees).
-  double capped_share = 0.5;
+  // ... except in a window at the power cap at least capped_share of its time, which is
+  // memory-bound only at or above stream_util_pct: a training step mixes products and memory-bound
+  // kernels faster than NVML's utilisation resolves (an H200's memory controller 52-61% busy at its
+  // 700 W cap, where a memory stream alone draws ~460 W): the SMs' power binds such a window. A
+  // stream that reaches the cap (a low limit, a small board) keeps memory stream_util_pct busy and
+  // stays memory-bound.
+  double capped_share = 0.5, stream_util_pct = 80;
   // GPU utilisation below which a window is idle; without utilisation in the trace, power within
   // idle_power_share of the way from the trace's lowest power to the power limit is.
   double idle_util_pct = 10, idle_power_share = 0.1;

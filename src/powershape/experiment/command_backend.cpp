@@ -211,8 +211,8 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   if (!region_.empty() && mine.empty())
     throw invalid_input("'" + util::printable(command_text(i), 200) + "' marked no region '" +
                         region_ + "'");
-  // The span of its steps, a region of its own: the report's table then shows what the steps
-  // drew and held, apart from the run's start-up.
+  // The span of the steps it is measured by (the latest kMaxSteps), a region of its own: the
+  // report's table then shows what the steps drew and held, apart from the run's start-up.
   if (!mine.empty())
     trace_.regions.push_back(
         {config_name(i) + ": steps", -1, mine.front().begin_ns, mine.back().end_ns});
