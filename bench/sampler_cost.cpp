@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <map>
 #include <string>
 #include <thread>
@@ -54,11 +53,7 @@ class UpdateCounter {
   std::map<Signal, int> n_;
 };
 
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+double thread_cpu_s() { return static_cast<double>(telemetry::thread_cpu_ns()) * 1e-9; }
 
 double empty_loop_cpu_percent(std::chrono::nanoseconds period, double seconds) {
   double cpu = 0;
@@ -87,13 +82,14 @@ class TimedSource : public telemetry::Source {
   telemetry::Sample poll(int gpu, const telemetry::SignalSet& which) override {
     const int64_t t = telemetry::steady_now_ns();
     telemetry::Sample s = inner_.poll(gpu, which);
+    const int64_t took = telemetry::steady_now_ns() - t;
     const auto cost = inner_.read_cost_ns(gpu);
     bool any_slow = false;  // a poll with a signal the sampler reads only in slow rounds
     for (std::size_t i = 0; i < cost.size(); ++i) {
       any_slow |= which[i] && cost[i] > telemetry::SamplerOptions{}.slow_cost.count();
     }
     Spent& spent = any_slow ? slow : plain;
-    spent.ns += telemetry::steady_now_ns() - t;
+    spent.ns += took;
     ++spent.calls;
     return s;
   }

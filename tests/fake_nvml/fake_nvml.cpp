@@ -34,7 +34,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -44,6 +43,7 @@
 #include <thread>
 #include <vector>
 
+#include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/nvml_api.hpp"
 #include "powershape/trace/csv_reader.hpp"
 
@@ -94,13 +94,8 @@ void slow() {
 // Burns `us` microseconds of the calling thread's CPU (its own clock: a thread descheduled on a
 // loaded machine still burns all of it).
 void spin(long us) {
-  const auto cpu_ns = [] {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<long long>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-  };
-  const long long end = cpu_ns() + static_cast<long long>(us) * 1000;
-  while (us > 0 && cpu_ns() < end) {
+  const int64_t end = powershape::telemetry::thread_cpu_ns() + int64_t{us} * 1000;
+  while (us > 0 && powershape::telemetry::thread_cpu_ns() < end) {
   }
 }
 

@@ -5,8 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <ctime>
 #include <thread>
+
+#include "powershape/telemetry/clock.hpp"
 
 namespace powershape::telemetry {
 namespace {
@@ -133,11 +134,7 @@ TEST_F(NvmlSourceTest, ABufferThatWrappedBeforeItWasDrainedIsSaid) {
       << events[0].what;
 }
 
-double thread_cpu_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
+double thread_cpu_ms() { return static_cast<double>(telemetry::thread_cpu_ns()) * 1e-6; }
 
 // The fake can cost what a driver costs, in the caller's CPU (a sleep costs none): cpu=FUNC:US,
 // and h200_costs (the energy counter 2.9 ms, a buffer fetch 0.7 ms, ...), which the sampler's

@@ -12,6 +12,13 @@ inline int64_t steady_now_ns() {
       .count();
 }
 
+// CPU time the calling thread has used, in ns (a thread that waits or sleeps uses none).
+inline int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
 // The wall clock (UTC, ns since 1970) minus the steady clock, now: what puts steady times on UTC
 // (the driver's power buffer is dated on the wall clock; traces carry it as their anchor).
 inline int64_t wall_minus_steady_ns() {

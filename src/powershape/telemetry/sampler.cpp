@@ -2,22 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <ctime>
 #include <utility>
 
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::telemetry {
-namespace {
-
-int64_t thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
-}  // namespace
 
 Sampler::Sampler(Source& source, SamplerOptions options)
     : source_(source),
