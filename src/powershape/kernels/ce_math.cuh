@@ -207,4 +207,35 @@ __device__ __forceinline__ float grad_scale(const CrossEntropyParams& p, int64_t
   return p.token_grad != nullptr ? s * p.token_grad[row] : s;
 }
 
+// The end of a one-read row (cross_entropy_scaled, logits_exp_finish): the loss, z-loss and lse
+// from the row's offset c, its sum s of exp(z - c) and its target's soft-capped logit zt (unused
+// for an ignored or out-of-range target); then the gradient's row factor, and the target's own
+// entry, a p_t + h with its cancellation done in fp32, written over the target's exp(z - c)
+// divided by that factor.
+__device__ inline void finish_one_read_row(const CrossEntropyParams& p, int64_t row, float c,
+                                           float s, float zt) {
+  const int64_t t = target_of(p.targets, p.targets_int64, row);
+  const bool ignored = t == p.ignore_index, bad = !ignored && (t < 0 || t >= p.v);
+  const float scale = grad_scale(p, row, ignored, bad);
+  const float lse = c + logf(s);
+  float zl = 0;
+  p.token_loss[row] = row_loss(p, lse, zt, 0.f, ignored, bad, zl);
+  p.token_zloss[row] = zl;
+  p.lse[row] = lse;
+  if (!p.write_grad) return;
+  float alpha = 0;
+  if (scale != 0.f) {
+    // The gradient a p + h at the target, h = -scale: a (p_t - 1) + (a + h), p_t - 1 as expm1.
+    const float a = scale * (1 + 2 * p.z_loss * lse);
+    float gamma = a * expm1f(zt - lse) + 2 * scale * p.z_loss * lse;
+    if (p.softcap > 0) {
+      const float q = zt / p.softcap;
+      gamma *= 1 - q * q;
+    }
+    alpha = a / s;
+    p.logits[row * p.ld + t] = __float2bfloat16(a != 0.f ? gamma * s / a : 0.f);
+  }
+  p.row_scale[row] = alpha;
+}
+
 }  // namespace powershape::kernels::ce

@@ -146,30 +146,7 @@ __global__ void __launch_bounds__(kThreads, kSoftcap ? 2 : 3)
     c = top;
   }
   s = block_fold<false>(s);  // its barriers also order every write of the row before the target's
-  if (threadIdx.x != 0) return;
-  const int64_t t = target_of(p.targets, p.targets_int64, row);
-  const bool ignored = t == p.ignore_index, bad = !ignored && (t < 0 || t >= p.v);
-  const float scale = grad_scale(p, row, ignored, bad);
-  const float lse = c + logf(s);
-  const float zt = capped(zt_raw, p.softcap);
-  float zl = 0;
-  p.token_loss[row] = row_loss(p, lse, zt, 0.f, ignored, bad, zl);
-  p.token_zloss[row] = zl;
-  p.lse[row] = lse;
-  if (!p.write_grad) return;
-  float alpha = 0;
-  if (scale != 0.f) {
-    // The gradient a p + h at the target, h = -scale: a (p_t - 1) + (a + h), p_t - 1 as expm1.
-    const float a = scale * (1 + 2 * p.z_loss * lse);
-    float gamma = a * expm1f(zt - lse) + 2 * scale * p.z_loss * lse;
-    if (p.softcap > 0) {
-      const float q = zt / p.softcap;
-      gamma *= 1 - q * q;
-    }
-    alpha = a / s;
-    p.logits[row * p.ld + t] = __float2bfloat16(a != 0.f ? gamma * s / a : 0.f);
-  }
-  p.row_scale[row] = alpha;
+  if (threadIdx.x == 0) finish_one_read_row(p, row, c, s, capped(zt_raw, p.softcap));
 }
 
 __global__ void scale_rows_kernel(const uint4* in, const float* scale, int64_t rows,

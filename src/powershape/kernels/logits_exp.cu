@@ -1,0 +1,585 @@
+// logits_exp.cuh's kernels. The product is a persistent, warp-specialised Hopper kernel: per block
+// one producer thread feeds 128 x 256 tiles of X and W, 64 deep in K (128-byte rows, swizzled),
+// through the tensor copy engine into four shared-memory stages of 48 KB; two warpgroups multiply
+// (each 64 rows x 256 columns of the tile, one wgmma m64n256k16 a 16-deep step, fp32
+// accumulators) and then, from their own registers, turn their part of the tile into exp(z - c),
+// written straight to memory. Nothing is staged in shared memory, so all of it serves the
+// products, as in cuBLAS's kernel for the same shape (128 x 256 x 64, 4 stages); while the two
+// warpgroups take the exponent, the producer already loads the next tile. With a cluster of two,
+// the blocks take two row blocks of one column block at a time and share W's tile, each loading
+// half of it for both (multicast): what the products read from L2 falls by a third.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "powershape/kernels/ce_math.cuh"
+#include "powershape/kernels/cuda_check.hpp"
+#include "powershape/kernels/logits_exp.cuh"
+#include "powershape/kernels/sm90.cuh"
+
+namespace powershape::kernels {
+namespace {
+
+constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 3, kThreads = 384;
+constexpr int kEpilogueWarps = 3;  // the first warpgroup's warps 1-3 (warp 0 feeds the stages)
+static_assert(kBN == kLogitsExpTile, "the finishing kernel reads a pair per tile");
+constexpr uint32_t kStageA = kBM * kBK * 2, kStageB = kBN * kBK * 2;
+constexpr int kPieceCols = 64;                    // a staged piece of a tile: 128-byte rows
+constexpr uint32_t kPiece = kBM * kPieceCols * 2;    // 16 KB
+constexpr uint32_t kStaging = kBN / kPieceCols * kPiece;  // the whole tile as bf16: 64 KB
+constexpr int kSmemBytes = 1024 + kStages * (kStageA + kStageB) + kStaging + 8 * (2 * kStages + 2);
+constexpr uint32_t kUnset = 0xFFFFFFFFu;  // a row's offset before any tile has set it (a NaN)
+constexpr float kRaise = 30.f;            // exp(z - c) stays below e^30 (bf16 and fp32: e^88)
+
+// Where the scratch's three arrays start: each row's offset (float bits), each row's target logit,
+// and each (tile column, row)'s offset used and sum of exp(z - c).
+struct Scratch {
+  uint32_t* offset;
+  float* target_logit;
+  float2* tiles;
+};
+
+std::size_t align256(std::size_t b) { return (b + 255) / 256 * 256; }
+
+Scratch scratch_of(void* p, int64_t rows) {
+  auto* b = static_cast<char*>(p);
+  const std::size_t r = align256(static_cast<std::size_t>(rows) * 4);
+  return {reinterpret_cast<uint32_t*>(b), reinterpret_cast<float*>(b + r),
+          reinterpret_cast<float2*>(b + 2 * r)};
+}
+
+// The tiles a block takes, in order: groups of kCluster row blocks of one column block, row
+// blocks first (the blocks running at once share W's tiles in L2, and X stays there). A group's
+// last row blocks may lie past the rows (they read zeros and write nothing).
+struct Walk {
+  int m_groups, groups, cluster;
+  __device__ int first() const { return static_cast<int>(blockIdx.x) / cluster; }
+  __device__ int stride() const { return static_cast<int>(gridDim.x) / cluster; }
+  __device__ int m(int g) const {
+    return cluster * (g % m_groups) + static_cast<int>(blockIdx.x) % cluster;
+  }
+  __device__ int n(int g) const { return g / m_groups; }
+};
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// The offset this tile uses for a row whose maximum is m, given the row's offset as this tile last
+// read it (`seen`): set it if no tile has, raise it if m lies more than kRaise above it.
+__device__ __forceinline__ float resolve_offset(uint32_t* slot, float m, uint32_t seen) {
+  uint32_t cur = seen;
+  if (cur == kUnset) {
+    cur = atomicCAS(slot, kUnset, __float_as_uint(m));
+    if (cur == kUnset) return m;
+  }
+  while (m > __uint_as_float(cur) + kRaise) {
+    const uint32_t prev = atomicCAS(slot, cur, __float_as_uint(m));
+    if (prev == cur) return m;
+    cur = prev;
+  }
+  return __uint_as_float(cur);
+}
+
+// Where 16-byte unit `unit` (8 logits) of staged row `row` lies: the tile is staged as four
+// 64-column pieces of 128-byte rows, each 16-byte unit swizzled by the row (as TMA's 128-byte
+// swizzle lays them), so that stmatrix's eight rows and a warp's reads of a row hit every bank.
+__device__ __forceinline__ uint32_t staged_at(uint32_t staging, int row, int unit) {
+  return staging + static_cast<uint32_t>((unit / 8) * kPiece + row * 128 +
+                                         (((unit % 8) ^ (row % 8)) * 16));
+}
+
+// The multiplying warpgroup `half` (0, 1): rows 64 half to 64 half + 63 of each tile, all 256
+// columns, then staged as bf16 for the epilogue warpgroup.
+template <int kCluster>
+__device__ __forceinline__ void multiply(uint32_t a0, uint32_t b0, uint32_t staging, int half,
+                                         uint32_t full, uint32_t empty, uint32_t staged,
+                                         uint32_t freed, Walk walk, int k_blocks) {
+  const int lane = static_cast<int>(threadIdx.x % 32),
+            warp = static_cast<int>(threadIdx.x % 128) / 32;
+  int stage = 0;
+  uint32_t phase = 0, freed_parity = 1;  // the staging buffer starts free
+  float d[128];
+  // A stage is free again once every multiplying warp of the cluster's blocks is done with it
+  // (with a cluster, the peer's producer writes half of W's tile into this block too).
+  auto release = [&](int st) {
+    if (lane != 0) return;
+    sm90::bar_arrive(empty + 8 * st);
+    if (kCluster == 2) sm90::bar_arrive_in(empty + 8 * st, sm90::cluster_rank() ^ 1);
+  };
+  // stmatrix: lanes 8 g to 8 g + 7 give the rows of matrix g, the upper (g even) or lower 8 rows
+  // of the warp's 16, in 8-column group 2 u + g / 2 of a piece.
+  const int g = lane / 8, srow = half * 64 + warp * 16 + 8 * (g % 2) + lane % 8;
+  for (int t = walk.first(); t < walk.groups; t += walk.stride()) {
+    int prev = 0;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      sm90::bar_wait(full + 8 * stage, phase);
+      sm90::pin(d);
+      sm90::wgmma_fence();
+#pragma unroll
+      for (int k = 0; k < kBK / 16; ++k) {
+        const uint32_t a = a0 + stage * kStageA + half * 64 * 128 + k * 32;  // 128-byte rows
+        const uint32_t b = b0 + stage * kStageB + k * 32;
+        sm90::wgmma_m64n256(d, sm90::desc_k128(a), sm90::desc_k128(b), kb > 0 || k > 0);
+      }
+      sm90::wgmma_commit();
+      if (kb > 0) {
+        sm90::wgmma_wait<1>();
+        release(prev);
+      }
+      prev = stage;
+      if (++stage == kStages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+    sm90::wgmma_wait<0>();
+    sm90::pin(d);
+    release(prev);
+    sm90::bar_wait(freed, freed_parity);  // the epilogue has read the last tile out
+    freed_parity ^= 1;
+#pragma unroll
+    for (int piece = 0; piece < kBN / kPieceCols; ++piece) {
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const int j = 8 * piece + 2 * u;  // the pair of 8-column groups
+        sm90::stmatrix_x4(staged_at(staging, srow, 8 * piece + 2 * u + g / 2),
+                          ce::pack(d[4 * j], d[4 * j + 1]), ce::pack(d[4 * j + 2], d[4 * j + 3]),
+                          ce::pack(d[4 * j + 4], d[4 * j + 5]),
+                          ce::pack(d[4 * j + 6], d[4 * j + 7]));
+      }
+    }
+    sm90::bar_arrive(staged);
+  }
+}
+
+// Max and sum over the eight lanes that share a row.
+__device__ __forceinline__ float row_max8(float v) {
+#pragma unroll
+  for (int o = 1; o < 8; o <<= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ __forceinline__ float row_sum8(float v) {
+#pragma unroll
+  for (int o = 1; o < 8; o <<= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// The epilogue's warps (kEpilogueWarps, `e` of them this one): for each staged tile, four rows a
+// pass (passes e, e + kEpilogueWarps, ...), eight lanes a row, each lane four 8-column units of
+// it, one in each piece (so that each store instruction writes 128 bytes of a row side by side):
+// z + bias (soft-capped), the row's offset for the tile, exp(z - c) written with 16-byte stores,
+// the row's (offset, sum) and its target's logit.
+template <bool kCap, bool kBias>
+__device__ __forceinline__ void exponentiate(const LogitsExpParams& p,
+                                             const CrossEntropyParams& pass, Scratch s,
+                                             uint32_t staging, uint32_t staged, uint32_t freed,
+                                             Walk walk, int e) {
+  using namespace ce;
+  constexpr int kPasses = kBM / 4;
+  const int lane = static_cast<int>(threadIdx.x % 32), rg = lane / 8, l8 = lane % 8;
+  const float cap = p.softcap;
+  uint32_t staged_parity = 0;
+  for (int t = walk.first(); t < walk.groups; t += walk.stride()) {
+    const int m = walk.m(t), n = walk.n(t);
+    const int64_t row0 = static_cast<int64_t>(m) * kBM + rg, colbase = static_cast<int64_t>(n) * kBN;
+    const bool last = colbase + kBN > p.v;  // columns past V: only in a row's last tile
+    // This lane's columns: colbase + 8 (l8 + 8 i) + k.
+    float bias[4][8];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const int64_t col = colbase + 8 * (l8 + 8 * i) + k;
+        bias[i][k] = kBias && col < p.v ? __bfloat162float(p.bias[col]) : 0.f;
+      }
+    }
+    // A pass's row: its offset as it stands and its target, read a pass ahead.
+    auto fetch = [&](int ps, uint32_t& seen, int64_t& target) {
+      const int64_t row = row0 + 4 * ps;
+      seen = kUnset;
+      target = -1;
+      if (ps < kPasses && row < p.rows) {
+        seen = *static_cast<volatile uint32_t*>(s.offset + row);
+        target = target_of(pass.targets, pass.targets_int64, row);
+      }
+    };
+    uint32_t seen;
+    int64_t target;
+    fetch(e, seen, target);
+    sm90::bar_wait(staged, staged_parity);
+    staged_parity ^= 1;
+#pragma unroll 1
+    for (int ps = e; ps < kPasses; ps += kEpilogueWarps) {
+      uint32_t seen_next;
+      int64_t target_next;
+      fetch(ps + kEpilogueWarps, seen_next, target_next);
+      const int64_t row = row0 + 4 * ps;
+      const bool valid = row < p.rows;
+      float z[4][8];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        uint4 raw;
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(raw.x), "=r"(raw.y), "=r"(raw.z), "=r"(raw.w)
+                     : "r"(staged_at(staging, 4 * ps + rg, l8 + 8 * i)));
+        unpack(raw, z[i]);
+      }
+      if (ps + kEpilogueWarps >= kPasses) sm90::bar_arrive(freed);  // its last rows are read
+      float mx = -INFINITY;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+          if (kBias) z[i][k] += bias[i][k];
+          if (kCap) z[i][k] = cap * tanhf(z[i][k] / cap);
+        }
+      }
+      if (last) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+#pragma unroll
+          for (int k = 0; k < 8; ++k) {
+            if (colbase + 8 * (l8 + 8 * i) + k >= p.v) z[i][k] = -INFINITY;
+          }
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) mx = fmaxf(mx, z[i][k]);
+      }
+      mx = row_max8(mx);
+      float c = __uint_as_float(seen);
+      if (valid && (seen == kUnset || mx > c + kRaise)) {  // the same in the row's lanes
+        if (l8 == 0) c = resolve_offset(s.offset + row, mx, seen);
+      }
+      c = __shfl_sync(0xffffffffu, c, lane & ~7);
+      // The target, if it lies among this lane's columns (rare: one lane of one tile a row).
+      const int64_t to = target - colbase;
+      if (valid && to >= 0 && to < kBN && (to / 8) % 8 == l8) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+#pragma unroll
+          for (int k = 0; k < 8; ++k) {
+            if (to == 8 * (l8 + 8 * i) + k) s.target_logit[row] = z[i][k];
+          }
+        }
+      }
+      const float cl = c * kLog2e;
+      float sum = 0;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        float g8[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+          const float ex = ex2(fmaf(z[i][k], kLog2e, -cl));
+          sum += ex;
+          if (kCap) {
+            const float q = z[i][k] / cap;
+            g8[k] = ex != 0.f ? ex * (1 - q * q) : 0.f;  // columns past V: z = -inf, e = 0
+          } else {
+            g8[k] = ex;
+          }
+        }
+        const int64_t col = colbase + 8 * (l8 + 8 * i);
+        if (p.write && valid && col < p.ld) {
+          *reinterpret_cast<uint4*>(p.out + row * p.ld + col) = make_uint4(
+              pack(g8[0], g8[1]), pack(g8[2], g8[3]), pack(g8[4], g8[5]), pack(g8[6], g8[7]));
+        }
+      }
+      sum = row_sum8(sum);
+      if (valid && l8 == 0)
+        s.tiles[static_cast<int64_t>(n) * p.rows + row] = make_float2(c, sum);
+      seen = seen_next;
+      target = target_next;
+    }
+  }
+}
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+// Writes 1 where the image the device loaded has the Hopper instructions (sm_90a), else 0.
+__global__ void sm90a_probe(int* out) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  *out = 1;
+#else
+  *out = 0;
+#endif
+}
+
+template <int kCluster, bool kCap, bool kBias>
+__global__ void __launch_bounds__(kThreads, 1)
+    logits_exp_kernel(const __grid_constant__ CUtensorMap tx,
+                      const __grid_constant__ CUtensorMap tw, const LogitsExpParams p,
+                      const CrossEntropyParams pass, Scratch s, Walk walk, int k_blocks) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ unsigned char smem_raw[];
+  auto* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) /
+                                                1024 * 1024);  // the 128-byte swizzle's atom
+  const uint32_t a0 = sm90::smem_addr(smem), b0 = a0 + kStages * kStageA;
+  const uint32_t staging = b0 + kStages * kStageB;
+  const uint32_t full = staging + kStaging, empty = full + 8 * kStages, staged = empty + 8 * kStages,
+                 freed = staged + 8;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kStages; ++i) {
+      sm90::bar_init(full + 8 * i, 1);
+      sm90::bar_init(empty + 8 * i, 8 * kCluster);  // each multiplying warp of each block
+    }
+    sm90::bar_init(staged, 256);  // each multiplying thread
+    sm90::bar_init(freed, 32 * kEpilogueWarps);  // each epilogue thread
+    sm90::bar_init_fence();
+  }
+  if (kCluster == 2) {
+    sm90::cluster_sync();  // the peer's barriers are set before either block arrives on them
+  } else {
+    __syncthreads();
+  }
+  // Every thread keeps the registers it starts with (168): the products' 128 accumulators and
+  // their descriptors need more than 512 threads would leave (128), so the epilogue shares the
+  // first warpgroup with the producer.
+  const int warp = static_cast<int>(threadIdx.x / 32);
+  if (warp == 0) {
+    if (threadIdx.x == 0) {
+      int stage = 0;
+      uint32_t phase = 0;
+      const int rank = kCluster == 2 ? static_cast<int>(sm90::cluster_rank()) : 0;
+      for (int t = walk.first(); t < walk.groups; t += walk.stride()) {
+        const int m = walk.m(t), n = walk.n(t);
+        for (int kb = 0; kb < k_blocks; ++kb) {
+          sm90::bar_wait(empty + 8 * stage, phase ^ 1);
+          sm90::bar_expect(full + 8 * stage, kStageA + kStageB);
+          sm90::tma_load(a0 + stage * kStageA, &tx, kb * kBK, m * kBM, full + 8 * stage);
+          if (kCluster == 2) {
+            sm90::tma_load_multicast(b0 + stage * kStageB + rank * (kStageB / 2), &tw, kb * kBK,
+                                     n * kBN + rank * (kBN / 2), full + 8 * stage, 0x3);
+          } else {
+            sm90::tma_load(b0 + stage * kStageB, &tw, kb * kBK, n * kBN, full + 8 * stage);
+          }
+          if (++stage == kStages) {
+            stage = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+  } else if (warp < 4) {
+    exponentiate<kCap, kBias>(p, pass, s, staging, staged, freed, walk, warp - 1);
+  } else {
+    multiply<kCluster>(a0, b0, staging, warp / 4 - 1, full, empty, staged, freed, walk, k_blocks);
+  }
+  if (kCluster == 2) sm90::cluster_sync();  // the peer may write into this block until it is done
+#endif
+}
+
+// A block a 32 rows, 8 threads a row (each every 8th tile: a warp reads 32 rows of one tile, which
+// lie side by side): the tiles' (offset, sum) pairs put on the row's largest offset; tiles that
+// wrote under a smaller one (only when a tile raised the row's offset) rescaled; then the row's
+// loss and gradient factor.
+constexpr int kFinishRows = 32, kFinishSplit = 8;
+
+__global__ void __launch_bounds__(kFinishRows* kFinishSplit)
+    finish_kernel(CrossEntropyParams p, Scratch s, int64_t rows, int cols) {
+  using namespace ce;
+  __shared__ float part_c[kFinishSplit][kFinishRows], part_s[kFinishSplit][kFinishRows];
+  const int r = static_cast<int>(threadIdx.x) % kFinishRows,
+            g = static_cast<int>(threadIdx.x) / kFinishRows;
+  const int64_t row = blockIdx.x * static_cast<int64_t>(kFinishRows) + r;
+  const bool valid = row < rows;
+  float c = -INFINITY, sum = 0;
+#pragma unroll 4
+  for (int j = g; valid && j < cols; j += kFinishSplit) {
+    const float2 t = s.tiles[j * rows + row];
+    merge(c, sum, t.x, t.y);
+  }
+  part_c[g][r] = c;
+  part_s[g][r] = sum;
+  __syncthreads();
+  c = -INFINITY;
+  sum = 0;
+  for (int i = 0; i < kFinishSplit; ++i) merge(c, sum, part_c[i][r], part_s[i][r]);
+  if (valid && p.write_grad) {
+    for (int j = g; j < cols; j += kFinishSplit) {
+      const float2 t = s.tiles[j * rows + row];
+      if (t.x == c) continue;  // the common case: the tile wrote under the row's final offset
+      const float f = ex2((t.x - c) * kLog2e);
+      const int64_t first = static_cast<int64_t>(j) * kBN;
+      const int64_t last = first + kBN < p.ld ? first + kBN : p.ld;
+      auto* vec = reinterpret_cast<uint4*>(p.logits + row * p.ld);
+      for (int64_t i = first / 8; i < last / 8; ++i) {
+        float z[8];
+        unpack(vec[i], z);
+        vec[i] = make_uint4(pack(z[0] * f, z[1] * f), pack(z[2] * f, z[3] * f),
+                            pack(z[4] * f, z[5] * f), pack(z[6] * f, z[7] * f));
+      }
+    }
+  }
+  __syncthreads();  // every rescale of the row before its target's entry is written
+  if (valid && g == 0) finish_one_read_row(p, row, c, sum, s.target_logit[row]);
+}
+
+using EncodeFn = PFN_cuTensorMapEncodeTiled_v12000;
+
+EncodeFn encoder() {
+  static EncodeFn fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    PS_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
+                                             &q));
+    if (f == nullptr || q != cudaDriverEntryPointSuccess)
+      throw std::runtime_error("logits_exp: the driver has no cuTensorMapEncodeTiled");
+    return reinterpret_cast<EncodeFn>(f);
+  }();
+  return fn;
+}
+
+// A [rows x cols] row-major bf16 matrix read in boxes of kBK columns (128 bytes) x box_rows rows,
+// 128-byte swizzled (what the products' descriptors expect); out-of-range elements read as zeros.
+CUtensorMap tensor_map(const void* base, int64_t rows, int64_t cols, int box_rows) {
+  CUtensorMap m{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint32_t box[2] = {kBK, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t unit[2] = {1, 1};
+  const CUresult r =
+      encoder()(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides,
+                box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("logits_exp: cuTensorMapEncodeTiled failed (" + std::to_string(r) +
+                             ")");
+  return m;
+}
+
+using KernelFn = void (*)(CUtensorMap, CUtensorMap, LogitsExpParams, CrossEntropyParams, Scratch,
+                          Walk, int);
+
+template <int kCluster>
+KernelFn kernel_for(bool cap, bool bias) {
+  if (cap) {
+    return bias ? logits_exp_kernel<kCluster, true, true> : logits_exp_kernel<kCluster, true, false>;
+  }
+  return bias ? logits_exp_kernel<kCluster, false, true> : logits_exp_kernel<kCluster, false, false>;
+}
+
+KernelFn kernel_for(int cluster, bool cap, bool bias) {
+  return cluster == 2 ? kernel_for<2>(cap, bias) : kernel_for<1>(cap, bias);
+}
+
+struct DeviceInfo {
+  bool available = false;
+  int blocks[3] = {0, 0, 0};  // blocks that fit on the GPU at once, by cluster size (1, 2)
+};
+
+// Per device, once: whether the kernel has an image for it, and how many blocks fit at once.
+const DeviceInfo& device_info() {
+  static std::mutex mu;
+  static std::map<int, DeviceInfo> known;
+  int dev = 0;
+  PS_CUDA(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = known.find(dev);
+  if (it != known.end()) return it->second;
+  DeviceInfo info;
+  int major = 0, minor = 0;
+  PS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  PS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  int sms = 0;
+  PS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  cudaFuncAttributes attr{};
+  if (major == 9 && minor == 0 && cudaFuncGetAttributes(&attr, sm90a_probe) == cudaSuccess) {
+    int* flag = nullptr;
+    int has = 0;
+    PS_CUDA(cudaMalloc(&flag, sizeof(int)));
+    sm90a_probe<<<1, 1>>>(flag);
+    PS_LAUNCHED();
+    PS_CUDA(cudaMemcpy(&has, flag, sizeof(int), cudaMemcpyDeviceToHost));
+    PS_CUDA(cudaFree(flag));
+    if (has == 1) {
+      for (int cluster : {1, 2}) {
+        for (bool cap : {false, true}) {
+          for (bool bias : {false, true}) {
+            PS_CUDA(cudaFuncSetAttribute(kernel_for(cluster, cap, bias),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+          }
+        }
+        // The grid is persistent: no more clusters than fit at once (a GPC with an odd number of
+        // multiprocessors leaves one idle with clusters of two).
+        cudaLaunchConfig_t config{};
+        cudaLaunchAttribute at{};
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = static_cast<unsigned>(cluster);
+        at.val.clusterDim.y = 1;
+        at.val.clusterDim.z = 1;
+        config.gridDim = dim3(static_cast<unsigned>(sms / cluster * cluster));
+        config.blockDim = dim3(kThreads);
+        config.dynamicSmemBytes = kSmemBytes;
+        config.attrs = &at;
+        config.numAttrs = 1;
+        int clusters = 0;
+        PS_CUDA(cudaOccupancyMaxActiveClusters(&clusters, kernel_for(cluster, false, false),
+                                               &config));
+        info.blocks[cluster] = clusters * cluster;
+      }
+      info.available = info.blocks[1] > 0 && info.blocks[2] > 0;
+    }
+  }
+  cudaGetLastError();  // a missing image is an answer, not an error
+  return known.emplace(dev, info).first->second;
+}
+
+}  // namespace
+
+bool logits_exp_available() { return device_info().available; }
+
+std::size_t logits_exp_scratch_bytes(int64_t rows, int64_t v) {
+  return 2 * align256(static_cast<std::size_t>(rows) * 4) +
+         align256(static_cast<std::size_t>(rows * logits_exp_tiles(v)) * sizeof(float2));
+}
+
+void logits_exp(const LogitsExpParams& l, const CrossEntropyParams& pass, cudaStream_t stream,
+                int cluster) {
+  const DeviceInfo& dev = device_info();
+  if (!dev.available) throw std::logic_error("logits_exp: no sm_90a image for this device");
+  if (cluster != 1 && cluster != 2) throw std::invalid_argument("logits_exp: cluster is 1 or 2");
+  if (l.rows == 0) return;
+  const Scratch s = scratch_of(l.scratch, l.rows);
+  PS_CUDA(cudaMemsetAsync(s.offset, 0xff, static_cast<std::size_t>(l.rows) * 4, stream));
+  const CUtensorMap tx = tensor_map(l.x, l.rows, l.d, kBM),
+                    tw = tensor_map(l.w, l.v, l.d, kBN / cluster);
+  Walk walk{};
+  walk.cluster = cluster;
+  walk.m_groups = static_cast<int>((l.rows + cluster * kBM - 1) / (cluster * kBM));
+  walk.groups = walk.m_groups * static_cast<int>(logits_exp_tiles(l.v));
+  const int k_blocks = static_cast<int>((l.d + kBK - 1) / kBK);
+  const int grid = cluster * std::min(walk.groups, dev.blocks[cluster] / cluster);
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute at{};
+  at.id = cudaLaunchAttributeClusterDimension;
+  at.val.clusterDim.x = static_cast<unsigned>(cluster);
+  at.val.clusterDim.y = 1;
+  at.val.clusterDim.z = 1;
+  config.gridDim = dim3(static_cast<unsigned>(grid));
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSmemBytes;
+  config.stream = stream;
+  config.attrs = &at;
+  config.numAttrs = 1;
+  PS_CUDA(cudaLaunchKernelEx(&config, kernel_for(cluster, l.softcap > 0, l.bias != nullptr), tx,
+                             tw, l, pass, s, walk, k_blocks));
+  PS_LAUNCHED();
+}
+
+void logits_exp_finish(const LogitsExpParams& l, const CrossEntropyParams& pass,
+                       cudaStream_t stream) {
+  if (l.rows == 0) return;
+  const auto blocks = static_cast<unsigned>((l.rows + kFinishRows - 1) / kFinishRows);
+  finish_kernel<<<blocks, kFinishRows * kFinishSplit, 0, stream>>>(
+      pass, scratch_of(l.scratch, l.rows), l.rows, static_cast<int>(logits_exp_tiles(l.v)));
+  PS_LAUNCHED();
+}
+
+}  // namespace powershape::kernels
