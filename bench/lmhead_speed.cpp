@@ -6,8 +6,11 @@
 // interleaved shuffled rounds, medians with bootstrap intervals. --dw: the dtype dW accumulates in.
 // --products: also the three products alone at each chunk count above 1 (rows "pC"), which splits
 // a chunk count's cost into what chunking the products costs and what the pass and scaling add.
+// --exp: where the softmax's exponent is taken: in a pass of its own (rows C), in the logits
+// product (rows eC; the op's default on an sm_90 GPU), or both in the same run (the default where
+// the GPU can, else the pass alone).
 //   lmhead_speed [--shapes N,D,V;N,D,V...] [--chunks 1,2,...] [--dw bf16|fp32] [--products]
-//                [--window S] [--rounds R] [--json F]
+//                [--exp pass|product|both] [--window S] [--rounds R] [--json F]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -17,6 +20,7 @@
 
 #include "powershape/experiment/engine.hpp"
 #include "powershape/experiment/gpu_backend.hpp"
+#include "powershape/kernels/lmhead.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/args.hpp"
@@ -40,15 +44,19 @@ double target_for(const workload::LmHead& s, int chunks) {
 
 nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape,
                          const std::vector<int>& chunks, bool products,
-                         const experiment::Design& design) {
+                         const std::vector<bool>& exps, const experiment::Design& design) {
   std::vector<workload::Plan> configs;
   std::vector<bool> is_products{true};
   const workload::LmHeadProducts ceiling{shape.tokens, shape.width, shape.vocab, shape.dw_bytes};
   configs.push_back(workload::make_plan({ceiling, 1}, {}));
   for (int c : chunks) {
     if (c > shape.tokens) continue;
-    configs.push_back(workload::lmhead_plan(shape, c));
-    is_products.push_back(false);
+    for (bool e : exps) {
+      workload::LmHead op = shape;
+      op.exp_in_product = e;
+      configs.push_back(workload::lmhead_plan(op, c));
+      is_products.push_back(false);
+    }
     if (products && c > 1) {
       configs.push_back(workload::make_plan({ceiling, c}, {}));
       is_products.push_back(true);
@@ -64,7 +72,13 @@ nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape
   for (std::size_t i = 0; i < r.configs.size(); ++i) {
     const auto& c = r.configs[i];
     const int ch = i == 0 ? 0 : configs[i].workload.chunks;
-    const std::string label = i == 0 ? "ceil" : (is_products[i] ? "p" : "") + std::to_string(ch);
+    const auto* op = std::get_if<workload::LmHead>(&configs[i].workload.kind);
+    const bool in_product = op != nullptr && op->exp_in_product;
+    const std::string label = i == 0 ? "ceil"
+                                     : (is_products[i] ? "p"
+                                        : in_product   ? "e"
+                                                       : "") +
+                                           std::to_string(ch);
     // The ceiling's time over ours: 1 is as fast as the products alone.
     const double of = 1 / c.time_ratio.mid, of_lo = 1 / c.time_ratio.hi,
                  of_hi = 1 / c.time_ratio.lo;
@@ -84,6 +98,7 @@ nlohmann::json run_shape(experiment::Backend& gpu, const workload::LmHead& shape
     rows.push_back({{"chunks", ch},
                     {"ceiling", i == 0},
                     {"products_only", is_products[i]},
+                    {"exp_in_product", in_product},
                     {"dw", shape.dw_bytes == 4 ? "fp32" : "bf16"},
                     {"ms", c.ms_per_iteration},
                     {"tflops", flops / c.ms_per_iteration * 1e-9},
@@ -105,7 +120,7 @@ int main(int argc, char** argv) {
   CLI::App app{"LM head + cross-entropy against the three products alone, sustained, on GPU 0"};
   std::string shapes = "4096,4096,128256;16384,896,151936;16384,4096,128256;131072,896,151936";
   std::string chunks = "1,2,4,8,16,32,64";
-  std::string json_path, dw = "bf16";
+  std::string json_path, dw = "bf16", exp = "both";
   bool products = false;
   experiment::Design design;
   design.rounds = 3;
@@ -115,6 +130,10 @@ int main(int argc, char** argv) {
   app.add_option("--chunks", chunks, "Chunk counts (default 1,2,4,8,16,32,64)");
   app.add_option("--dw", dw, "The dtype dW accumulates in: bf16 (default) or fp32")
       ->check(CLI::IsMember({"bf16", "fp32"}));
+  app.add_option("--exp", exp,
+                 "Where the exponent is taken: pass, product (sm_90 only) or both (default; the "
+                 "pass alone where the GPU cannot)")
+      ->check(CLI::IsMember({"pass", "product", "both"}));
   app.add_flag("--products", products,
                "Also the three products alone at each chunk count above 1 (rows pC)");
   app.add_option("--window", design.window_s, "Seconds per measurement (default 3)");
@@ -133,12 +152,20 @@ int main(int argc, char** argv) {
       parsed.back().dw_bytes = dw == "fp32" ? 4 : 2;
     }
     experiment::GpuBackend gpu(experiment::measurement_sampler_options());
+    const bool can = kernels::LmHead::exp_in_product(workload::LmHeadOptions{});
+    if (exp == "product" && !can)
+      throw std::invalid_argument(
+          "--exp product: this GPU cannot take the exponent in the product "
+          "(an sm_90 GPU and a build for sm_90a only)");
+    std::vector<bool> exps;
+    if (exp != "product") exps.push_back(false);
+    if (exp != "pass" && can) exps.push_back(true);
     std::printf("%s\n%-22s %7s %11s %8s %9s %7s %6s %7s %9s %7s %s\n", gpu.describe().c_str(),
                 "N x D x V", "chunks", "sustain ms", "TFLOP/s", "J/iter", "W", "MHz", "capped",
                 "extra GiB", "/ceil", "[95% CI]  target");
     nlohmann::json out = {{"device", gpu.device_json()}, {"shapes", nlohmann::json::array()}};
     for (const auto& shape : parsed)
-      out["shapes"].push_back(run_shape(gpu, shape, counts, products, design));
+      out["shapes"].push_back(run_shape(gpu, shape, counts, products, exps, design));
     if (!json_path.empty()) util::write_json_file(json_path, out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lmhead_speed: %s\n", e.what());

@@ -74,9 +74,8 @@ double sustained_ms(const std::function<void()>& body) {
   const double once = t.time(body);
   const int reps = std::max(3, static_cast<int>(200.0 / std::max(once, 1e-3)));
   return t.time([&] {
-           for (int i = 0; i < reps; ++i) body();
-         }) /
-         reps;
+    for (int i = 0; i < reps; ++i) body();
+  }) / reps;
 }
 
 }  // namespace
@@ -166,16 +165,16 @@ int main(int argc, char** argv) {
         product();
         cross_entropy_scaled(grad ? pr : pass_for(ref, stats, false), sh.n, nullptr);
       };
-      auto fused_way = [&](int cluster, bool grad) {
+      auto fused_way = [&](bool grad) {
         LogitsExpParams lf = l;
         lf.write = grad;
-        logits_exp(lf, pf, nullptr, cluster);
+        logits_exp(lf, pf, nullptr);
         logits_exp_finish(lf, grad ? pf : pass_for(fused, stats + 4 * sh.n, false), nullptr);
       };
       // The check: loss and lse a row, the gradient on sampled rows.
-      for (int cluster : {1, 2}) {
+      {
         cublas_way(true);
-        fused_way(cluster, true);
+        fused_way(true);
         PS_CUDA(cudaDeviceSynchronize());
         const auto a = host(stats, 4 * sh.n), b = host(stats + 4 * sh.n, 4 * sh.n);
         double dloss = 0, dlse = 0, dgrad = 0, gmax = 0;
@@ -194,36 +193,34 @@ int main(int argc, char** argv) {
             gmax = std::max(gmax, std::fabs(u));
           }
         }
-        std::printf("%ldx%ldx%ld std %.1f cluster %d: loss %.2e rel, lse %.2e, grad %.2e of %.2e\n",
-                    sh.n, sh.d, sh.v, logit_std, cluster, dloss, dlse, dgrad, gmax);
+        std::printf("%ldx%ldx%ld std %.1f: loss %.2e rel, lse %.2e, grad %.2e of %.2e\n", sh.n,
+                    sh.d, sh.v, logit_std, dloss, dlse, dgrad, gmax);
       }
       const double flops = 2.0 * static_cast<double>(sh.n) * sh.d * sh.v;
-      std::vector<double> ms[7];
+      std::vector<double> ms[6];
       for (int round = 0; round < rounds; ++round) {
         ms[0].push_back(sustained_ms(product));
         ms[1].push_back(sustained_ms([&] { cublas_way(true); }));
-        ms[2].push_back(sustained_ms([&] { fused_way(1, true); }));
-        ms[3].push_back(sustained_ms([&] { fused_way(2, true); }));
-        ms[4].push_back(sustained_ms([&] { logits_exp(l, pf, nullptr, 2); }));
-        ms[5].push_back(sustained_ms([&] { cublas_way(false); }));
-        ms[6].push_back(sustained_ms([&] { fused_way(2, false); }));
+        ms[2].push_back(sustained_ms([&] { fused_way(true); }));
+        ms[3].push_back(sustained_ms([&] { logits_exp(l, pf, nullptr); }));
+        ms[4].push_back(sustained_ms([&] { cublas_way(false); }));
+        ms[5].push_back(sustained_ms([&] { fused_way(false); }));
       }
-      const char* names[7] = {"cuBLASLt product",       "cuBLASLt product + pass",
-                              "fused, cluster 1",       "fused, cluster 2",
-                              "fused product, cluster 2", "forward: product + pass",
-                              "forward: fused, cluster 2"};
+      const char* names[6] = {"cuBLASLt product",        "cuBLASLt product + pass",
+                              "fused (+ finish)",        "fused product alone",
+                              "forward: product + pass", "forward: fused (+ finish)"};
       for (auto& m : ms) std::sort(m.begin(), m.end());
       const double base = ms[1][ms[1].size() / 2], prod = ms[0][ms[0].size() / 2];
-      for (int i = 0; i < 7; ++i) {
+      for (int i = 0; i < 6; ++i) {
         const double med = ms[i][ms[i].size() / 2];
         std::printf("  %-27s %8.3f ms  %6.1f TFLOP/s  / product+pass %.3f  / product %.3f\n",
                     names[i], med, flops / med * 1e-9, med / base, med / prod);
       }
       std::fflush(stdout);
-      for (void* p : {static_cast<void*>(x), static_cast<void*>(w), static_cast<void*>(ref),
-                      static_cast<void*>(fused), static_cast<void*>(targets),
-                      static_cast<void*>(stats), static_cast<void*>(valid),
-                      static_cast<void*>(scratch)}) {
+      for (void* p :
+           {static_cast<void*>(x), static_cast<void*>(w), static_cast<void*>(ref),
+            static_cast<void*>(fused), static_cast<void*>(targets), static_cast<void*>(stats),
+            static_cast<void*>(valid), static_cast<void*>(scratch)}) {
         PS_CUDA(cudaFree(p));
       }
     }

@@ -93,6 +93,7 @@ typedef struct ps_lmhead_options {
   int backward;     /* 0: the loss alone */
   int dw_fp32;      /* dW in fp32 (1) or bf16, the gradient's own dtype (0) */
   int accumulate;   /* 1: dW and dbias added into what their buffers hold */
+  int fuse_exp;     /* 1: on an sm_90 GPU, the softmax's exponent in the logits product */
 } ps_lmhead_options;
 
 /* Device pointers: x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64; loss and z_loss
@@ -121,7 +122,8 @@ typedef struct ps_lmhead_args {
 } ps_lmhead_args;
 
 /* The defaults: the default chunk count (about 0.5 GiB of logits), ignore_index -100, mean, no
- * smoothing, z-loss or soft-cap, backward, bf16 dW overwritten. */
+ * smoothing, z-loss or soft-cap, backward, bf16 dW overwritten, the exponent in the logits
+ * product where the GPU allows. */
 void ps_lmhead_options_default(ps_lmhead_options* o);
 /* 0 when the options are ones the op takes; else -1, and ps_last_error names the option and its
  * range (PS_ERROR_INVALID_INPUT). Needs no GPU: the Python package checks its arguments with it. */

@@ -52,6 +52,7 @@ class LmHeadOptions(ctypes.Structure):
         ("backward", ctypes.c_int),
         ("dw_fp32", ctypes.c_int),
         ("accumulate", ctypes.c_int),
+        ("fuse_exp", ctypes.c_int),
     ]
 
 

@@ -62,6 +62,10 @@ def _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, 
     o.softcap = 0.0 if softcap is None else real("softcap", softcap)
     o.backward = 1 if backward else 0
     o.dw_fp32 = 1 if dw_fp32 else 0
+    # The exponent in the logits product (an sm_90 GPU) sets each row's offset from whichever tile
+    # finishes first: its gradients differ from run to run in bf16's last bit. A caller who asks
+    # PyTorch for deterministic algorithms gets the pass of its own instead.
+    o.fuse_exp = 0 if torch.are_deterministic_algorithms_enabled() else 1
     check(lib().ps_lmhead_options_check(ctypes.byref(o)) == 0)
     return o
 

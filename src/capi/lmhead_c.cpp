@@ -33,6 +33,7 @@ w::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
   c.backward = o->backward != 0;
   c.dw_fp32 = o->dw_fp32 != 0;
   c.accumulate = o->accumulate != 0;
+  c.fuse_exp = o->fuse_exp != 0;
   if (auto why = w::lmhead_options_problem(c); !why.empty())
     throw powershape::invalid_input("lmhead: " + why);
   return c;
@@ -52,6 +53,7 @@ ps_lmhead_options to_c(const w::LmHeadOptions& c) {
   o.backward = c.backward ? 1 : 0;
   o.dw_fp32 = c.dw_fp32 ? 1 : 0;
   o.accumulate = c.accumulate ? 1 : 0;
+  o.fuse_exp = c.fuse_exp ? 1 : 0;
   return o;
 }
 

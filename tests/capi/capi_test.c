@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   ps_lmhead_options o;
   ps_lmhead_options_default(&o);
   CHECK("default options", o.chunks == 0 && o.ignore_index == -100 && o.backward == 1 &&
-                               o.grad_scale == 1 && o.dw_fp32 == 0 && o.accumulate == 0);
+                               o.grad_scale == 1 && o.dw_fp32 == 0 && o.accumulate == 0 &&
+                               o.fuse_exp == 1);
   const size_t ws = ps_lmhead_workspace_bytes(16384, 896, 151936, &o);
 #ifdef CAPI_HAS_CUDA
   /* The default count: a chunk of at most 0.5 GiB of bf16 logits (rows padded to 8) and per-token
@@ -93,8 +94,11 @@ int main(int argc, char** argv) {
         ws >= (size_t)1024 * 151936 * 2 && ws < ((size_t)512 << 20) + (1 << 20));
   o.chunks = 1;
   const size_t ws1 = ps_lmhead_workspace_bytes(16384, 896, 151936, &o);
-  CHECK("one chunk's",
-        ws1 >= (size_t)16384 * 151936 * 2 && ws1 < (size_t)16384 * 151936 * 2 + (1 << 20));
+  /* One chunk: its logits, and the exponent-in-the-product path's pair (8 bytes) a row a 256-logit
+   * tile. */
+  const size_t pairs = (size_t)16384 * ((151936 + 255) / 256) * 8;
+  CHECK("one chunk's", ws1 >= (size_t)16384 * 151936 * 2 + pairs &&
+                           ws1 < (size_t)16384 * 151936 * 2 + pairs + (1 << 20));
   o.reduction = 7;
   CHECK("a bad reduction fails", ps_lmhead_workspace_bytes(16, 8, 8, &o) == 0);
   CHECK("and says so", strstr(ps_last_error(), "reduction") != NULL);

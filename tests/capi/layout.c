@@ -36,6 +36,7 @@ int main(void) {
   FIELD(ps_lmhead_options, backward);
   FIELD(ps_lmhead_options, dw_fp32);
   FIELD(ps_lmhead_options, accumulate);
+  FIELD(ps_lmhead_options, fuse_exp);
   SIZE(ps_lmhead_options);
   FIELD(ps_lmhead_args, x);
   FIELD(ps_lmhead_args, w);

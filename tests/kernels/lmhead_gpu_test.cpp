@@ -138,12 +138,17 @@ void run_case(const Case& c, uint64_t seed) {
   ro.softcap = c.o.softcap;
   ro.grad_scale = c.o.grad_scale;
   auto ref = reference::lmhead_reference(xd, wd, t, c.n, c.d, c.v, ro);
-  // Each with dW in bf16 (the default) and in fp32.
-  for (bool fp32 : {false, true}) {
-    SCOPED_TRACE(std::string("dW ") + (fp32 ? "fp32" : "bf16"));
+  // Each with dW in bf16 (the default) and in fp32, and with the exponent in the logits product
+  // (where the GPU takes it: sm_90) and in a pass of its own.
+  for (int way = 0; way < 4; ++way) {
+    const bool fp32 = way % 2 == 1, fuse = way < 2;
+    SCOPED_TRACE(std::string("dW ") + (fp32 ? "fp32" : "bf16") +
+                 (fuse ? ", exponent in the product" : ", exponent in the pass"));
     LmHeadOptions o = c.o;
     o.chunks = c.chunks;
     o.dw_fp32 = fp32;
+    o.fuse_exp = fuse;
+    if (fuse && !LmHead::exp_in_product(o)) continue;
     auto want = ref;
 
     Buffer<__nv_bfloat16> dx_b(x.size()), x_b(x.size()), w_b(w.size());
@@ -362,6 +367,19 @@ TEST_F(LmHeadGpu, AccumulatesIntoTheCallersGradients) {
   run_case(c, 22);
   c.chunks = 1;
   run_case(c, 23);
+}
+
+TEST_F(LmHeadGpu, TheExponentIsInTheProductOnAnSm90GpuAlone) {
+  int major = 0, minor = 0;
+  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+  LmHeadOptions o;
+  EXPECT_EQ(LmHead::exp_in_product(o), major == 9 && minor == 0);
+  o.label_smoothing = 0.1f;  // the two-read pass writes the gradient itself
+  EXPECT_FALSE(LmHead::exp_in_product(o));
+  o.label_smoothing = 0;
+  o.fuse_exp = false;
+  EXPECT_FALSE(LmHead::exp_in_product(o));
 }
 
 TEST_F(LmHeadGpu, BadShapesAreNamed) {

@@ -71,6 +71,16 @@ TEST(Steps, EveryKindsPlanIsItsKernelsAndItsArithmeticAtEveryChunkCount) {
       // The pass moves each logit once (read, and backward written), whatever the chunks.
       EXPECT_DOUBLE_EQ(sum(make_plan(w, h200), PhaseKind::kMemory, "cross_entropy"),
                        (l.backward ? 4 : 2) * static_cast<double>(l.tokens) * l.vocab);
+      // With the exponent in the product, no pass over the logits: a finishing one over each
+      // row's pairs (8 bytes a 256-logit tile) and 16 bytes of its own a row.
+      LmHead fused = l;
+      fused.exp_in_product = true;
+      expect_consistent({fused, chunks}, h200,
+                        (l.backward ? 6 : 2) * ndv(l.tokens, l.width, l.vocab));
+      const Plan fp = make_plan({fused, chunks}, h200);
+      const double rows = static_cast<double>(l.tokens), tiles = (l.vocab + 255) / 256;
+      EXPECT_DOUBLE_EQ(sum(fp, PhaseKind::kMemory, "cross_entropy"), 0);
+      EXPECT_DOUBLE_EQ(sum(fp, PhaseKind::kMemory, "ce_finish"), 8 * rows * tiles + 16 * rows);
     }
     for (const auto& m : {Msm{65536, 512, 65536}, Msm{1000, 64, 1024}})
       expect_consistent({m, chunks}, h200, 4 * ndv(m.rows, m.cols, m.width));

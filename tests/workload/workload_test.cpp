@@ -21,10 +21,18 @@ TEST(Workload, ANameReadsBackAsTheWorkloadItNames) {
   EXPECT_FALSE(std::get<LmHead>(workload_named("lmhead forward 8x8x8 chunks=1")->kind).backward);
   EXPECT_TRUE(std::holds_alternative<LmHeadProducts>(
       workload_named("lmhead products 8x8x8 chunks=2")->kind));
+  // Where the exponent is taken: a pass of its own unless the name says the product.
+  LmHead fused{16384, 896, 151936};
+  fused.exp_in_product = true;
+  EXPECT_EQ(name_of({fused, 8}), "lmhead 16384x896x151936 chunks=8 dw=bf16 exp=product");
+  EXPECT_TRUE(std::get<LmHead>(workload_named(name_of({fused, 8}))->kind).exp_in_product);
+  EXPECT_FALSE(
+      std::get<LmHead>(workload_named("lmhead 8x8x8 chunks=2 dw=bf16")->kind).exp_in_product);
   for (const char* bad :
        {"lmhead 16384x896 chunks=2", "msm 8x8x8 chunks=9", "lmhead chunks=2",
         "square 10x1x1 chunks=1", "msm products 8x8x8 chunks=1", "msm 8x8x8 chunks=0",
-        "msm 8x-8x8 chunks=1", "lmhead 8x8x8 chunks=1 dw=fp16", "lmhead 8x8x8 chunks=1 dw=bf16 x"})
+        "msm 8x-8x8 chunks=1", "lmhead 8x8x8 chunks=1 dw=fp16", "lmhead 8x8x8 chunks=1 dw=bf16 x",
+        "lmhead products 8x8x8 chunks=1 exp=product"})
     EXPECT_FALSE(workload_named(bad).has_value()) << bad;
 }
 

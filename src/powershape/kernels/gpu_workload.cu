@@ -207,6 +207,8 @@ void GpuWorkload::Impl::allocate() {
       th[static_cast<std::size_t>(i)] = static_cast<int32_t>((i * 7919) % v);
     PS_CUDA(cudaMemcpy(targets, th.data(), th.size() * 4, cudaMemcpyHostToDevice));
     options = workload::lmhead_options(*l, w.chunks);
+    if (l->exp_in_product && !LmHead::exp_in_product(options))
+      throw invalid_input("lmhead: this GPU cannot take the exponent in the product (sm_90 only)");
     args.x = mem.x;
     args.w = mem.wt;
     args.targets = targets;

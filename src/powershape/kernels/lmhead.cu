@@ -9,6 +9,7 @@
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/lmhead.hpp"
+#include "powershape/kernels/logits_exp.cuh"
 #include "powershape/kernels/scale.cuh"
 #include "powershape/util/error.hpp"
 
@@ -22,7 +23,7 @@ std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a;
 struct Layout {
   int64_t ld;    // logits row stride: V rounded up to 8 elements (16 bytes)
   int64_t rows;  // tokens per chunk
-  std::size_t logits, token_loss, token_zloss, lse, row_scale, count,
+  std::size_t logits, token_loss, token_zloss, lse, row_scale, count, exp_scratch,
       total;  // byte offsets, total size
 };
 
@@ -42,6 +43,9 @@ Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
   l.lse = take(static_cast<std::size_t>(n) * 4);
   l.row_scale = take(static_cast<std::size_t>(l.rows) * 4);
   l.count = take(sizeof(int));
+  // The exponent-in-the-product path's row statistics (8 bytes a row a 256-logit tile); sized
+  // whenever that path may run, so that the size does not depend on the device.
+  l.exp_scratch = take(lmhead_one_read(o) && o.fuse_exp ? logits_exp_scratch_bytes(l.rows, v) : 0);
   l.total = off;
   return l;
 }
@@ -73,6 +77,10 @@ struct LmHead::Impl {
 LmHead::LmHead() : impl_(std::make_unique<Impl>()) {}
 LmHead::~LmHead() = default;
 
+bool LmHead::exp_in_product(const LmHeadOptions& o) {
+  return o.fuse_exp && lmhead_one_read(o) && logits_exp_available();
+}
+
 LmHead& LmHead::for_current_device() {
   thread_local std::map<int, std::unique_ptr<LmHead>> ops;
   int device = 0;
@@ -102,10 +110,13 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& given, CUstream_st* s
   const bool one_read = lmhead_one_read(o);
   const auto* x = static_cast<const __nv_bfloat16*>(a.x);
   const auto* w = static_cast<const __nv_bfloat16*>(a.w);
+  // The copy engine reads X and W in place: both must start on 16 bytes (their rows do).
+  const bool fused = exp_in_product(o) && reinterpret_cast<std::uintptr_t>(a.x) % 16 == 0 &&
+                     reinterpret_cast<std::uintptr_t>(a.w) % 16 == 0;
   const std::size_t tsize = a.targets_int64 ? 8 : 4;
   const bool mean = o.reduction == Reduction::kMean;
   const bool dbias = a.bias != nullptr && a.dbias != nullptr;
-  // The pass's view of a chunk.
+  // The pass's view of a chunk (the exponent-in-the-product path reads it too: targets, options).
   auto pass_of = [&](const LmHeadStep& s) {
     CrossEntropyParams p{};
     p.logits = logits;
@@ -128,6 +139,21 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& given, CUstream_st* s
     p.row_scale = row_scale;
     return p;
   };
+  auto exp_of = [&](const LmHeadStep& s) {
+    LogitsExpParams e{};
+    e.x = x + s.row0 * a.d;
+    e.w = w;
+    e.bias = static_cast<const __nv_bfloat16*>(a.bias);
+    e.rows = s.rows;
+    e.d = a.d;
+    e.v = a.v;
+    e.ld = l.ld;
+    e.softcap = o.softcap;
+    e.write = o.backward;
+    e.out = logits;
+    e.scratch = ws + l.exp_scratch;
+    return e;
+  };
   lmhead_steps(a.n, o, dbias, [&](const LmHeadStep& s) {
     const __nv_bfloat16* xc = x + s.row0 * a.d;
     // dX_c; it holds X_c times each row's factor (one-read pass) until the dX product.
@@ -137,13 +163,19 @@ void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& given, CUstream_st* s
         count_valid(a.targets, a.targets_int64, a.n, o.ignore_index, count, stream);
         break;
       case LmHeadStep::kLogits:
+        if (fused) {
+          logits_exp(exp_of(s), pass_of(s), stream);
+          break;
+        }
         // logits [rows x V] = X_c W^T: column-major, (V x rows) = W (as D x V, transposed) * X_c^T.
         // A bias adds to each of the V rows of that column-major result (cuBLASLt's epilogue).
         impl_->gemm.run(true, false, a.v, s.rows, a.d, w, a.d, xc, a.d, logits, l.ld, Out::kBf16, 1,
                         0, stream, a.bias);
         break;
       case LmHeadStep::kPass:
-        if (one_read) {
+        if (fused) {
+          logits_exp_finish(exp_of(s), pass_of(s), stream);
+        } else if (one_read) {
           cross_entropy_scaled(pass_of(s), s.rows, stream);
         } else {
           cross_entropy(pass_of(s), s.rows, stream);

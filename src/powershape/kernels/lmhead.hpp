@@ -60,6 +60,9 @@ class LmHead {
   // One op per CUDA device and calling thread, made on first use: its product plans are cached,
   // so callers that do not keep an LmHead (the C API, the Python package) reuse them.
   static LmHead& for_current_device();
+  // Whether run() takes the softmax's exponent in the logits product on the current device for
+  // these options (fuse_exp, no label smoothing, an sm_90 GPU and a build for sm_90a).
+  static bool exp_in_product(const LmHeadOptions& o);
   // dx, dw and dbias (those not null) times *factor (fp32, on the device), read by the kernel: no
   // host synchronisation, and no pass over the data when it is 1 (a loss's usual gradient).
   static void scale_gradients(const LmHeadArgs& a, const LmHeadOptions& o, const float* factor,

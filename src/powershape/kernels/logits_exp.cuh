@@ -16,12 +16,9 @@
 #include <cstdint>
 
 #include "powershape/kernels/cross_entropy.cuh"
+#include "powershape/workload/workload.hpp"
 
 namespace powershape::kernels {
-
-// Logits a tile of the product covers along V; each keeps a row's (offset, sum) pair.
-constexpr int64_t kLogitsExpTile = 256;
-constexpr int64_t logits_exp_tiles(int64_t v) { return (v + kLogitsExpTile - 1) / kLogitsExpTile; }
 
 struct LogitsExpParams {
   const __nv_bfloat16* x;     // the chunk's rows [rows x d]; 16-byte aligned
@@ -38,9 +35,8 @@ struct LogitsExpParams {
 bool logits_exp_available();
 std::size_t logits_exp_scratch_bytes(int64_t rows, int64_t v);
 // The product and its epilogue. p.targets of `pass` gives each row's target, whose (soft-capped)
-// logit is kept for the loss. cluster: 1, or 2 blocks sharing each tile of W (multicast).
-void logits_exp(const LogitsExpParams& l, const CrossEntropyParams& pass, cudaStream_t stream,
-                int cluster = 2);
+// logit is kept for the loss.
+void logits_exp(const LogitsExpParams& l, const CrossEntropyParams& pass, cudaStream_t stream);
 // Each row's loss, log-sum-exp, row_scale and target entry from what logits_exp left, as
 // cross_entropy_scaled does them from the logits (pass.logits is l.out).
 void logits_exp_finish(const LogitsExpParams& l, const CrossEntropyParams& pass,

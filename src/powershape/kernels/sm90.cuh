@@ -1,8 +1,7 @@
 #pragma once
 // Hopper (sm_90a) building blocks for a warp-specialised matrix product: shared-memory barriers,
-// the bulk tensor copy engine (TMA), warpgroup matrix instructions (wgmma) and register
-// reallocation. Device code compiles only for sm_90a (__CUDA_ARCH_FEAT_SM90_ALL); the callers
-// guard.
+// the bulk tensor copy engine (TMA), warpgroup matrix instructions (wgmma) and stmatrix. Device
+// code compiles only for sm_90a (__CUDA_ARCH_FEAT_SM90_ALL); the callers guard.
 #include <cuda.h>
 #include <cuda_bf16.h>
 
@@ -45,45 +44,6 @@ __device__ __forceinline__ void bar_wait(uint32_t bar, uint32_t parity) {
       "@!done bra WAIT;\n"
       "}\n" ::"r"(bar),
       "r"(parity)
-      : "memory");
-}
-
-// This block's rank in its cluster.
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-// Every thread of every block of the cluster: barriers initialised before any block uses another's,
-// and no block leaves while another may still write into its shared memory.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile(
-      "barrier.cluster.arrive.release;\n"
-      "barrier.cluster.wait.acquire;\n" ::
-          : "memory");
-}
-
-// Arrives on the barrier at the same shared-memory offset in block `rank` of the cluster.
-__device__ __forceinline__ void bar_arrive_in(uint32_t bar, uint32_t rank) {
-  asm volatile(
-      "{\n"
-      ".reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
-      "}\n" ::"r"(bar),
-      "r"(rank)
-      : "memory");
-}
-
-// A 2-D tile of a tensor map into the same shared-memory offset of every block in `mask`,
-// completing on each one's barrier at bar's offset.
-__device__ __forceinline__ void tma_load_multicast(uint32_t dst, const CUtensorMap* map, int x,
-                                                   int y, uint32_t bar, uint16_t mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::"
-      "cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
-      "l"(map), "r"(x), "r"(y), "r"(bar), "h"(mask)
       : "memory");
 }
 
@@ -171,45 +131,6 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
-}
-
-// Orders this thread's ordinary shared-memory writes before the copy engine's reads of them.
-__device__ __forceinline__ void fence_async_smem() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-
-// A barrier for `threads` threads of the block, by number (0 is __syncthreads').
-__device__ __forceinline__ void named_sync(uint32_t id, uint32_t threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
-// A 2-D tile of shared memory to a tensor map's (x, y) box, as one bulk group of its own.
-__device__ __forceinline__ void tma_store(const CUtensorMap* map, uint32_t src, int x, int y) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
-      "cp.async.bulk.commit_group;" ::"l"(map),
-      "r"(x), "r"(y), "r"(src)
-      : "memory");
-}
-
-// Waits until at most kPending of this thread's bulk stores still read their shared memory.
-template <int kPending>
-__device__ __forceinline__ void tma_store_wait_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
-}
-
-// Waits until this thread's bulk stores are complete.
-__device__ __forceinline__ void tma_store_wait_all() {
-  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-}
-
-template <int kRegs>
-__device__ __forceinline__ void regs_take() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
-}
-template <int kRegs>
-__device__ __forceinline__ void regs_give() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL

@@ -27,6 +27,10 @@ struct LmHeadOptions {
   // dW (and dbias) added into what their buffers hold, from the first chunk on: a caller that
   // accumulates gradients over micro-steps pays no pass of its own to add them.
   bool accumulate = false;
+  // On an sm_90 GPU, without label smoothing, the softmax's exponent taken in the logits
+  // product's epilogue (kernels/logits_exp.cuh) instead of a pass of its own over the logits;
+  // false: that pass, as on every other GPU.
+  bool fuse_exp = true;
 };
 
 // The most chunks a workload or the op takes (a chunk of fewer than one token is no chunk).

@@ -34,6 +34,7 @@ LmHeadOptions lmhead_options(const LmHead& l, int chunks) {
   o.chunks = chunks;
   o.backward = l.backward;
   o.dw_fp32 = l.dw_bytes == 4;
+  o.fuse_exp = l.exp_in_product;
   return o;
 }
 
@@ -89,9 +90,17 @@ Phase phase_of(const LmHeadStep& s, const LmHead& l) {
   switch (s.kind) {
     case LmHeadStep::kCountValid:
       return stream("count_valid", 4 * rows);
-    case LmHeadStep::kLogits:
-      return product("logits", rows, v, d);
+    case LmHeadStep::kLogits: {
+      if (!l.exp_in_product) return product("logits", rows, v, d);
+      // The exponents written backward (none forward), and each row's pair a 256-logit tile.
+      Phase p = product("logits", rows, v, d, l.backward ? 2 : 0);
+      p.bytes += 8 * rows * static_cast<double>(lmhead_exp_tiles(l.vocab));
+      return p;
+    }
     case LmHeadStep::kPass:
+      if (l.exp_in_product)
+        return stream("ce_finish",
+                      8 * rows * static_cast<double>(lmhead_exp_tiles(l.vocab)) + 16 * rows);
       // The one-read pass reads each logit and, backward, writes its gradient in place (the
       // forward pass writes none): the read half of its bytes alone.
       return stream("cross_entropy", (l.backward ? 1 : 0.5) * l.ce_bytes_per_logit * rows * v);

@@ -14,12 +14,13 @@ std::string dims(int64_t a, int64_t b, int64_t c) {
 
 std::string name_of(const Workload& w) {
   const std::string chunks = " chunks=" + std::to_string(w.chunks);
-  // The dW dtype follows the chunk count; a name without it is the op as recorded before bf16
-  // dW existed (fp32): recorded data keeps its meaning.
+  // The dW dtype and where the exponent is taken follow the chunk count; a name without them is
+  // the op as recorded before either existed (an fp32 dW, a pass of its own): recorded data
+  // keeps its meaning.
   const auto dtype = [](double dw_bytes) { return std::string(dw_bytes == 2 ? " dw=bf16" : ""); };
   if (const auto* l = std::get_if<LmHead>(&w.kind))
     return (l->backward ? "lmhead " : "lmhead forward ") + dims(l->tokens, l->width, l->vocab) +
-           chunks + dtype(l->dw_bytes);
+           chunks + dtype(l->dw_bytes) + (l->exp_in_product ? " exp=product" : "");
   if (const auto* l = std::get_if<LmHeadProducts>(&w.kind))
     return "lmhead products " + dims(l->tokens, l->width, l->vocab) + chunks + dtype(l->dw_bytes);
   if (const auto* m = std::get_if<Msm>(&w.kind))
@@ -58,13 +59,20 @@ std::optional<Workload> workload_named(const std::string& name) {
   if (n < 1 || n > 65536) return std::nullopt;
   if (kind == "lmhead" && n <= a) {
     double dw_bytes = 4;
+    bool exp_in_product = false;
     for (std::string how; in >> how;) {
-      if (how != "dw=bf16") return std::nullopt;
-      dw_bytes = 2;
+      if (how == "dw=bf16") {
+        dw_bytes = 2;
+      } else if (how == "exp=product" && !products) {
+        exp_in_product = true;
+      } else {
+        return std::nullopt;
+      }
     }
     if (products) return Workload{LmHeadProducts{a, b, c, dw_bytes}, n};
     LmHead l{a, b, c, !forward};
     l.dw_bytes = dw_bytes;
+    l.exp_in_product = exp_in_product;
     return Workload{l, n};
   }
   if (kind == "msm" && n <= a) return Workload{Msm{a, b, c}, n};

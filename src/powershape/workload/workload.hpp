@@ -20,6 +20,11 @@ struct LmHead {
   double ce_bytes_per_logit = 4;
   // Bytes of each dW element: 2 (bf16, the gradient's dtype: the op's default) or 4 (fp32).
   double dw_bytes = 2;
+  // The softmax's exponent in the logits product's epilogue (the op on an sm_90 GPU,
+  // kernels/logits_exp.cuh): the product writes exp(z - c) (backward; nothing forward) and each
+  // row's statistics per 256-logit tile, and a small pass over those replaces the one over the
+  // logits.
+  bool exp_in_product = false;
 };
 
 // The LM head's three products alone (logits, dW, dX), a chunk at a time as the op runs them,
@@ -34,6 +39,13 @@ struct LmHeadProducts {
 // tokens; msm: ROWS, D, COLS).
 inline constexpr std::array<int64_t, 3> kDefaultLmHeadShape = {16384, 896, 151936};
 inline constexpr std::array<int64_t, 3> kDefaultMsmShape = {65536, 512, 65536};
+
+// The logits a tile of the exponent-in-the-product kernel covers along V (kernels/logits_exp.cuh);
+// each tile leaves a row's (offset, sum) pair.
+inline constexpr int64_t kLmHeadExpTile = 256;
+inline constexpr int64_t lmhead_exp_tiles(int64_t vocab) {
+  return (vocab + kLmHeadExpTile - 1) / kLmHeadExpTile;
+}
 
 // The LM head's logits rows in memory: V rounded up to 8 elements, so each row starts on 16
 // bytes (the products' and the pass's vector loads).
