@@ -51,6 +51,8 @@ telemetry() {
 lmhead() {
   echo "== the cross-entropy pass alone, against a copy of the same logits"
   build/bench/ce_pass
+  echo "== the exponent in the logits product against cuBLASLt's product and the pass (sm_90)"
+  build/bench/logits_exp_speed
   echo "== LM head: chunk counts against the three products alone (the engine's sustained windows)"
   build/bench/lmhead_speed --chunks "${LMHEAD_CHUNKS:-1,2,4,8,16,32,64}" --window 3 --rounds 3 --json "$out/lmhead_speed.json"
 }
