@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ce_params.hpp"
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/event_pair.hpp"
@@ -88,20 +89,8 @@ int main(int argc, char** argv) {
         t[static_cast<std::size_t>(r)] = static_cast<int32_t>((r * 7919) % sh.v);
       PS_CUDA(cudaMemcpy(targets, t.data(), t.size() * 4, cudaMemcpyHostToDevice));
       count_valid(targets, false, sh.rows, -100, valid, nullptr);
-      CrossEntropyParams p{};
-      p.logits = logits;
-      p.ld = ld;
-      p.v = sh.v;
-      p.targets = targets;
-      p.ignore_index = -100;
-      p.valid_count = valid;
-      p.grad_scale = 1;
-      p.mean = true;
-      p.write_grad = true;
-      p.token_loss = scratch;
-      p.token_zloss = scratch + sh.rows;
-      p.lse = scratch + 2 * sh.rows;
-      p.row_scale = scratch + 3 * sh.rows;
+      const CrossEntropyParams p =
+          bench_pass(logits, ld, sh.v, targets, valid, scratch, sh.rows, true);
       uint64_t seed = 1;
       auto refill = [&] { fill_random_bf16(logits, count, seed++, 8.0f, nullptr); };
       const double cp = median_ms(

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ce_params.hpp"
 #include "powershape/kernels/cross_entropy.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/event_pair.hpp"
@@ -128,21 +129,7 @@ int main(int argc, char** argv) {
       PS_CUDA(cudaMemcpy(targets, t.data(), t.size() * 4, cudaMemcpyHostToDevice));
       count_valid(targets, false, sh.n, -100, valid, nullptr);
       auto pass_for = [&](__nv_bfloat16* logits, float* st, bool grad) {
-        CrossEntropyParams p{};
-        p.logits = logits;
-        p.ld = ld;
-        p.v = sh.v;
-        p.targets = targets;
-        p.ignore_index = -100;
-        p.valid_count = valid;
-        p.grad_scale = 1;
-        p.mean = true;
-        p.write_grad = grad;
-        p.token_loss = st;
-        p.token_zloss = st + sh.n;
-        p.lse = st + 2 * sh.n;
-        p.row_scale = st + 3 * sh.n;
-        return p;
+        return bench_pass(logits, ld, sh.v, targets, valid, st, sh.n, grad);
       };
       LogitsExpParams l{};
       l.x = x;
