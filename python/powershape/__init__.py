@@ -7,7 +7,7 @@ from .chunker import AdaptiveChunker
 from .monitor import GpuWindow, Monitor, Window, now_ns
 from .step import Step, step
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 def library_version() -> str:

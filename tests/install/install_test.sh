@@ -41,7 +41,7 @@ cc -std=c11 -D_POSIX_C_SOURCE=200809L "${cuda_def[@]}" "$src/tests/capi/capi_tes
 check "a C program builds against the installed C API" test $? -eq 0 || cat "$tmp/capi.log"
 check "and records" grep -q " 0 failed" <(LD_LIBRARY_PATH=$prefix/lib "$tmp/capi" "$src/data/h200/gemm_sustained_trace.csv")
 if [ -x /usr/bin/python3 ]; then
-  check "the installed Python package finds the installed C library" grep -q "^0.2.0$" \
+  check "the installed Python package finds the installed C library" grep -q "^0.3.0$" \
     <(cd "$tmp" && PYTHONPATH=$prefix/lib/powershape/python /usr/bin/python3 -c "import powershape; print(powershape.library_version())")
 fi
 finish

@@ -190,8 +190,10 @@ __device__ __forceinline__ void multiply(const LogitsExpParams& p, Scratch s, ui
       float mx = -INFINITY;
 #pragma unroll
       for (int j = 0; j < 32; ++j) mx = fmaxf(mx, fmaxf(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]));
-      mx = quad_max(mx);
-      mx = ce::capped(mx, p.softcap);  // the soft-cap keeps the order
+      // As staged (bf16: the soft-cap and the rounding keep the order), and never below -1e30: a
+      // tile whose every logit is -inf (a bias that masks its columns) must not give the row an
+      // offset of -inf (exp(-inf - -inf) is NaN), nor one whose product with log2(e) overflows.
+      mx = ce::capped(__bfloat162float(__float2bfloat16(fmaxf(quad_max(mx), -1e30f))), p.softcap);
       c[h] = __uint_as_float(seen[h]);
       if (row[h] < p.rows && (seen[h] == kUnset || mx > c[h] + kRaise) && q == 0)
         c[h] = resolve_offset(s.offset + row[h], mx, seen[h]);  // the quad agrees on the test
@@ -273,10 +275,11 @@ __device__ __forceinline__ void exponentiate(const LogitsExpParams& p,
                        : "=r"(raw.x), "=r"(raw.y), "=r"(raw.z), "=r"(raw.w)
                        : "r"(staged_at(staging, r, l8 + 8 * i)));
           unpack(raw, z[h][i]);
-          if (kCap) {
+          if (kCap) {  // columns past V stay -inf (e = 0); a -inf bias caps to -cap, as in the pass
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
-              if (z[h][i][k] != -INFINITY) z[h][i][k] = cap * tanhf(z[h][i][k] / cap);
+              const bool past = colbase + 8 * (l8 + 8 * i) + k >= p.v;
+              z[h][i][k] = past ? -INFINITY : cap * tanhf(z[h][i][k] / cap);
             }
           }
         }
@@ -338,15 +341,6 @@ __device__ __forceinline__ void exponentiate(const LogitsExpParams& p,
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
-
-// Writes 1 where the image the device loaded has the Hopper instructions (sm_90a), else 0.
-__global__ void sm90a_probe(int* out) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  *out = 1;
-#else
-  *out = 0;
-#endif
-}
 
 template <bool kCap, bool kBias>
 __global__ void __launch_bounds__(kThreads, 1)
@@ -508,16 +502,13 @@ const DeviceInfo& device_info() {
   int major = 0, minor = 0;
   PS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
   PS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  // This file is built for sm_90a alone: on an sm_90 GPU the kernel has an image, elsewhere none.
+  // Nothing is launched or allocated here (a first call may come inside a CUDA graph capture).
   cudaFuncAttributes attr{};
-  if (major == 9 && minor == 0 && cudaFuncGetAttributes(&attr, sm90a_probe) == cudaSuccess) {
-    int* flag = nullptr;
-    int has = 0;
-    PS_CUDA(cudaMalloc(&flag, sizeof(int)));
-    sm90a_probe<<<1, 1>>>(flag);
-    PS_LAUNCHED();
-    PS_CUDA(cudaMemcpy(&has, flag, sizeof(int), cudaMemcpyDeviceToHost));
-    PS_CUDA(cudaFree(flag));
-    if (has == 1) {
+  if (major == 9 && minor == 0) {
+    if (cudaFuncGetAttributes(&attr, kernel_for(false, false)) != cudaSuccess) {
+      cudaGetLastError();  // the error just made: a missing image is an answer
+    } else {
       for (bool cap : {false, true}) {
         for (bool bias : {false, true}) {
           PS_CUDA(cudaFuncSetAttribute(kernel_for(cap, bias),
@@ -532,7 +523,6 @@ const DeviceInfo& device_info() {
       info.available = info.blocks > 0;
     }
   }
-  cudaGetLastError();  // a missing image is an answer, not an error
   return known.emplace(dev, info).first->second;
 }
 

@@ -8,7 +8,7 @@ namespace powershape::util {
 // installed); else the source tree it was built from; else the configured install prefix's.
 std::string share_dir();
 
-// powershape's version ("0.2.0").
+// powershape's version ("0.3.0").
 const char* version();
 
 }  // namespace powershape::util
