@@ -67,6 +67,7 @@ struct Case {
   // rounded by 1/32, which a softmax spread over few columns does not average out).
   float w_std = 3;
   bool bias = false;        // a random bias, and its gradient
+  int64_t masked = 0;       // with bias: the first `masked` columns' bias is -inf (no target there)
   bool token_grad = false;  // random per-token gradient factors
 };
 
@@ -121,8 +122,11 @@ void run_case(const Case& c, uint64_t seed) {
   std::vector<__nv_bfloat16> bias;
   std::vector<float> token_grad;
   reference::LmHeadOptions ro;
+  for (auto& ti : t) {
+    if (ti != c.o.ignore_index && ti < c.masked) ti = c.masked + ti % (c.v - c.masked);
+  }
   for (int64_t j = 0; c.bias && j < c.v; ++j) {
-    bias.push_back(__float2bfloat16(g(rng)));
+    bias.push_back(__float2bfloat16(j < c.masked ? -INFINITY : g(rng)));
     ro.bias.push_back(__bfloat162float(bias.back()));
   }
   for (int64_t i = 0; c.token_grad && i < c.n; ++i) {
@@ -306,6 +310,20 @@ TEST_F(LmHeadGpu, ABiasAndItsGradient) {
   c.o.softcap = 20;
   c.o.reduction = Reduction::kSum;
   run_case(c, 19);
+}
+
+// A bias that masks the vocabulary's first 600 columns (-inf): whole 256-column tiles of the
+// product with nothing but -inf, which must neither give a row an offset of -inf nor spoil the
+// gradient (NaN), with and without the soft-cap (which caps a masked logit to -cap, as the
+// reference does).
+TEST_F(LmHeadGpu, ABiasThatMasksWholeTilesOfTheVocabulary) {
+  Case c{64, 64, 2000, 1, {}};
+  c.bias = true;
+  c.masked = 600;
+  run_case(c, 23);
+  c.o.softcap = 20;
+  c.chunks = 3;
+  run_case(c, 24);
 }
 
 // Per-token incoming gradients (reduction none's backward): each token's gradient scaled by its

@@ -37,6 +37,20 @@ TEST(LmHeadReference, PlainCrossEntropyOfOneToken) {
   EXPECT_NEAR(r.dw[1], std::exp(2.0 - lse) - 1, 1e-12);
 }
 
+// A column masked by a -inf bias is a column that is not there: the loss and gradients are the
+// other columns' (the op's GPU tests mask whole tiles of the vocabulary so).
+TEST(LmHeadReference, AColumnMaskedByAMinusInfiniteBiasIsAbsent) {
+  const std::vector<double> w = {1.0, 2.0, 3.0};
+  LmHeadOptions masked;
+  masked.bias = {-INFINITY, 0, 0};
+  auto r = lmhead_reference({1.0}, w, {1}, 1, 1, 3, masked);
+  auto without = lmhead_reference({1.0}, {2.0, 3.0}, {0}, 1, 1, 2, {});
+  EXPECT_NEAR(r.loss, without.loss, 1e-12);
+  EXPECT_NEAR(r.dw[1], without.dw[0], 1e-12);
+  EXPECT_EQ(r.dw[0], 0.0);
+  EXPECT_EQ(r.dbias[0], 0.0);
+}
+
 // Every option's gradient agrees with central finite differences of the loss.
 TEST(LmHeadReference, GradientsMatchFiniteDifferencesForEveryOption) {
   LmHeadOptions cases[5];

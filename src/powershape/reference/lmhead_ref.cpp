@@ -55,8 +55,11 @@ LmHeadResult lmhead_reference(const std::vector<double>& x, const std::vector<do
     if (t == o.ignore_index) continue;
     if (t < 0 || t >= v) throw invalid_input("lmhead_reference: target out of range");
     const double zl = o.z_loss * lse * lse;
-    r.token_loss[static_cast<std::size_t>(i)] = (1 - eps) * (lse - z[static_cast<std::size_t>(t)]) +
-                                                eps * (lse - sum_z / static_cast<double>(v)) + zl;
+    // The smoothing term only when there is smoothing: a column masked by a -inf bias makes
+    // sum_z -inf, and 0 x inf is NaN.
+    const double smooth = eps > 0 ? eps * (lse - sum_z / static_cast<double>(v)) : 0;
+    r.token_loss[static_cast<std::size_t>(i)] =
+        (1 - eps) * (lse - z[static_cast<std::size_t>(t)]) + smooth + zl;
     zsum += zl;
     const double token_scale =
         scale * (o.token_grad.empty() ? 1.0 : o.token_grad[static_cast<std::size_t>(i)]);
