@@ -9,10 +9,11 @@ namespace {
 
 const std::string kFake = std::string("fake:") + POWERSHAPE_DATA + "/h200/gemm_sustained_trace.csv";
 
-// A whole run is the iteration: it sleeps 40 ms at 4 chunks, 40 ms more at any other count, and
-// as 1 chunk would without POWERSHAPE_CHUNKS.
+// A whole run is the iteration: it sleeps 40 ms at 4 chunks, 160 ms at any other count, and as
+// 1 chunk would without POWERSHAPE_CHUNKS. The gap is wide: each run also pays a process's start,
+// which a loaded machine (a sanitized build beside another) stretches to tens of ms.
 const std::vector<std::string> kJob = {
-    "sh", "-c", "if [ \"${POWERSHAPE_CHUNKS:-1}\" = 4 ]; then sleep 0.04; else sleep 0.08; fi"};
+    "sh", "-c", "if [ \"${POWERSHAPE_CHUNKS:-1}\" = 4 ]; then sleep 0.04; else sleep 0.16; fi"};
 
 Options options(std::vector<std::string> command, double budget_s) {
   Options o;
