@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "powershape/util/error.hpp"
+#include "powershape/workload/args.hpp"
 #include "powershape/workload/chunks.hpp"
 
 namespace powershape::workload {
@@ -65,6 +66,20 @@ TEST(Builders, TheForwardPassAloneMovesTheReadHalfOfThePassesBytes) {
   ASSERT_EQ(p.phases.size(), 4u);
   EXPECT_EQ(p.phases[2].name, "cross_entropy");
   EXPECT_DOUBLE_EQ(p.phases[2].bytes, 2.0 * 1000 * 1003);
+}
+
+// --exp-in-product: the op as it runs on an sm_90 GPU, named so; only for the LM head op.
+TEST(Builders, TheExponentInTheProductIsTheOpsOptionAlone) {
+  WorkloadArgs a;
+  a.exp_in_product = true;
+  const Workload w = describe(a, 2);
+  EXPECT_TRUE(std::get<LmHead>(w.kind).exp_in_product);
+  EXPECT_EQ(name_of(w), "lmhead 16384x896x151936 chunks=2 dw=bf16 exp=product");
+  a.products_only = true;
+  EXPECT_THROW(describe(a, 2), Error);
+  a.products_only = false;
+  a.workload = "msm";
+  EXPECT_THROW(describe(a, 2), Error);
 }
 
 // Its softmax (kernels/synthetic.cu) reads each row three times and writes it once: the two later

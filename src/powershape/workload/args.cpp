@@ -63,11 +63,17 @@ Workload describe(const WorkloadArgs& a, int chunks) {
     if (a.products_only && a.forward_only)
       throw invalid_input("products-only",
                           "the backward products too; not with the forward pass alone");
+    if (a.products_only && a.exp_in_product)
+      throw invalid_input("exp-in-product", "the op's option; the products alone take no exponent");
     if (a.products_only) return {LmHeadProducts{s[0], s[1], s[2]}, chunks};
-    return {LmHead{s[0], s[1], s[2], !a.forward_only, a.ce_bytes_per_logit}, chunks};
+    LmHead l{s[0], s[1], s[2], !a.forward_only, a.ce_bytes_per_logit};
+    l.exp_in_product = a.exp_in_product;
+    return {l, chunks};
   }
   if (a.products_only)
     throw invalid_input("products-only", "an lmhead option, not for '" + a.workload + "'");
+  if (a.exp_in_product)
+    throw invalid_input("exp-in-product", "an lmhead option, not for '" + a.workload + "'");
   if (a.workload == "msm") {
     const auto s = a.shape.empty() ? kDefaultMsmShape : parse_shape(a.shape);
     return {Msm{s[0], s[1], s[2]}, chunks};

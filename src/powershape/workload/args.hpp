@@ -15,7 +15,8 @@ struct WorkloadArgs {
   std::string shape;                // N,D,V (lmhead) or ROWS,D,COLS (msm); empty: the default
   std::string chunks = "1";         // a chunk count, or a list of them to compare
   bool forward_only = false;
-  bool products_only = false;  // lmhead: the products alone, chunked, without the pass
+  bool products_only = false;   // lmhead: the products alone, chunked, without the pass
+  bool exp_in_product = false;  // lmhead: the exponent in the logits product (the op on sm_90)
   double ce_bytes_per_logit = 4;
   double period_ms = 50, duty = 0.5;
   std::string gap = "idle";
