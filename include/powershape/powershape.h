@@ -139,11 +139,13 @@ int ps_lmhead_run(const ps_lmhead_args* a, const ps_lmhead_options* o, void* str
  * made in the forward pass and scaled by the loss's incoming gradient in the backward. */
 int ps_lmhead_scale_gradients(const ps_lmhead_args* a, const ps_lmhead_options* o,
                               const float* factor, void* stream);
-/* The chunk count `powershape tune` cached for this shape (forward_only: the inference LM head)
- * and objective ("time", "energy", "edp", "cost:ETA") on GPU `gpu` (an NVML index) as it is now:
- * its name, driver and power limit; 0 when nothing is cached, -1 on an error (no driver). */
-int ps_lmhead_tuned_chunks(int64_t n, int64_t d, int64_t v, int forward_only, const char* objective,
-                           int gpu);
+/* The chunk count `powershape tune` cached for this shape (forward_only: the inference LM head;
+ * exp_in_product: the op with the exponent in the logits product, as it runs on an sm_90 GPU,
+ * tuned with --exp-in-product) and objective ("time", "energy", "edp", "cost:ETA") on GPU `gpu`
+ * (an NVML index) as it is now: its name, driver and power limit; 0 when nothing is cached, -1 on
+ * an error (no driver). */
+int ps_lmhead_tuned_chunks(int64_t n, int64_t d, int64_t v, int forward_only, int exp_in_product,
+                           const char* objective, int gpu);
 
 /* ---- Online chunk-count selection -------------------------------------------------------- */
 

@@ -164,7 +164,7 @@ def lib():
             ctypes.c_int,
             [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions), vp, vp],
         ),
-        "ps_lmhead_tuned_chunks": (ctypes.c_int, [i64, i64, i64, ctypes.c_int, cs, ctypes.c_int]),
+        "ps_lmhead_tuned_chunks": (ctypes.c_int, [i64, i64, i64, ctypes.c_int, ctypes.c_int, cs, ctypes.c_int]),
         "ps_chunker_open": (vp, [ctypes.POINTER(ctypes.c_int), ctypes.c_int, cs, ctypes.c_double]),
         "ps_chunker_next": (ctypes.c_int, [vp]),
         "ps_chunker_report": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_double, ctypes.c_double]),

@@ -299,14 +299,16 @@ def _env_chunks() -> Optional[int]:
 
 def _auto_chunks(n, d, v, forward_only, device_index):
     """chunks="auto": the count `powershape tune` cached for this GPU (as it is now: name, driver,
-    power limit) and shape; when there is none, the shape is tuned once (a minute or two) and
-    cached. Remembered per process."""
-    key = (n, d, v, forward_only, device_index)
+    power limit) and shape, for the op as it will run (on an sm_90 GPU the exponent in the logits
+    product, unless deterministic algorithms are asked for); when there is none, the shape is tuned
+    once (a minute or two) and cached. Remembered per process."""
+    exp = torch.cuda.get_device_capability(device_index) == (9, 0) and not torch.are_deterministic_algorithms_enabled()
+    key = (n, d, v, forward_only, exp, device_index)
     if key in _tuned:
         return _tuned[key]
 
     def ask():
-        return lib().ps_lmhead_tuned_chunks(n, d, v, int(forward_only), b"time", device_index)
+        return lib().ps_lmhead_tuned_chunks(n, d, v, int(forward_only), int(exp), b"time", device_index)
 
     chunks = ask()
     check(chunks >= 0)
@@ -317,6 +319,7 @@ def _auto_chunks(n, d, v, forward_only, device_index):
         )
         cmd = [cli(), "tune", "--workload", "lmhead", "--shape", f"{n},{d},{v}", "--device", "gpu"]
         cmd += ["--forward-only"] if forward_only else []
+        cmd += ["--exp-in-product"] if exp else []
         done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if done.returncode != 0:
             raise PowershapeError(f"chunks='auto': {' '.join(cmd)} failed: {done.stderr.strip()}")

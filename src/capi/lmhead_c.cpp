@@ -148,8 +148,8 @@ int ps_lmhead_scale_gradients(const ps_lmhead_args* a, const ps_lmhead_options* 
   });
 }
 
-int ps_lmhead_tuned_chunks(int64_t n, int64_t d, int64_t v, int forward_only, const char* objective,
-                           int gpu) {
+int ps_lmhead_tuned_chunks(int64_t n, int64_t d, int64_t v, int forward_only, int exp_in_product,
+                           const char* objective, int gpu) {
   return powershape::capi::guarded<int>(-1, [&]() -> int {
     namespace e = powershape::experiment;
     if (n < 1 || d < 1 || v < 1)
@@ -158,7 +158,9 @@ int ps_lmhead_tuned_chunks(int64_t n, int64_t d, int64_t v, int forward_only, co
       throw powershape::invalid_input("tuned chunks: the objective is NULL");
     powershape::telemetry::NvmlSource nvml({gpu});
     const nlohmann::json device = {{"device", powershape::trace::to_json(nvml.devices().at(0))}};
-    powershape::workload::Workload w{powershape::workload::LmHead{n, d, v, forward_only == 0}, 1};
+    powershape::workload::LmHead l{n, d, v, forward_only == 0};
+    l.exp_in_product = exp_in_product != 0;
+    const powershape::workload::Workload w{l, 1};
     const std::string key = e::tune_key(device, e::tune_workload_name(w), objective);
     return e::cached_chunks(key).value_or(0);
   });
