@@ -108,6 +108,24 @@ TEST(Steps, EveryKindsPlanIsItsKernelsAndItsArithmeticAtEveryChunkCount) {
   }
 }
 
+// With the exponent in the product, its epilogue holds a narrow head's logits product below the
+// product's own rate (the H200: 1.23x cuBLASLt's product at D = 896), a wide one's not at all.
+TEST(Steps, TheExponentInTheProductSlowsANarrowHeadsLogitsProductAlone) {
+  const LmHeadStep logits{LmHeadStep::kLogits, 0, 0, 16384};
+  for (int64_t d : {896, 4096}) {
+    LmHead l{16384, d, 151936};
+    const Phase pass = phase_of(logits, l);
+    l.exp_in_product = true;
+    const Phase fused = phase_of(logits, l);
+    EXPECT_DOUBLE_EQ(fused.flops, pass.flops);
+    if (d == 896) {
+      EXPECT_NEAR(pass.efficiency / fused.efficiency, 1.23, 0.01);
+    } else {
+      EXPECT_DOUBLE_EQ(fused.efficiency, pass.efficiency);
+    }
+  }
+}
+
 TEST(Steps, TheLmHeadChunksTokensOrTakesTokensPerChunk) {
   LmHeadOptions o;
   o.chunks = 3;

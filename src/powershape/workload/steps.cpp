@@ -1,5 +1,7 @@
 #include "powershape/workload/steps.hpp"
 
+#include <algorithm>
+
 namespace powershape::workload {
 
 const char* op_name(Op op) {
@@ -84,6 +86,14 @@ Phase phase_of(const WorkloadStep& s) {
   throw std::logic_error("phase_of: the LM head op's phases are its own steps'");
 }
 
+// The width below which the exponent, not the product, sets the pace of the logits product with
+// the exponent in it (kernels/logits_exp.cu, sm_90 alone): its epilogue warps take a fixed time a
+// logit, the product 2 D flops a logit, so the product reaches at most D / kExpEpilogueWidth of its
+// rate. Fitted to the H200 (data/h200/logits_exp): at D = 896 the fused product took 1.23x
+// cuBLASLt's logits product (7.99 against 6.50 ms), which runs at 896 / (896 + 32) of the rate
+// here, so 896 / 1141; at D = 4096 it ran at the product's own rate (4096 / 1141 > 1).
+constexpr double kExpEpilogueWidth = 1141;
+
 Phase phase_of(const LmHeadStep& s, const LmHead& l) {
   const double rows = static_cast<double>(s.rows), d = static_cast<double>(l.width),
                v = static_cast<double>(l.vocab);
@@ -95,6 +105,7 @@ Phase phase_of(const LmHeadStep& s, const LmHead& l) {
       // The exponents written backward (none forward), and each row's pair a 256-logit tile.
       Phase p = product("logits", rows, v, d, l.backward ? 2 : 0);
       p.bytes += 8 * rows * static_cast<double>(lmhead_exp_tiles(l.vocab));
+      p.efficiency = std::min(p.efficiency, d / kExpEpilogueWidth);
       return p;
     }
     case LmHeadStep::kPass:
