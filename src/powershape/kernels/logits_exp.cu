@@ -1,4 +1,4 @@
-// logits_exp.cuh's kernels. The product is a persistent, warp-specialised Hopper kernel, a block a
+// logits_exp.cuh's product (its finishing kernel: logits_exp_finish.cu). It is a persistent, warp-specialised Hopper kernel, a block a
 // multiprocessor, 128 x 256 tiles of the logits, three roles:
 // - one thread feeds X's and W's tiles, 64 deep in K (128-byte rows, swizzled), through the
 //   tensor copy engine into three shared-memory stages of 48 KB;
@@ -23,10 +23,13 @@
 #include "powershape/kernels/ce_math.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/logits_exp.cuh"
+#include "powershape/kernels/logits_exp_scratch.cuh"
 #include "powershape/kernels/sm90.cuh"
 
 namespace powershape::kernels {
 namespace {
+
+using namespace logits_exp_detail;
 
 constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 3, kThreads = 384;
 constexpr int kEpilogueWarps = 3;  // the first warpgroup's warps 1-3 (warp 0 feeds the stages)
@@ -37,25 +40,7 @@ constexpr uint32_t kPiece = kBM * kPieceCols * 2;         // 16 KB
 constexpr uint32_t kStaging = kBN / kPieceCols * kPiece;  // the whole tile as bf16: 64 KB
 constexpr int kSmemBytes =
     1024 + kStages * (kStageA + kStageB) + kStaging + 4 * kBM + 8 * (2 * kStages + 2);
-constexpr uint32_t kUnset = 0xFFFFFFFFu;  // a row's offset before any tile has set it (a NaN)
-constexpr float kRaise = 30.f;            // exp(z - c) stays below e^30 (bf16 and fp32: e^88)
-
-// Where the scratch's three arrays start: each row's offset (float bits), each row's target logit,
-// and each (tile column, row)'s offset used and sum of exp(z - c).
-struct Scratch {
-  uint32_t* offset;
-  float* target_logit;
-  float2* tiles;
-};
-
-std::size_t align256(std::size_t b) { return (b + 255) / 256 * 256; }
-
-Scratch scratch_of(void* p, int64_t rows) {
-  auto* b = static_cast<char*>(p);
-  const std::size_t r = align256(static_cast<std::size_t>(rows) * 4);
-  return {reinterpret_cast<uint32_t*>(b), reinterpret_cast<float*>(b + r),
-          reinterpret_cast<float2*>(b + 2 * r)};
-}
+constexpr float kRaise = 30.f;  // exp(z - c) stays below e^30 (bf16 and fp32: e^88)
 
 // The tiles a block takes, in order: row blocks first (the blocks running at once share W's tiles
 // in L2, and the chunk's X stays there).
@@ -397,52 +382,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-// A block a 32 rows, 8 threads a row (each every 8th tile: a warp reads 32 rows of one tile, which
-// lie side by side): the tiles' (offset, sum) pairs put on the row's largest offset; tiles that
-// wrote under a smaller one (only when a tile raised the row's offset) rescaled; then the row's
-// loss and gradient factor.
-constexpr int kFinishRows = 32, kFinishSplit = 8;
-
-__global__ void __launch_bounds__(kFinishRows* kFinishSplit)
-    finish_kernel(CrossEntropyParams p, Scratch s, int64_t rows, int cols) {
-  using namespace ce;
-  __shared__ float part_c[kFinishSplit][kFinishRows], part_s[kFinishSplit][kFinishRows];
-  const int r = static_cast<int>(threadIdx.x) % kFinishRows,
-            g = static_cast<int>(threadIdx.x) / kFinishRows;
-  const int64_t row = blockIdx.x * static_cast<int64_t>(kFinishRows) + r;
-  const bool valid = row < rows;
-  float c = -INFINITY, sum = 0;
-#pragma unroll 4
-  for (int j = g; valid && j < cols; j += kFinishSplit) {
-    const float2 t = s.tiles[j * rows + row];
-    merge(c, sum, t.x, t.y);
-  }
-  part_c[g][r] = c;
-  part_s[g][r] = sum;
-  __syncthreads();
-  c = -INFINITY;
-  sum = 0;
-  for (int i = 0; i < kFinishSplit; ++i) merge(c, sum, part_c[i][r], part_s[i][r]);
-  if (valid && p.write_grad) {
-    for (int j = g; j < cols; j += kFinishSplit) {
-      const float2 t = s.tiles[j * rows + row];
-      if (t.x == c) continue;  // the common case: the tile wrote under the row's final offset
-      const float f = ex2((t.x - c) * kLog2e);
-      const int64_t first = static_cast<int64_t>(j) * kBN;
-      const int64_t last = first + kBN < p.ld ? first + kBN : p.ld;
-      auto* vec = reinterpret_cast<uint4*>(p.logits + row * p.ld);
-      for (int64_t i = first / 8; i < last / 8; ++i) {
-        float z[8];
-        unpack(vec[i], z);
-        vec[i] = make_uint4(pack(z[0] * f, z[1] * f), pack(z[2] * f, z[3] * f),
-                            pack(z[4] * f, z[5] * f), pack(z[6] * f, z[7] * f));
-      }
-    }
-  }
-  __syncthreads();  // every rescale of the row before its target's entry is written
-  if (valid && g == 0) finish_one_read_row(p, row, c, sum, s.target_logit[row]);
-}
-
 using EncodeFn = PFN_cuTensorMapEncodeTiled_v12000;
 
 EncodeFn encoder() {
@@ -530,11 +469,6 @@ const DeviceInfo& device_info() {
 
 bool logits_exp_available() { return device_info().available; }
 
-std::size_t logits_exp_scratch_bytes(int64_t rows, int64_t v) {
-  return 2 * align256(static_cast<std::size_t>(rows) * 4) +
-         align256(static_cast<std::size_t>(rows * workload::lmhead_exp_tiles(v)) * sizeof(float2));
-}
-
 void logits_exp(const LogitsExpParams& l, const CrossEntropyParams& pass, cudaStream_t stream) {
   const DeviceInfo& dev = device_info();
   if (!dev.available) throw std::logic_error("logits_exp: no sm_90a image for this device");
@@ -549,16 +483,6 @@ void logits_exp(const LogitsExpParams& l, const CrossEntropyParams& pass, cudaSt
   const auto grid = static_cast<unsigned>(std::min(walk.tiles, dev.blocks));
   kernel_for(l.softcap > 0, l.bias != nullptr)<<<grid, kThreads, kSmemBytes, stream>>>(
       tx, tw, l, pass, s, walk, k_blocks);
-  PS_LAUNCHED();
-}
-
-void logits_exp_finish(const LogitsExpParams& l, const CrossEntropyParams& pass,
-                       cudaStream_t stream) {
-  if (l.rows == 0) return;
-  const auto blocks = static_cast<unsigned>((l.rows + kFinishRows - 1) / kFinishRows);
-  finish_kernel<<<blocks, kFinishRows * kFinishSplit, 0, stream>>>(
-      pass, scratch_of(l.scratch, l.rows), l.rows,
-      static_cast<int>(workload::lmhead_exp_tiles(l.v)));
   PS_LAUNCHED();
 }
 
