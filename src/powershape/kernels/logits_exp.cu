@@ -1,5 +1,6 @@
-// logits_exp.cuh's product (its finishing kernel: logits_exp_finish.cu). It is a persistent, warp-specialised Hopper kernel, a block a
-// multiprocessor, 128 x 256 tiles of the logits, three roles:
+// logits_exp.cuh's product (its finishing kernel: logits_exp_finish.cu). It is a persistent,
+// warp-specialised Hopper kernel, a block a multiprocessor, 128 x 256 tiles of the logits, three
+// roles:
 // - one thread feeds X's and W's tiles, 64 deep in K (128-byte rows, swizzled), through the
 //   tensor copy engine into three shared-memory stages of 48 KB;
 // - two warpgroups multiply (each 64 rows x 256 columns, one wgmma m64n256k16 a 16-deep step,
