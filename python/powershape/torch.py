@@ -62,12 +62,16 @@ def _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, 
     o.softcap = 0.0 if softcap is None else real("softcap", softcap)
     o.backward = 1 if backward else 0
     o.dw_fp32 = 1 if dw_fp32 else 0
-    # The exponent in the logits product (an sm_90 GPU) sets each row's offset from whichever tile
-    # finishes first: its gradients differ from run to run in bf16's last bit. A caller who asks
-    # PyTorch for deterministic algorithms gets the pass of its own instead.
-    o.fuse_exp = 0 if torch.are_deterministic_algorithms_enabled() else 1
+    o.fuse_exp = 1 if _fuse_exp() else 0
     check(lib().ps_lmhead_options_check(ctypes.byref(o)) == 0)
     return o
+
+
+def _fuse_exp():
+    """Whether the op may take the exponent in the logits product (an sm_90 GPU). It sets each row's
+    offset from whichever tile finishes first, so its gradients differ from run to run in bf16's
+    last bit: a caller who asks PyTorch for deterministic algorithms gets the pass of its own."""
+    return not torch.are_deterministic_algorithms_enabled()
 
 
 def _ptr(t):
@@ -302,7 +306,7 @@ def _auto_chunks(n, d, v, forward_only, device_index):
     power limit) and shape, for the op as it will run (on an sm_90 GPU the exponent in the logits
     product, unless deterministic algorithms are asked for); when there is none, the shape is tuned
     once (a minute or two) and cached. Remembered per process."""
-    exp = torch.cuda.get_device_capability(device_index) == (9, 0) and not torch.are_deterministic_algorithms_enabled()
+    exp = torch.cuda.get_device_capability(device_index) == (9, 0) and _fuse_exp()
     key = (n, d, v, forward_only, exp, device_index)
     if key in _tuned:
         return _tuned[key]

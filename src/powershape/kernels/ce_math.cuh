@@ -108,6 +108,14 @@ __device__ __forceinline__ uint32_t pack(float lo, float hi) {
   return *reinterpret_cast<uint32_t*>(&b);
 }
 
+// The 8 bf16 of a 16-byte vector, each times f.
+__device__ __forceinline__ uint4 scaled(const uint4& raw, float f) {
+  float z[8];
+  unpack(raw, z);
+  return make_uint4(pack(z[0] * f, z[1] * f), pack(z[2] * f, z[3] * f), pack(z[4] * f, z[5] * f),
+                    pack(z[6] * f, z[7] * f));
+}
+
 // Adds the first `count` logits of a vector (8: a whole one, on the fast path) to the running
 // (m, s) and, with label smoothing, to zsum.
 template <bool kSoftcap>

@@ -73,13 +73,6 @@ __device__ __forceinline__ uint4 exp_of(const uint4& raw, int count, float cap, 
   return make_uint4(pack(g[0], g[1]), pack(g[2], g[3]), pack(g[4], g[5]), pack(g[6], g[7]));
 }
 
-__device__ __forceinline__ uint4 scaled(const uint4& raw, float f) {
-  float z[8];
-  unpack(raw, z);
-  return make_uint4(pack(z[0] * f, z[1] * f), pack(z[2] * f, z[3] * f), pack(z[4] * f, z[5] * f),
-                    pack(z[6] * f, z[7] * f));
-}
-
 // Rare (a later round far above the first): kept out of line, so that its registers do not
 // crowd the main loop's.
 __device__ __noinline__ void rescale(uint4* vecs, int end, float f) {

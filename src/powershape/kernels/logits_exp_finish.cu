@@ -46,12 +46,7 @@ __global__ void __launch_bounds__(kFinishRows* kFinishSplit)
       const int64_t first = static_cast<int64_t>(j) * kTile;
       const int64_t last = first + kTile < p.ld ? first + kTile : p.ld;
       auto* vec = reinterpret_cast<uint4*>(p.logits + row * p.ld);
-      for (int64_t i = first / 8; i < last / 8; ++i) {
-        float z[8];
-        unpack(vec[i], z);
-        vec[i] = make_uint4(pack(z[0] * f, z[1] * f), pack(z[2] * f, z[3] * f),
-                            pack(z[4] * f, z[5] * f), pack(z[6] * f, z[7] * f));
-      }
+      for (int64_t i = first / 8; i < last / 8; ++i) vec[i] = scaled(vec[i], f);
     }
   }
   __syncthreads();  // every rescale of the row before its target's entry is written
