@@ -53,6 +53,8 @@ lmhead() {
   build/bench/ce_pass
   echo "== the exponent in the logits product against cuBLASLt's product and the pass (sm_90)"
   build/bench/logits_exp_speed
+  echo "== the op's kernels, each one's time a call at 1 and 8 chunks (the Python op)"
+  POWERSHAPE_LIB=build/libpowershape_c.so python3 bench/lmhead_kernels.py
   echo "== LM head: chunk counts against the three products alone (the engine's sustained windows)"
   build/bench/lmhead_speed --chunks "${LMHEAD_CHUNKS:-1,2,4,8,16,32,64}" --window 3 --rounds 3 --json "$out/lmhead_speed.json"
 }

@@ -123,11 +123,12 @@ def test_cuda_matches_the_reference_in_bf16(chunks, kw):
     assert gw.dtype == w.dtype  # whatever dW accumulated in, the gradient has the weight's dtype
     # An incoming gradient of 1 takes the path without the scaling pass. A second call is a new
     # run: with the exponent in the product (sm_90) each row's offset comes from whichever tile
-    # finishes first, so the two differ in bf16's last bit, summed over V: compared as the
-    # reference is (a lost factor of 2 would be off by half the largest element).
+    # finishes first, so the two differ in bf16's last bits, summed over V (on the H200 by more
+    # than 1% of the largest element, two bf16 steps there): compared as the reference is, within
+    # 2% (a lost factor of 2 would be off by half the largest element).
     g1x, g1w = torch.autograd.grad(linear_cross_entropy(x, w, t, chunks=chunks, **kw), (x, w))
-    assert torch.allclose(g1x.float() * 2, gx.float(), rtol=0, atol=1e-2 * gx.abs().max().item())
-    assert torch.allclose(g1w.float() * 2, gw.float(), rtol=0, atol=1e-2 * gw.abs().max().item())
+    assert torch.allclose(g1x.float() * 2, gx.float(), rtol=0, atol=2e-2 * gx.abs().max().item())
+    assert torch.allclose(g1w.float() * 2, gw.float(), rtol=0, atol=2e-2 * gw.abs().max().item())
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
@@ -255,6 +256,8 @@ def test_cuda_chunks_auto_uses_what_tune_cached(tmp_path, monkeypatch):
         [
             cli(),
             "tune",
+            "--workload",
+            "lmhead",
             "--device",
             "gpu",
             "--shape",

@@ -51,6 +51,7 @@ struct Walk {
   __device__ int stride() const { return static_cast<int>(gridDim.x); }
   __device__ int m(int t) const { return t % m_tiles; }
   __device__ int n(int t) const { return t / m_tiles; }
+  __device__ int n_tiles() const { return tiles / m_tiles; }  // a row's tiles
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -319,8 +320,7 @@ __device__ __forceinline__ void exponentiate(const LogitsExpParams& p,
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int64_t row = row0 + 8 * ps + rg + 4 * h;
-        if (row < p.rows && l8 == 0)
-          s.tiles[static_cast<int64_t>(n) * p.rows + row] = make_float2(c[h], sum[h]);
+        if (row < p.rows && l8 == 0) s.tiles[row * walk.n_tiles() + n] = make_float2(c[h], sum[h]);
       }
     }
   }

@@ -12,45 +12,53 @@ namespace {
 using namespace logits_exp_detail;
 constexpr int64_t kTile = workload::kLmHeadExpTile;
 
-// A block a 32 rows, 8 threads a row (each every 8th tile: a warp reads 32 rows of one tile, which
-// lie side by side): the tiles' (offset, sum) pairs put on the row's largest offset; tiles that
-// wrote under a smaller one (only when a tile raised the row's offset) rescaled; then the row's
-// loss and gradient factor.
-constexpr int kFinishRows = 32, kFinishSplit = 8;
+// A warp a row, eight rows a block: the lanes read the row's (offset, sum) pairs side by side,
+// each every 32nd tile, the first kHeld of them into registers at once (one memory latency, not
+// one a tile: a chunk has few rows to hide it behind), and merge them on the row's largest offset;
+// a tile that wrote under a smaller one (only when a tile raised the row's offset) is rescaled by
+// the lane that read it; then the row's loss and gradient factor.
+constexpr int kFinishRowsPerBlock = 8, kHeld = 24;  // 24 x 32 x 256: V up to 196,608 held
 
-__global__ void __launch_bounds__(kFinishRows* kFinishSplit)
+__global__ void __launch_bounds__(32 * kFinishRowsPerBlock)
     finish_kernel(CrossEntropyParams p, Scratch s, int64_t rows, int cols) {
   using namespace ce;
-  __shared__ float part_c[kFinishSplit][kFinishRows], part_s[kFinishSplit][kFinishRows];
-  const int r = static_cast<int>(threadIdx.x) % kFinishRows,
-            g = static_cast<int>(threadIdx.x) / kFinishRows;
-  const int64_t row = blockIdx.x * static_cast<int64_t>(kFinishRows) + r;
-  const bool valid = row < rows;
-  float c = -INFINITY, sum = 0;
-#pragma unroll 4
-  for (int j = g; valid && j < cols; j += kFinishSplit) {
-    const float2 t = s.tiles[j * rows + row];
-    merge(c, sum, t.x, t.y);
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const int64_t row = blockIdx.x * static_cast<int64_t>(kFinishRowsPerBlock) + threadIdx.x / 32;
+  if (row >= rows) return;  // the whole warp: no shuffle below is left short
+  const float2* pairs = s.tiles + row * cols;
+  float2 held[kHeld];
+#pragma unroll
+  for (int i = 0; i < kHeld; ++i) {
+    const int j = lane + 32 * i;
+    held[i] = j < cols ? pairs[j] : make_float2(-INFINITY, 0.f);
   }
-  part_c[g][r] = c;
-  part_s[g][r] = sum;
-  __syncthreads();
-  c = -INFINITY;
-  sum = 0;
-  for (int i = 0; i < kFinishSplit; ++i) merge(c, sum, part_c[i][r], part_s[i][r]);
-  if (valid && p.write_grad) {
-    for (int j = g; j < cols; j += kFinishSplit) {
-      const float2 t = s.tiles[j * rows + row];
-      if (t.x == c) continue;  // the common case: the tile wrote under the row's final offset
-      const float f = ex2((t.x - c) * kLog2e);
+  float c = -INFINITY, sum = 0;
+#pragma unroll
+  for (int i = 0; i < kHeld; ++i) merge(c, sum, held[i].x, held[i].y);
+  for (int j = lane + 32 * kHeld; j < cols; j += 32) merge(c, sum, pairs[j].x, pairs[j].y);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const float c2 = __shfl_xor_sync(0xffffffffu, c, o), s2 = __shfl_xor_sync(0xffffffffu, sum, o);
+    merge(c, sum, c2, s2);
+  }
+  if (p.write_grad) {
+    auto* vec = reinterpret_cast<uint4*>(p.logits + row * p.ld);
+    // Tile j wrote under offset `used`: put it on the row's (the common case: it is that one).
+    auto rescale = [&](int j, float used) {
+      if (used == c) return;
+      const float f = ex2((used - c) * kLog2e);
       const int64_t first = static_cast<int64_t>(j) * kTile;
       const int64_t last = first + kTile < p.ld ? first + kTile : p.ld;
-      auto* vec = reinterpret_cast<uint4*>(p.logits + row * p.ld);
-      for (int64_t i = first / 8; i < last / 8; ++i) vec[i] = scaled(vec[i], f);
+      for (int64_t u = first / 8; u < last / 8; ++u) vec[u] = scaled(vec[u], f);
+    };
+#pragma unroll
+    for (int i = 0; i < kHeld; ++i) {
+      if (lane + 32 * i < cols) rescale(lane + 32 * i, held[i].x);
     }
+    for (int j = lane + 32 * kHeld; j < cols; j += 32) rescale(j, pairs[j].x);
   }
-  __syncthreads();  // every rescale of the row before its target's entry is written
-  if (valid && g == 0) finish_one_read_row(p, row, c, sum, s.target_logit[row]);
+  __syncwarp();  // every rescale of the row before its target's entry is written
+  if (lane == 0) finish_one_read_row(p, row, c, sum, s.target_logit[row]);
 }
 
 }  // namespace
@@ -63,8 +71,9 @@ std::size_t logits_exp_scratch_bytes(int64_t rows, int64_t v) {
 void logits_exp_finish(const LogitsExpParams& l, const CrossEntropyParams& pass,
                        cudaStream_t stream) {
   if (l.rows == 0) return;
-  const auto blocks = static_cast<unsigned>((l.rows + kFinishRows - 1) / kFinishRows);
-  finish_kernel<<<blocks, kFinishRows * kFinishSplit, 0, stream>>>(
+  const auto blocks =
+      static_cast<unsigned>((l.rows + kFinishRowsPerBlock - 1) / kFinishRowsPerBlock);
+  finish_kernel<<<blocks, 32 * kFinishRowsPerBlock, 0, stream>>>(
       pass, scratch_of(l.scratch, l.rows), l.rows,
       static_cast<int>(workload::lmhead_exp_tiles(l.v)));
   PS_LAUNCHED();

@@ -11,7 +11,7 @@ namespace powershape::kernels::logits_exp_detail {
 constexpr uint32_t kUnset = 0xFFFFFFFFu;  // a row's offset before any tile has set it (a NaN)
 
 // Where the scratch's three arrays start: each row's offset (float bits), each row's target logit,
-// and each (tile column, row)'s offset used and sum of exp(z - c).
+// and each (row, tile column)'s offset used and sum of exp(z - c), a row's tiles side by side.
 struct Scratch {
   uint32_t* offset;
   float* target_logit;
