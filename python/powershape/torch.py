@@ -301,12 +301,13 @@ def _env_chunks() -> Optional[int]:
     return int(value)
 
 
-def _auto_chunks(n, d, v, forward_only, device_index):
+def _auto_chunks(n, d, v, forward_only, label_smoothing, device_index):
     """chunks="auto": the count `powershape tune` cached for this GPU (as it is now: name, driver,
     power limit) and shape, for the op as it will run (on an sm_90 GPU the exponent in the logits
-    product, unless deterministic algorithms are asked for); when there is none, the shape is tuned
-    once (a minute or two) and cached. Remembered per process."""
-    exp = torch.cuda.get_device_capability(device_index) == (9, 0) and _fuse_exp()
+    product, unless deterministic algorithms are asked for or label smoothing takes the two-read
+    pass); when there is none, the shape is tuned once (a minute or two) and cached. Remembered per
+    process."""
+    exp = torch.cuda.get_device_capability(device_index) == (9, 0) and _fuse_exp() and label_smoothing == 0
     key = (n, d, v, forward_only, exp, device_index)
     if key in _tuned:
         return _tuned[key]
@@ -434,7 +435,9 @@ def linear_cross_entropy(
         bias = bias.contiguous()
     if chunks == "auto":
         forward_only = not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad))
-        chunks = _auto_chunks(x2.shape[0], x2.shape[1], weight.shape[0], forward_only, x.device.index or 0)
+        chunks = _auto_chunks(
+            x2.shape[0], x2.shape[1], weight.shape[0], forward_only, label_smoothing, x.device.index or 0
+        )
     params = (  # checked above; the op's ranges by _run when compiling
         ignore_index,
         _REDUCTIONS[reduction],

@@ -241,6 +241,34 @@ def test_torch_compile_refuses_what_an_eager_call_refuses(monkeypatch):
         step(x, w, t)
 
 
+def test_chunks_auto_asks_for_the_path_the_op_will_take(monkeypatch):
+    # On an sm_90 GPU the op takes the exponent in the logits product, but not with label
+    # smoothing (the two-read pass) nor under deterministic algorithms: chunks="auto" must ask the
+    # tune cache for that workload, not the other.
+    import powershape.torch as pt
+
+    asked = []
+
+    class Lib:
+        def ps_lmhead_tuned_chunks(self, n, d, v, forward_only, exp, objective, device):
+            asked.append(exp)
+            return 3
+
+    monkeypatch.setattr(pt, "lib", lambda: Lib())
+    monkeypatch.setattr(pt, "_tuned", {})
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    assert pt._auto_chunks(256, 128, 4099, False, 0.0, 0) == 3
+    assert pt._auto_chunks(256, 128, 4099, False, 0.1, 0) == 3
+    was = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        pt._tuned.clear()
+        assert pt._auto_chunks(256, 128, 4099, False, 0.0, 0) == 3
+    finally:
+        torch.use_deterministic_algorithms(was)
+    assert asked == [1, 0, 0]
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
 def test_cuda_chunks_auto_uses_what_tune_cached(tmp_path, monkeypatch):
     import subprocess

@@ -298,6 +298,9 @@ TEST_F(LmHeadGpu, LogitsRisingAlongTheRow) {
   o.softcap = 200;
   o.z_loss = 1e-4f;
   run_case({4, 64, 100003, 2, o, true, 0, 150, 1}, 17);
+  // 1,025 tiles a row: the exponent-in-the-product path's finishing kernel rescales tiles past the
+  // 768 it holds in registers too.
+  run_case({4, 64, 262147, 1, {}, false, 0, 150, 1}, 25);
 }
 
 // A bias (added by the product's epilogue) and its gradient (column sums of dlogits, with the
