@@ -158,9 +158,7 @@ void add_tune(CLI::App& app) {
   cmd->add_option("--workload", a.workload.workload, "lmhead (default) or msm");
   cmd->add_flag("--forward-only", a.workload.forward_only,
                 "lmhead: the forward pass alone (inference), as sim and repro take it");
-  cmd->add_flag("--exp-in-product", a.workload.exp_in_product,
-                "lmhead: the softmax's exponent in the logits product, as the op takes it on an "
-                "sm_90 GPU (what chunks='auto' tunes there)");
+  add_exp_in_product_flag(*cmd, a.workload);
   cmd->add_option("--shape", a.workload.shape,
                   "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS");
   cmd->add_option("--chunks", a.workload.chunks,

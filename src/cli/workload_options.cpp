@@ -38,14 +38,18 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
   cmd.add_flag("--products-only", a.products_only,
                "lmhead: its three products alone, chunked as the op chunks them (no pass): "
                "whether the chunk effect is in the products or in the alternation");
-  cmd.add_flag("--exp-in-product", a.exp_in_product,
-               "lmhead: the softmax's exponent in the logits product, as the op takes it on an "
-               "sm_90 GPU (H100, H200) by default; without it, a pass of its own");
+  add_exp_in_product_flag(cmd, a);
   cmd.add_option("--ce-bytes", a.ce_bytes_per_logit,
                  "lmhead: bytes the cross-entropy pass moves per logit (4: fused bf16 in place, "
                  "the default; 16 or more: an unfused fp32 path; with --forward-only, half: no "
                  "gradient is written)")
       ->check(finite_in(0.5, 1024));
+}
+
+void add_exp_in_product_flag(CLI::App& cmd, workload::WorkloadArgs& a) {
+  cmd.add_flag("--exp-in-product", a.exp_in_product,
+               "lmhead: the softmax's exponent in the logits product, as the op takes it on an "
+               "sm_90 GPU (H100, H200) by default; without it, a pass of its own");
 }
 
 std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a,

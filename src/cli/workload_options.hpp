@@ -9,6 +9,8 @@ namespace powershape::cli {
 // chunk counts of msm or the LM head (--chunks is a list), `probe` sizes its square waves (--duty).
 enum class WorkloadUse { kSim, kRepro, kProbe };
 void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse use);
+// --exp-in-product, which add_workload_options declares and `tune` (options of its own) too.
+void add_exp_in_product_flag(CLI::App& cmd, workload::WorkloadArgs& a);
 
 // The plans the options describe on a device with these unthrottled rates; --recorded-on's
 // profile is looked up here. Throws with a one-line reason.
