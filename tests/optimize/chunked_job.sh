@@ -13,8 +13,9 @@ while [ "$i" -lt "${STEPS:-4}" ]; do
   if [ "${FLAT:-0}" = 1 ]; then
     sleep 0.05
   else
-    # 50 ms at the best count, 25 ms more for each doubling away from it
-    awk -v c="$chunks" -v b="$best" 'BEGIN { d = log(c / b) / log(2); if (d < 0) d = -d; system("sleep " 0.05 + 0.025 * d) }'
+    # 50 ms at the best count, 100 ms more for each doubling away from it: well clear of the
+    # tens of ms a loaded machine adds to starting `mark`, awk and sleep
+    awk -v c="$chunks" -v b="$best" 'BEGIN { d = log(c / b) / log(2); if (d < 0) d = -d; system("sleep " 0.05 + 0.1 * d) }'
   fi
   "$ps" mark end step
   i=$((i + 1))

@@ -229,8 +229,9 @@ class SteppedSource : public Source {
 struct SteppedRun {
   SamplerStats stats;
   int power_reads, clock_reads;
-  std::size_t power_values;  // distinct power values recorded
-  bool last_reads_all;       // the last round (at the stop) read both signals
+  std::size_t power_values;              // distinct power values recorded
+  bool last_reads_all;                   // the last round (at the stop) read both signals
+  int64_t power_read_ns, clock_read_ns;  // how often each was read at the end
 };
 
 SteppedRun sample_stepped(int stretch) {
@@ -250,7 +251,13 @@ SteppedRun sample_stepped(int stretch) {
   values.erase(std::unique(values.begin(), values.end()), values.end());
   const bool last_reads_all =
       !rows.empty() && rows.back()[Signal::kPowerUsage].ok() && rows.back()[Signal::kSmClock].ok();
-  return {s.stats(), src.power_reads, src.clock_reads, values.size(), last_reads_all};
+  return {s.stats(),
+          src.power_reads,
+          src.clock_reads,
+          values.size(),
+          last_reads_all,
+          s.read_period_ns(0, Signal::kPowerUsage),
+          s.read_period_ns(0, Signal::kSmClock)};
 }
 }  // namespace
 
@@ -271,6 +278,10 @@ TEST(Sampler, ReadsEachSignalAtHalfItsUpdatePeriodInSharedRounds) {
   EXPECT_GE(stretched.power_values + 2, every.power_values);
   EXPECT_GT(stretched.power_values, 100u);
   EXPECT_TRUE(stretched.last_reads_all);  // the trace ends at the stop with every signal
+  // and says how often it read each
+  EXPECT_EQ(every.power_read_ns, 1'000'000);
+  EXPECT_EQ(stretched.power_read_ns, 4'000'000);
+  EXPECT_EQ(stretched.clock_read_ns, 8'000'000);
 }
 
 // The node's slow reads (3 ms of CPU a GPU here, two GPUs) no more often than keeps them under

@@ -358,6 +358,11 @@ std::optional<int64_t> Sampler::update_period_ns(int gpu, Signal s) const {
       .median_period_ns();
 }
 
+int64_t Sampler::read_period_ns(int gpu, Signal s) const {
+  std::lock_guard lock(sh_->mu);
+  return read_ns_.at(static_cast<std::size_t>(gpu))[static_cast<std::size_t>(s)];
+}
+
 std::size_t Sampler::update_count(int gpu, Signal s) const {
   std::lock_guard lock(sh_->mu);
   return trackers_.at(static_cast<std::size_t>(gpu))[static_cast<std::size_t>(s)].changes();

@@ -93,6 +93,9 @@ class Sampler {
   SamplerStats stats() const;
   // The learned update period of a signal on a GPU (index into the source's devices()).
   std::optional<int64_t> update_period_ns(int gpu, Signal s) const;
+  // How often the signal is read now: a change is seen at the next read, so a learned update
+  // period is known to about this much.
+  int64_t read_period_ns(int gpu, Signal s) const;
   std::size_t update_count(int gpu, Signal s) const;
 
  private:
