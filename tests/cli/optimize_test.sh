@@ -14,15 +14,21 @@ fake=fake:$data/h200/gemm_sustained_trace.csv
 check "optimize exits 0" test $rc -eq 0
 check "it measures the job's steps" grep -q "^as found: 4 steps, " "$tmp/o.out"
 check "it shows tokens/s" grep -q "tokens/s" "$tmp/o.out"
-check "it recommends the count whose steps are shortest" grep -q "^recommendation: POWERSHAPE_CHUNKS=4 (measured)" "$tmp/o.out"
-check "it states the saving per step, hour and run" grep -q "^  saves [0-9.]* ms and [0-9.]* J a step; [0-9.]* Wh an hour of the job; [0-9.]* Wh a run" "$tmp/o.out"
-check "the JSON has the recommendation" python3 -c "
+# Under the sanitizers (scripts/sanitize.sh) on two busy cores a mark's start-up alone varies from
+# 0.2 s to past the steps themselves: which count wins is checked in the plain build only.
+if [ "${POWERSHAPE_TIMING_TESTS:-1}" = 0 ]; then
+  echo "skip the recommendation, its savings and its JSON (timing)"
+else
+  check "it recommends the count whose steps are shortest" grep -q "^recommendation: POWERSHAPE_CHUNKS=4 (measured)" "$tmp/o.out"
+  check "it states the saving per step, hour and run" grep -q "^  saves [0-9.]* ms and [0-9.]* J a step; [0-9.]* Wh an hour of the job; [0-9.]* Wh a run" "$tmp/o.out"
+  check "the JSON has the recommendation" python3 -c "
 import json, sys
 j = json.load(open('$tmp/o.json'))
 r = j['recommendation']
 assert r['kind'] == 'chunks' and r['what'] == 'POWERSHAPE_CHUNKS=4', r
 assert r['time_ratio']['hi'] < 0.9, r
 assert j['as_found']['by_steps'] and j['elapsed_s'] <= 120, j['as_found']"
+fi
 check "the report shows each run" grep -q "POWERSHAPE_CHUNKS=4" "$tmp/o.html"
 check "nothing on stderr but the stages (none in a file)" test ! -s "$tmp/o.err"
 
