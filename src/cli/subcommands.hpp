@@ -18,6 +18,7 @@ void add_optimize(CLI::App& app);
 void add_exporter(CLI::App& app);
 void add_report(CLI::App& app);
 void add_advise(CLI::App& app);
+void add_swing(CLI::App& app);
 
 int& exit_code();
 // When main() began (CLOCK_MONOTONIC ns): what `mark` stamps its boundary with.

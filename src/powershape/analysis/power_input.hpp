@@ -1,0 +1,30 @@
+#pragma once
+// The recordings a swing analysis reads, whatever made them, as one power series:
+//  - a trace (powershape's CSV, a plain telemetry CSV, an nvidia-smi log): its GPUs summed;
+//  - a Prometheus range query's JSON (/api/v1/query_range, resultType matrix) of one power metric
+//    in W, such as DCGM_FI_DEV_POWER_USAGE or powershape_node_power_watts: its series summed;
+//  - a meter's CSV, `t_s,power_w` (a site's or a simulated fleet's power, in W).
+// Several files are nodes of one job: added on the wall clock where each knows it, else from
+// their starts (aligned as if started together, which the result says).
+#include <string>
+#include <vector>
+
+#include "powershape/analysis/power_series.hpp"
+
+namespace powershape::analysis {
+
+struct PowerInput {
+  PowerSeries power;  // t0_s from the earliest input's first reading
+  double rated_w = 0;  // the GPUs' power limits added up; 0 where an input does not give them
+  int gpus = 0;        // the GPUs (or series) added; 0 for a meter's CSV
+  std::string signal;  // what stands for power: "power_instant", "DCGM_FI_DEV_POWER_USAGE", ...
+  bool aligned_by_start = false;  // several inputs without a wall clock: lined up at their starts
+  double reading_interval_s = 0;  // the coarsest input's median interval between readings
+};
+
+// Reads every file and adds them on time, on a grid of `dt_s` (0: the coarsest input's reading
+// interval, at least 1 ms). Throws (invalid input) naming the file that cannot be read or holds
+// no power.
+PowerInput read_power_inputs(const std::vector<std::string>& paths, double dt_s);
+
+}  // namespace powershape::analysis
