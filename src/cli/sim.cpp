@@ -304,8 +304,9 @@ void add_sim(CLI::App& app) {
   cal->add_option("--max-evals", c.max_evals, "Most simulations per fit (default 400)")
       ->check(CLI::Range(1, 100'000));
   cal->callback([] { exit_code() = run_calibrate(c); });
-  cmd->callback([cal] {
-    if (!cal->parsed()) exit_code() = run_sim(a);
+  auto* fleet = add_sim_fleet(*cmd);
+  cmd->callback([cal, fleet] {
+    if (!cal->parsed() && !fleet->parsed()) exit_code() = run_sim(a);
   });
 }
 

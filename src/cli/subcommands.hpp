@@ -19,6 +19,8 @@ void add_exporter(CLI::App& app);
 void add_report(CLI::App& app);
 void add_advise(CLI::App& app);
 void add_swing(CLI::App& app);
+// `sim fleet`, under sim.
+CLI::App* add_sim_fleet(CLI::App& sim);
 
 int& exit_code();
 // When main() began (CLOCK_MONOTONIC ns): what `mark` stamps its boundary with.

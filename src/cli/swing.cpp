@@ -10,6 +10,7 @@
 #include "powershape/analysis/swing.hpp"
 #include "powershape/util/json_io.hpp"
 #include "subcommands.hpp"
+#include "swing_print.hpp"
 #include "validators.hpp"
 
 namespace powershape::cli {
@@ -22,31 +23,8 @@ struct SwingArgs {
   double resolution_s = 0, ramp_window_s = 0, range_window_s = 0, segment_s = 20, rated_w = 0;
 };
 
-// W with the prefix that keeps 3-4 digits: "612 W", "4.90 kW", "70.0 MW".
-std::string watts(double w, const char* unit = "W") {
-  const char* prefix[] = {"", "k", "M", "G"};
-  int p = 0;
-  double v = w;
-  while (std::abs(v) >= 1000 && p < 3) {
-    v /= 1000;
-    ++p;
-  }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, std::abs(v) >= 100 ? "%.0f %s%s" : "%.3g %s%s", v, prefix[p],
-                unit);
-  return buf;
-}
-
-std::string band_name(double lo, double hi) {
-  char buf[48];
-  if (lo == 0) std::snprintf(buf, sizeof buf, "below %g Hz", hi);
-  else if (!std::isfinite(hi)) std::snprintf(buf, sizeof buf, "above %g Hz", lo);
-  else std::snprintf(buf, sizeof buf, "%g-%g Hz", lo, hi);
-  return buf;
-}
-
-void print_swing(const analysis::PowerInput& in, const analysis::Swing& s,
-                 const analysis::GridSpec& spec, std::size_t files, int64_t fleet) {
+void print_header(const analysis::PowerInput& in, const analysis::Swing& s, std::size_t files,
+                  int64_t fleet) {
   std::printf("powershape swing: %zu recording%s (%s, %d GPU%s), %.1f s at %.3g ms\n", files,
               files == 1 ? "" : "s", in.signal.c_str(), in.gpus, in.gpus == 1 ? "" : "s",
               s.duration_s, s.dt_s * 1e3);
@@ -55,46 +33,6 @@ void print_swing(const analysis::PowerInput& in, const analysis::Swing& s,
   if (s.scale != 1)
     std::printf("  scaled x%g to a fleet of %lld GPUs, all in step (the synchronous worst case)\n",
                 s.scale, static_cast<long long>(fleet));
-  std::printf("power    mean %s, min %s, max %s", watts(s.mean_w).c_str(), watts(s.min_w).c_str(),
-              watts(s.max_w).c_str());
-  if (s.rated_w > 0) std::printf(" (rated %s)", watts(s.rated_w).c_str());
-  std::printf("\n");
-  if (s.period_s > 0)
-    std::printf("period   %.3g s (%.3g Hz)\n", s.period_s, 1 / s.period_s);
-  else
-    std::printf("period   none found\n");
-  std::printf("ramp     up %s, down %s, p99 %s (mean over %g s against the %g s before)\n",
-              watts(s.ramp.up_max_w_per_s, "W/s").c_str(),
-              watts(s.ramp.down_max_w_per_s, "W/s").c_str(),
-              watts(s.ramp.p99_w_per_s, "W/s").c_str(), s.ramp_window_s, s.ramp_window_s);
-  std::printf("range    %s inside %g s", watts(s.range_w).c_str(), s.range_window_s);
-  if (s.rated_w > 0) std::printf(" (%.0f%% of rated)", 100 * s.range_w / s.rated_w);
-  std::printf("\nspectrum the variation's energy (Welch, %.3g Hz bins):", s.spectrum.df_hz);
-  for (const auto& b : s.overview)
-    std::printf(" %s %.0f%%,", band_name(b.band.lo_hz, b.band.hi_hz).c_str(), 100 * b.share);
-  std::printf(" seen to %g Hz\n", s.spectrum.nyquist_hz());
-  std::printf("limits of %s%s\n", spec.name.empty() ? "the spec" : spec.name.c_str(),
-              spec.source.empty() ? "" : (" (" + spec.source + ")").c_str());
-  int failed = 0, unknown = 0;
-  for (const auto& v : s.verdicts) {
-    auto show = [&](double x) {
-      return v.unit == "share" ? std::to_string(static_cast<int>(std::lround(100 * x))) + "%"
-                               : watts(x, v.unit.c_str());
-    };
-    const char* word = !v.known ? "UNKNOWN" : v.pass ? "pass" : "FAIL";
-    failed += v.known && !v.pass;
-    unknown += !v.known;
-    std::printf("  %-16s %-8s %10s  limit %s%s%s\n", v.limit.c_str(), word,
-                show(v.measured).c_str(), v.known ? show(v.allowed).c_str() : "?",
-                v.note.empty() ? "" : ("; " + v.note).c_str(),
-                v.source.empty() ? "" : (" [" + v.source + "]").c_str());
-  }
-  std::printf("verdict: %s\n",
-              failed > 0    ? (std::to_string(failed) + " of " + std::to_string(s.verdicts.size()) +
-                            " limits exceeded")
-                                  .c_str()
-              : unknown > 0 ? "within every limit that could be checked"
-                            : "within every limit");
 }
 
 int run_swing(const SwingArgs& a) {
@@ -116,7 +54,8 @@ int run_swing(const SwingArgs& a) {
     fleet = a.gpus;
   }
   const analysis::Swing s = analysis::analyse_swing(in.power, spec, o);
-  print_swing(in, s, spec, a.recordings.size(), fleet);
+  print_header(in, s, a.recordings.size(), fleet);
+  print_swing(s, spec);
   if (!a.json.empty()) {
     auto j = analysis::to_json(s);
     j["inputs"] = a.recordings;

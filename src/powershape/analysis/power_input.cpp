@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "powershape/trace/csv_reader.hpp"
+#include "powershape/util/atomic_file.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/lines.hpp"
@@ -241,6 +243,18 @@ PowerInput read_power_inputs(const std::vector<std::string>& paths, double dt_s)
   out.aligned_by_start = !all_wall && parts.size() > 1;
   out.power = sum_on_time(series);
   return out;
+}
+
+void write_power_csv(const std::string& path, const PowerSeries& p) {
+  std::string text = "t_s,power_w\n";
+  text.reserve(text.size() + p.w.size() * 24);
+  char row[64];
+  for (std::size_t i = 0; i < p.w.size(); ++i) {
+    const int n = std::snprintf(row, sizeof row, "%.6f,%.1f\n",
+                                p.t0_s + p.dt_s * static_cast<double>(i), p.w[i]);
+    text.append(row, static_cast<std::size_t>(n));
+  }
+  util::write_file_atomic(path, text);
 }
 
 }  // namespace powershape::analysis

@@ -27,4 +27,8 @@ struct PowerInput {
 // no power.
 PowerInput read_power_inputs(const std::vector<std::string>& paths, double dt_s);
 
+// Writes a series as a meter's CSV (t_s,power_w; each sample's start time from the series' t0),
+// whole or not at all ("-": standard output).
+void write_power_csv(const std::string& path, const PowerSeries& p);
+
 }  // namespace powershape::analysis
