@@ -25,9 +25,10 @@ struct SwingArgs {
 
 void print_header(const analysis::PowerInput& in, const analysis::Swing& s, std::size_t files,
                   int64_t fleet) {
-  std::printf("powershape swing: %zu recording%s (%s, %d GPU%s), %.1f s at %.3g ms\n", files,
-              files == 1 ? "" : "s", in.signal.c_str(), in.gpus, in.gpus == 1 ? "" : "s",
-              s.duration_s, s.dt_s * 1e3);
+  const std::string gpus = in.gpus == 0 ? std::string("a meter")
+                                        : std::to_string(in.gpus) + (in.gpus == 1 ? " GPU" : " GPUs");
+  std::printf("powershape swing: %zu recording%s (%s, %s), %.1f s at %.3g ms\n", files,
+              files == 1 ? "" : "s", in.signal.c_str(), gpus.c_str(), s.duration_s, s.dt_s * 1e3);
   if (in.aligned_by_start)
     std::printf("  no wall clock in every recording: they are lined up at their starts\n");
   if (s.scale != 1)
@@ -56,6 +57,9 @@ int run_swing(const SwingArgs& a) {
   const analysis::Swing s = analysis::analyse_swing(in.power, spec, o);
   print_header(in, s, a.recordings.size(), fleet);
   print_swing(s, spec);
+  if (!(o.rated_w > 0))
+    std::printf("(the recordings give no rated power: --rated W checks the limits stated as its "
+                "share)\n");
   if (!a.json.empty()) {
     auto j = analysis::to_json(s);
     j["inputs"] = a.recordings;
