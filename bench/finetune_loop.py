@@ -2,12 +2,16 @@
 """A user's own training job, as `powershape advise --trace` meets it: a Qwen2-0.5B-config model
 (Hugging Face transformers, random init, bf16) trained with AdamW on random tokens for --seconds,
 each step after the first 5 marked as a region named "step" when run under `powershape monitor`
-(POWERSHAPE_CONTROL set), so that the advisor sees steps. Prints its ms per step.
+(POWERSHAPE_CONTROL set), so that the advisor sees steps. Prints its ms per step. --gap-ms waits
+on the host after each backward pass, as an exposed all-reduce leaves the GPU idle; --floor fills
+that gap with powershape's filler (powershape.floor).
 
   powershape monitor -o T.csv -- python3 bench/finetune_loop.py [--batch 16] [--seq 1024] [--seconds 60]
+      [--gap-ms 200 [--floor 0.5]]
   powershape advise --trace T.csv
 """
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -16,6 +20,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 from powershape import Monitor  # noqa: E402
+from powershape.floor import smooth  # noqa: E402
 from qwen2_model import qwen2_0_5b  # noqa: E402
 
 
@@ -24,7 +29,19 @@ def main():
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--seq", type=int, default=1024)
     ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument(
+        "--gap-ms",
+        type=float,
+        default=0,
+        help="a host wait after backward a step: a stand-in for an exposed all-reduce",
+    )
+    ap.add_argument(
+        "--floor", type=float, default=None, help="fill the gap with powershape's filler at this intensity (0-1)"
+    )
     a = ap.parse_args()
+    if not 0 <= a.gap_ms <= 10000:
+        sys.exit("finetune_loop.py: --gap-ms: expected 0 to 10000")
+    floor = smooth(intensity=a.floor) if a.floor is not None else None
     model = qwen2_0_5b(a.seq)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
     ids = torch.randint(0, model.config.vocab_size, (a.batch, a.seq), device="cuda")
@@ -36,6 +53,10 @@ def main():
         t0 = time.perf_counter()
         loss = model(input_ids=ids, labels=ids).loss
         loss.backward()
+        if a.gap_ms > 0:
+            torch.cuda.synchronize()
+            with floor.gap(a.gap_ms * 1e-3) if floor else contextlib.nullcontext():
+                time.sleep(a.gap_ms * 1e-3)
         opt.step()
         opt.zero_grad(set_to_none=True)
         torch.cuda.synchronize()

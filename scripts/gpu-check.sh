@@ -10,16 +10,19 @@
 #   readme     every command README.md marks `sh gpu`, run as written, each one's output in
 #              $OUT/readme (~10 min: optimize's race around examples/finetune.py)
 #   docs       every command docs/ marks `sh gpu`, run as written (~3 min)
+#   grid       the power floor's filler against its intensity, then a Qwen2-0.5B training loop with
+#              a 45 ms gap a step (the modelled all-reduce of its 1 GB gradient), without and with
+#              the floor, each recorded and measured by `swing` (~5 min)
 #   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
 #              on the GPU through the installed package (~4 min)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
-#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [pip]
+#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [pip]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock readme docs pip)
+[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock readme docs grid pip)
 for p in "${parts[@]}"; do
   case $p in tests|telemetry|lmhead|peers|clock|readme|docs|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, readme, docs, pip)" >&2; exit 2 ;; esac
 done
@@ -85,6 +88,20 @@ readme() {
 docs() {
   echo "== the commands docs/ marks sh gpu"
   python3 tests/docs/docs_test.py build/powershape . --gpu --only docs/ --log "$out/docs" 2>&1 | tail -n 20
+}
+
+grid() {
+  echo "== the power floor's filler: its power against its intensity"
+  POWERSHAPE_LIB=build/libpowershape_c.so python3 bench/floor_power.py --seconds 3 | tee "$out/floor_power.txt"
+  for floor in none 0.5 1; do
+    echo "== a training loop with a 45 ms gap a step, floor: $floor"
+    local extra=(); [ "$floor" != none ] && extra=(--floor "$floor")
+    POWERSHAPE_LIB=build/libpowershape_c.so build/powershape monitor --interval 5 -o "$out/grid_$floor.csv" \
+      --json "$out/grid_$floor.json" -- python3 bench/finetune_loop.py --seconds 40 --gap-ms 45 "${extra[@]}" \
+      > "$out/grid_$floor.log" 2>&1
+    grep -E "ms per step|step |energy" "$out/grid_$floor.log" | head -n 8
+    build/powershape swing "$out/grid_$floor.csv" --region step --json "$out/swing_$floor.json"
+  done
 }
 
 pip() {

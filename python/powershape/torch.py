@@ -21,6 +21,7 @@ import torch
 
 from ._args import INT32_MAX, integer, real
 from ._lib import LmHeadArgs, LmHeadOptions, PowershapeError, check, cli, lib
+from .floor import PowerFloor, smooth  # noqa: F401  (the power floor: powershape.torch.smooth)
 
 _REDUCTIONS = {"mean": 0, "sum": 1, "none": 2}
 

@@ -1,4 +1,6 @@
 // `powershape swing`: a job's power swings in the grid's terms, checked against a grid spec.
+#include "powershape/analysis/swing.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -7,7 +9,6 @@
 
 #include "output_lock.hpp"
 #include "powershape/analysis/power_input.hpp"
-#include "powershape/analysis/swing.hpp"
 #include "powershape/util/json_io.hpp"
 #include "subcommands.hpp"
 #include "swing_print.hpp"
@@ -18,15 +19,16 @@ namespace {
 
 struct SwingArgs {
   std::vector<std::string> recordings;
-  std::string spec = analysis::kDefaultGridSpec, json;
+  std::string spec = analysis::kDefaultGridSpec, json, region;
   int64_t gpus = 0;
   double resolution_s = 0, ramp_window_s = 0, range_window_s = 0, segment_s = 20, rated_w = 0;
 };
 
 void print_header(const analysis::PowerInput& in, const analysis::Swing& s, std::size_t files,
                   int64_t fleet) {
-  const std::string gpus = in.gpus == 0 ? std::string("a meter")
-                                        : std::to_string(in.gpus) + (in.gpus == 1 ? " GPU" : " GPUs");
+  const std::string gpus = in.gpus == 0
+                               ? std::string("a meter")
+                               : std::to_string(in.gpus) + (in.gpus == 1 ? " GPU" : " GPUs");
   std::printf("powershape swing: %zu recording%s (%s, %s), %.1f s at %.3g ms\n", files,
               files == 1 ? "" : "s", in.signal.c_str(), gpus.c_str(), s.duration_s, s.dt_s * 1e3);
   if (in.aligned_by_start)
@@ -40,7 +42,8 @@ int run_swing(const SwingArgs& a) {
   std::optional<OutputLock> json_lock;
   if (!a.json.empty()) json_lock.emplace(a.json, "--json", OutputLock::Written::kAtEnd);
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
-  const analysis::PowerInput in = analysis::read_power_inputs(a.recordings, a.resolution_s);
+  const analysis::PowerInput in =
+      analysis::read_power_inputs(a.recordings, a.resolution_s, a.region);
   analysis::SwingOptions o;
   o.ramp_window_s = a.ramp_window_s > 0 ? a.ramp_window_s : spec.ramp_window_s;
   o.range_window_s = a.range_window_s > 0 ? a.range_window_s : spec.range_window_s;
@@ -58,8 +61,9 @@ int run_swing(const SwingArgs& a) {
   print_header(in, s, a.recordings.size(), fleet);
   print_swing(s, spec);
   if (!(o.rated_w > 0))
-    std::printf("(the recordings give no rated power: --rated W checks the limits stated as its "
-                "share)\n");
+    std::printf(
+        "(the recordings give no rated power: --rated W checks the limits stated as its "
+        "share)\n");
   if (!a.json.empty()) {
     auto j = analysis::to_json(s);
     j["inputs"] = a.recordings;
@@ -83,15 +87,17 @@ void add_swing(CLI::App& app) {
                   "Traces (monitor's CSV, nvidia-smi logs), Prometheus range-query JSON of a power "
                   "metric, or t_s,power_w CSV")
       ->required();
-  cmd->add_option("--spec", a.spec,
-                  "A grid spec: a JSON file or a shipped name (default grid-example; docs/grid.md)");
+  cmd->add_option(
+      "--spec", a.spec,
+      "A grid spec: a JSON file or a shipped name (default grid-example; docs/grid.md)");
   cmd->add_option("--gpus", a.gpus,
                   "Scale to a fleet of this many GPUs moving in step with the recording's")
       ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}));
   cmd->add_option("--resolution", a.resolution_s,
                   "Seconds between the analysed samples (default: the recordings' own)")
       ->check(finite_in(1e-4, 60));
-  cmd->add_option("--ramp-window", a.ramp_window_s, "Seconds a ramp is averaged over (default: the spec's)")
+  cmd->add_option("--ramp-window", a.ramp_window_s,
+                  "Seconds a ramp is averaged over (default: the spec's)")
       ->check(finite_in(1e-4, 3600));
   cmd->add_option("--range-window", a.range_window_s,
                   "Seconds the dynamic range is taken in (default: the spec's)")
@@ -102,7 +108,11 @@ void add_swing(CLI::App& app) {
   cmd->add_option("--rated", a.rated_w,
                   "The recordings' rated power in W, where they do not give their GPUs' limits")
       ->check(finite_in(1, 1e11));
-  cmd->add_option("--json", a.json, "Also write the figures, the spectrum and the verdicts as JSON");
+  cmd->add_option("--region", a.region,
+                  "Only from the first to the last region of this name in each trace (e.g. step: "
+                  "the job without its start-up)");
+  cmd->add_option("--json", a.json,
+                  "Also write the figures, the spectrum and the verdicts as JSON");
   cmd->callback([] { exit_code() = run_swing(a); });
 }
 

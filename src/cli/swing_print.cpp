@@ -24,9 +24,12 @@ std::string watts(double w, const char* unit = "W") {
 
 std::string band_name(double lo, double hi) {
   char buf[48];
-  if (lo == 0) std::snprintf(buf, sizeof buf, "below %g Hz", hi);
-  else if (!std::isfinite(hi)) std::snprintf(buf, sizeof buf, "above %g Hz", lo);
-  else std::snprintf(buf, sizeof buf, "%g-%g Hz", lo, hi);
+  if (lo == 0)
+    std::snprintf(buf, sizeof buf, "below %g Hz", hi);
+  else if (!std::isfinite(hi))
+    std::snprintf(buf, sizeof buf, "above %g Hz", lo);
+  else
+    std::snprintf(buf, sizeof buf, "%g-%g Hz", lo, hi);
   return buf;
 }
 
@@ -67,13 +70,11 @@ void print_swing(const analysis::Swing& s, const analysis::GridSpec& spec) {
                 v.note.empty() ? "" : ("; " + v.note).c_str(),
                 v.source.empty() ? "" : (" [" + v.source + "]").c_str());
   }
-  std::printf("verdict: %s\n",
-              failed > 0    ? (std::to_string(failed) + " of " + std::to_string(s.verdicts.size()) +
-                            " limits exceeded")
-                                  .c_str()
-              : unknown > 0 ? "within every limit that could be checked"
-                            : "within every limit");
+  std::printf("verdict: %s\n", failed > 0 ? (std::to_string(failed) + " of " +
+                                             std::to_string(s.verdicts.size()) + " limits exceeded")
+                                                .c_str()
+                               : unknown > 0 ? "within every limit that could be checked"
+                                             : "within every limit");
 }
-
 
 }  // namespace powershape::cli

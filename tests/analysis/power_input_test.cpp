@@ -28,8 +28,9 @@ class PowerInputTest : public ::testing::Test {
     std::ofstream(p) << text;
     return p;
   }
-  // One GPU with a 1 Hz square wave between 100 and 700 W read every 10 ms for 20 s, its wall
-  // clock `wall_s` at its first reading (0: none), its limit 700 W.
+  // One GPU with a 1 Hz square wave (its regions named "step", from 5 s to 15 s) between 100 and
+  // 700 W read every 10 ms for 20 s, its wall clock `wall_s` at its first reading (0: none), its
+  // limit 700 W.
   std::string node(const std::string& name, int64_t wall_s, double phase_s) {
     trace::Trace t;
     t.source = "test";
@@ -41,10 +42,12 @@ class PowerInputTest : public ::testing::Test {
     for (int i = 0; i <= 2000; ++i) {
       trace::Sample s;
       s.t_ns = int64_t{i} * 10'000'000;
-      s[telemetry::Signal::kPowerInstant] = telemetry::Reading::of(
-          std::fmod(i * 0.01 + phase_s, 1.0) < 0.5 ? 700000 : 100000);
+      s[telemetry::Signal::kPowerInstant] =
+          telemetry::Reading::of(std::fmod(i * 0.01 + phase_s, 1.0) < 0.5 ? 700000 : 100000);
       t.samples.push_back(s);
     }
+    t.regions.push_back({"step", 0, 5'000'000'000, 10'000'000'000});
+    t.regions.push_back({"step", 0, 10'000'000'000, 15'000'000'000});
     const auto p = (dir_ / name).string();
     trace::write_csv(p, t, true);
     return p;
@@ -100,6 +103,18 @@ TEST_F(PowerInputTest, WithoutAWallClockNodesLineUpAtTheirStarts) {
   EXPECT_NEAR(in.power.w[10], 800, 1e-6);
 }
 
+TEST_F(PowerInputTest, ARegionKeepsTheJobsSteps) {
+  const auto a = node("a.csv", 1'700'000'000, 0);
+  const PowerInput in = read_power_inputs({a}, 0, "step");
+  EXPECT_NEAR(in.power.duration_s(), 10, 0.02);
+  EXPECT_NEAR(in.power.t0_s, 5, 1e-6);
+  EXPECT_NE(error_of([&] { read_power_inputs({a}, 0, "warmup"); }).find("no region named 'warmup'"),
+            std::string::npos);
+  const auto m = write("m.csv", "t_s,power_w\n0,1\n1,1\n2,1\n");
+  EXPECT_NE(error_of([&] { read_power_inputs({m}, 0, "step"); }).find("has no regions"),
+            std::string::npos);
+}
+
 TEST_F(PowerInputTest, PrometheusRangeQueriesAddTheirSeries) {
   const auto p = write("q.json", R"({"status":"success","data":{"resultType":"matrix","result":[
     {"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0"},
@@ -126,9 +141,9 @@ TEST_F(PowerInputTest, AMetersCsvIsOneSource) {
 }
 
 TEST_F(PowerInputTest, BadFilesAreNamedWithWhatIsWrong) {
-  EXPECT_NE(error_of([&] { read_power_inputs({(dir_ / "none.csv").string()}, 0); })
-                .find("cannot read"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { read_power_inputs({(dir_ / "none.csv").string()}, 0); }).find("cannot read"),
+      std::string::npos);
   const auto two = write("two.json", R"({"data":{"resultType":"matrix","result":[
     {"metric":{"__name__":"a"},"values":[[1,"1"],[2,"1"]]},
     {"metric":{"__name__":"b"},"values":[[1,"1"],[2,"1"]]}]}})");

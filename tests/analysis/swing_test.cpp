@@ -134,8 +134,7 @@ TEST(Swing, RefusesABadScaleOrAShortSeries) {
                std::runtime_error);
   SwingOptions o;
   o.scale = 0;
-  EXPECT_THROW(analyse_swing(square(2, 1, 2, 1e-3, 2), spec_with_shares(), o),
-               std::runtime_error);
+  EXPECT_THROW(analyse_swing(square(2, 1, 2, 1e-3, 2), spec_with_shares(), o), std::runtime_error);
 }
 
 }  // namespace powershape::analysis

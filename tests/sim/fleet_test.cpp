@@ -61,8 +61,7 @@ Explicit explicit_sum(const RankStep& r, const FleetOptions& o) {
       double w = 0;
       for (double x : f) {
         const double own = (static_cast<double>(k) + 0.5) * r.dt_s / x;
-        w += own >= r.seconds() ? r.comm_w
-                                : r.compute_w[static_cast<std::size_t>(own / r.dt_s)];
+        w += own >= r.seconds() ? r.comm_w : r.compute_w[static_cast<std::size_t>(own / r.dt_s)];
       }
       fine.push_back(w);
     }

@@ -28,8 +28,8 @@ double positive(const json& j, const std::string& where, const char* key, double
   if (!v.is_number()) throw invalid_input(where + "." + key + ": expected a number");
   const double x = v.get<double>();
   if (!(x > 0) || !(x <= hi))
-    throw invalid_input(where + "." + key + ": " + v.dump() + " is outside (0, " +
-                        json(hi).dump() + "]");
+    throw invalid_input(where + "." + key + ": " + v.dump() + " is outside (0, " + json(hi).dump() +
+                        "]");
   return x;
 }
 
@@ -86,8 +86,7 @@ GridSpec grid_spec_from_json(const json& j) {
       GridBand band;
       band.lo_hz = positive(b, where, "lo_hz", 1e6);
       band.hi_hz = positive(b, where, "hi_hz", 1e6);
-      if (!(band.hi_hz > band.lo_hz))
-        throw invalid_input(where + ": hi_hz must be above lo_hz");
+      if (!(band.hi_hz > band.lo_hz)) throw invalid_input(where + ": hi_hz must be above lo_hz");
       band.max_share = positive(b, where, "max_share", 1);
       band.source = text(b, "source");
       g.bands.push_back(band);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -87,8 +88,7 @@ Part read_prometheus(const std::string& path) {
       double t = v[0].get<double>();
       if (!std::isfinite(t) || std::abs(t) > 1e11)
         throw invalid_input(path + ": " + where + ": a time is not a Unix time in seconds");
-      if (p.origin_ns == 0)
-        p.origin_ns = static_cast<int64_t>(std::floor(t)) * 1'000'000'000;
+      if (p.origin_ns == 0) p.origin_ns = static_cast<int64_t>(std::floor(t)) * 1'000'000'000;
       t -= static_cast<double>(p.origin_ns) * 1e-9;
       if (!r.t_s.empty() && !(t > r.t_s.back()))
         throw invalid_input(path + ": " + where + ": times do not increase");
@@ -135,8 +135,19 @@ Part read_meter(const std::string& path, std::istream& in) {
   return p;
 }
 
-Part read_trace(const std::string& path) {
+Part read_trace(const std::string& path, const std::string& region) {
   const trace::Trace t = trace::read_csv(path);
+  int64_t from = INT64_MIN, to = INT64_MAX;
+  if (!region.empty()) {
+    bool found = false;
+    for (const auto& r : t.regions) {
+      if (r.name != region) continue;
+      from = found ? std::min(from, r.begin_ns) : r.begin_ns;
+      to = found ? std::max(to, r.end_ns) : r.end_ns;
+      found = true;
+    }
+    if (!found) throw invalid_input(path + ": no region named '" + region + "'");
+  }
   Part p;
   telemetry::Signal s{};
   try {
@@ -150,7 +161,7 @@ Part read_trace(const std::string& path) {
   p.origin_ns = (p.wall_clock ? t.wall_minus_steady_ns : 0) + first_ns;
   std::vector<int> seen;
   for (const auto& row : t.samples) {
-    if (!row[s].ok()) continue;
+    if (!row[s].ok() || row.t_ns < from || row.t_ns > to) continue;
     auto at = std::find(seen.begin(), seen.end(), row.gpu);
     if (at == seen.end()) {
       seen.push_back(row.gpu);
@@ -194,24 +205,29 @@ Part read_trace(const std::string& path) {
   return p;
 }
 
-Part read_part(const std::string& path) {
+Part read_part(const std::string& path, const std::string& region) {
   std::ifstream in(path);
   if (!in) throw invalid_input("cannot read " + path);
   std::string first;
   util::read_line(in, first);
   if (!first.empty() && first.back() == '\r') first.pop_back();
   const auto lead = first.find_first_not_of(" \t\xEF\xBB\xBF");
+  const bool trace = !(lead != std::string::npos && first[lead] == '{') && first != "t_s,power_w";
+  if (!trace && !region.empty())
+    throw invalid_input(path + ": has no regions (only traces do): '" + region +
+                        "' cannot be found");
   if (lead != std::string::npos && first[lead] == '{') return read_prometheus(path);
   if (first == "t_s,power_w") return read_meter(path, in);
-  return read_trace(path);
+  return read_trace(path, region);
 }
 
 }  // namespace
 
-PowerInput read_power_inputs(const std::vector<std::string>& paths, double dt_s) {
+PowerInput read_power_inputs(const std::vector<std::string>& paths, double dt_s,
+                             const std::string& region) {
   if (paths.empty()) throw invalid_input("no recording given");
   std::vector<Part> parts;
-  for (const auto& path : paths) parts.push_back(read_part(path));
+  for (const auto& path : paths) parts.push_back(read_part(path, region));
   PowerInput out;
   bool all_wall = true;
   bool rated_known = true;

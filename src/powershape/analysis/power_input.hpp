@@ -14,7 +14,7 @@
 namespace powershape::analysis {
 
 struct PowerInput {
-  PowerSeries power;  // t0_s from the earliest input's first reading
+  PowerSeries power;   // t0_s from the earliest input's first reading
   double rated_w = 0;  // the GPUs' power limits added up; 0 where an input does not give them
   int gpus = 0;        // the GPUs (or series) added; 0 for a meter's CSV
   std::string signal;  // what stands for power: "power_instant", "DCGM_FI_DEV_POWER_USAGE", ...
@@ -23,9 +23,11 @@ struct PowerInput {
 };
 
 // Reads every file and adds them on time, on a grid of `dt_s` (0: the coarsest input's reading
-// interval, at least 1 ms). Throws (invalid input) naming the file that cannot be read or holds
-// no power.
-PowerInput read_power_inputs(const std::vector<std::string>& paths, double dt_s);
+// interval, at least 1 ms). `region` non-empty keeps each trace's readings from the first begin to
+// the last end of its regions of that name (a job's steps, without its start-up). Throws (invalid
+// input) naming the file that cannot be read, holds no power or lacks the region.
+PowerInput read_power_inputs(const std::vector<std::string>& paths, double dt_s,
+                             const std::string& region = "");
 
 // Writes a series as a meter's CSV (t_s,power_w; each sample's start time from the series' t0),
 // whole or not at all ("-": standard output).

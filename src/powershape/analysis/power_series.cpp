@@ -44,8 +44,9 @@ Signal power_signal(const trace::Trace& t) {
     for (const auto& row : t.samples)
       if (row[s].ok()) return s;
   }
-  throw invalid_input("no power readings (power_instant, driver_power, power_usage or "
-                      "power_average)");
+  throw invalid_input(
+      "no power readings (power_instant, driver_power, power_usage or "
+      "power_average)");
 }
 
 PowerSeries sum_readings(const std::vector<Readings>& sources, double dt_s) {

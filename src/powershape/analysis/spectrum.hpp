@@ -12,7 +12,9 @@ namespace powershape::analysis {
 struct Spectrum {
   double df_hz = 0;
   std::vector<double> psd;
-  double nyquist_hz() const { return df_hz * static_cast<double>(psd.empty() ? 0 : psd.size() - 1); }
+  double nyquist_hz() const {
+    return df_hz * static_cast<double>(psd.empty() ? 0 : psd.size() - 1);
+  }
 };
 
 // Welch's estimate over segments of `segment_s` (the whole series when it is shorter). Throws

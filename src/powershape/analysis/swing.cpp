@@ -111,7 +111,8 @@ Swing analyse_swing(const PowerSeries& in, const GridSpec& spec, const SwingOpti
   for (const auto& [lo, hi] : {std::pair{0.0, 0.1}, {0.1, 1.0}, {1.0, 20.0}, {20.0, INFINITY}}) {
     if (lo >= s.spectrum.nyquist_hz()) break;
     GridBand b{lo, hi, 1, ""};
-    s.overview.push_back({b, band_share(s.spectrum, lo, hi), std::min(hi, s.spectrum.nyquist_hz())});
+    s.overview.push_back(
+        {b, band_share(s.spectrum, lo, hi), std::min(hi, s.spectrum.nyquist_hz())});
   }
   const bool short_for_ramp = p.duration_s() < 2 * o.ramp_window_s;
   if (spec.ramp_up)
@@ -180,7 +181,8 @@ nlohmann::json to_json(const Swing& s, std::size_t max_bins) {
                         {"share", b.share}});
   // Adjacent bins averaged so that the plot stays small; their density is kept.
   const std::size_t bins = s.spectrum.psd.size();
-  const std::size_t group = std::max<std::size_t>(1, (bins + max_bins - 1) / std::max<std::size_t>(max_bins, 1));
+  const std::size_t group =
+      std::max<std::size_t>(1, (bins + max_bins - 1) / std::max<std::size_t>(max_bins, 1));
   json freq = json::array(), psd = json::array();
   for (std::size_t k = 1; k < bins; k += group) {
     double acc = 0;

@@ -42,14 +42,14 @@ struct BandResult {
 };
 
 struct Verdict {
-  std::string limit;      // "ramp up", "ramp down", "range", "band 0.1-20 Hz"
-  double measured = 0;    // in `unit`
-  double allowed = 0;     // in `unit`; NaN where the rated power is needed and not known
-  std::string unit;       // "W/s", "W", "share"
+  std::string limit;    // "ramp up", "ramp down", "range", "band 0.1-20 Hz"
+  double measured = 0;  // in `unit`
+  double allowed = 0;   // in `unit`; NaN where the rated power is needed and not known
+  std::string unit;     // "W/s", "W", "share"
   std::string source;
-  bool known = true;      // false: the allowed value could not be computed
+  bool known = true;  // false: the allowed value could not be computed
   bool pass = false;
-  std::string note;       // why not known, or what the figure could not see
+  std::string note;  // why not known, or what the figure could not see
 };
 
 struct Swing {
@@ -59,8 +59,8 @@ struct Swing {
   double ramp_window_s = 0, range_window_s = 0;
   Ramp ramp;
   double range_w = 0;
-  double period_s = 0;  // 0: no period found
-  Spectrum spectrum;    // of the fleet's power
+  double period_s = 0;               // 0: no period found
+  Spectrum spectrum;                 // of the fleet's power
   std::vector<BandResult> bands;     // the spec's
   std::vector<BandResult> overview;  // below 0.1 Hz, 0.1-1, 1-20 and above 20 Hz
   std::vector<Verdict> verdicts;

@@ -27,12 +27,12 @@ struct RankStep {
 
 struct FleetOptions {
   int64_t gpus = 1024;
-  double seconds = 60;         // of training, after lead_in_s of idle; a tail of idle follows
+  double seconds = 60;  // of training, after lead_in_s of idle; a tail of idle follows
   double lead_in_s = 2, tail_s = 2;
-  double resolution_s = 0.01;  // of the output: a multiple of the rank's dt_s (rounded)
-  double allreduce_s = 0;      // the step's exposed collective
-  double jitter = 0.01;        // a rank's compute time's relative standard deviation
-  double straggler_share = 0;  // the share of ranks that are slow in a step ...
+  double resolution_s = 0.01;     // of the output: a multiple of the rank's dt_s (rounded)
+  double allreduce_s = 0;         // the step's exposed collective
+  double jitter = 0.01;           // a rank's compute time's relative standard deviation
+  double straggler_share = 0;     // the share of ranks that are slow in a step ...
   double straggler_slowdown = 0;  // ... and by how much (0.2: 20% slower)
   int checkpoint_every = 0;       // steps; 0: none
   double checkpoint_s = 0;
