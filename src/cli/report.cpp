@@ -1,8 +1,11 @@
 // `powershape report`: a trace and the JSON of monitor, sim, probe or repro as one HTML page.
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "output_lock.hpp"
+#include "powershape/analysis/power_input.hpp"
+#include "powershape/analysis/swing.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/csv_reader.hpp"
@@ -13,11 +16,30 @@ namespace powershape::cli {
 namespace {
 
 struct ReportArgs {
-  std::string trace, json, probe, repro, out, perfetto, title;
+  std::string trace, json, probe, repro, swing, out, perfetto, title;
 };
 
+// A trace's swings against the shipped grid spec, for the report's section; none (with a word)
+// where the trace has no power to analyse.
+std::optional<nlohmann::json> swing_of(const std::string& trace) {
+  try {
+    const auto spec = analysis::load_grid_spec(analysis::kDefaultGridSpec);
+    analysis::SwingOptions o;
+    o.ramp_window_s = spec.ramp_window_s;
+    o.range_window_s = spec.range_window_s;
+    const auto in = analysis::read_power_inputs({trace}, 0);
+    o.rated_w = in.rated_w;
+    auto j = analysis::to_json(analysis::analyse_swing(in.power, spec, o));
+    j["spec"] = {{"name", spec.name}, {"source", spec.source}};
+    return j;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "powershape: no swing section: %s\n", e.what());
+    return std::nullopt;
+  }
+}
+
 int run_report(const ReportArgs& a) {
-  for (const auto* in : {&a.trace, &a.json, &a.probe, &a.repro}) {
+  for (const auto* in : {&a.trace, &a.json, &a.probe, &a.repro, &a.swing}) {
     if (!in->empty() &&
         (same_file(*in, a.out) || (!a.perfetto.empty() && same_file(*in, a.perfetto))))
       throw std::runtime_error("-o/--perfetto: " + *in + " is an input; it would be overwritten");
@@ -37,8 +59,15 @@ int run_report(const ReportArgs& a) {
   }
   if (!a.probe.empty()) in.probe = util::read_json_file(a.probe);
   if (!a.repro.empty()) in.repro = util::read_json_file(a.repro);
+  if (!a.swing.empty())
+    in.swing = util::read_json_file(a.swing);
+  else if (!a.trace.empty())
+    in.swing = swing_of(a.trace);
   if (in.title.empty()) {
-    in.title = !a.trace.empty() ? a.trace : !a.repro.empty() ? a.repro : a.probe;
+    in.title = !a.trace.empty()   ? a.trace
+               : !a.repro.empty() ? a.repro
+               : !a.probe.empty() ? a.probe
+                                  : a.swing;
     in.title = "powershape report: " + in.title.substr(in.title.find_last_of('/') + 1);
   }
   if (report::write_report(a.out, in)) {
@@ -62,6 +91,9 @@ void add_report(CLI::App& app) {
   cmd->add_option("--json", a.json, "The summary JSON written beside the trace (--json)");
   cmd->add_option("--probe", a.probe, "A probe result (probe -o): the burst-throughput curve");
   cmd->add_option("--repro", a.repro, "A repro result (repro -o): ratios with intervals");
+  cmd->add_option("--swing", a.swing,
+                  "A swing result (swing --json): the spectrum and the grid spec's verdicts "
+                  "(default: the trace's own against the shipped spec)");
   cmd->add_option("-o,--output", a.out, "The HTML file to write")->required();
   cmd->add_option("--perfetto", a.perfetto, "Also write the trace for Perfetto / chrome://tracing");
   cmd->add_option("--title", a.title, "The page's title (default: the input's file name)");

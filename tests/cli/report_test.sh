@@ -30,11 +30,12 @@ body=$(grep -o '<body[^>]*>' "$tmp/dom.html")
 check "the page's script ran to its end" grep -q 'data-rendered="yes"' <<<"$body"
 check "no script error" bash -c "! grep -q 'data-error' <<<'$body'"
 check "no console error" bash -c "! grep -E 'CONSOLE.*(Uncaught|Error|error)' '$tmp/console.log'"
-# Power, SM clock, temperature, reasons, probe, repro: six canvases, each with ink on it.
-check "six plots drawn" grep -q 'data-plots="6"' <<<"$body"
+# Power, SM clock, temperature, reasons, probe, repro, the trace's swings: seven canvases, each
+# with ink on it.
+check "seven plots drawn" grep -q 'data-plots="7"' <<<"$body"
 ink=$(sed -n 's/.*data-ink="\([0-9,]*\)".*/\1/p' <<<"$body")
 check "every plot has lines on it ($ink)" python3 -c "
-import sys; v = [int(x) for x in '$ink'.split(',') if x]; sys.exit(not (len(v) == 6 and min(v) > 300))"
+import sys; v = [int(x) for x in '$ink'.split(',') if x]; sys.exit(not (len(v) == 7 and min(v) > 300))"
 check "the regions are named on the page" grep -q 'sq_idle_50ms' "$tmp/report.html"
 
 open_page "file://$tmp/report.html" --screenshot="$tmp/shot.png" >/dev/null 2>&1
@@ -81,6 +82,16 @@ PY
 "$ps" report --repro "$tmp/r.json" -o "$tmp/repro.html" 2>/dev/null
 open_page "file://$tmp/repro.html" --dump-dom >"$tmp/dom2.html" 2>/dev/null
 check "a repro-only page draws one plot" grep -q 'data-plots="1"' <(grep -o '<body[^>]*>' "$tmp/dom2.html")
+
+# A swing result alone (swing --json) draws its spectrum, with the verdicts' table.
+"$ps" swing "$data/h200/finetune_qwen2_0.5b_trace.csv" --gpus 1000 --json "$tmp/s.json" >/dev/null
+"$ps" report --swing "$tmp/s.json" -o "$tmp/swing.html" 2>/dev/null
+open_page "file://$tmp/swing.html" --dump-dom >"$tmp/dom4.html" 2>/dev/null
+check "a swing-only page draws one plot" grep -q 'data-plots="1"' <(grep -o '<body[^>]*>' "$tmp/dom4.html")
+check "the swing page shows each verdict" grep -q '<td>band 0.1-20 Hz</td>' "$tmp/dom4.html"
+echo '{"spectrum": {"freq_hz": [], "psd_w2_per_hz": []}, "verdicts": [], "power_w": {}, "ramp_w_per_s": {}, "range_w": {}}' >"$tmp/bad_swing.json"
+"$ps" report --swing "$tmp/bad_swing.json" -o "$tmp/bad.html" 2>"$tmp/bad.err"; rc=$?
+check "an empty spectrum is refused in one line" bash -c "test $rc -eq 1 && grep -q 'two lists of one length' '$tmp/bad.err'"
 
 # Strings that would stop the page's script ("<!--<script>", "</script>") and text that is not
 # UTF-8 (a Latin-1 cell, a title byte): the page is written with one warning and still runs.

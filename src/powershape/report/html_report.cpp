@@ -102,8 +102,8 @@ void require(const json& j, const char* what, std::initializer_list<const char*>
 }  // namespace
 
 json report_data(const ReportInputs& in, std::size_t max_bins) {
-  if (!in.trace && !in.probe && !in.repro)
-    throw invalid_input("nothing to report: give a trace, --probe or --repro");
+  if (!in.trace && !in.probe && !in.repro && !in.swing)
+    throw invalid_input("nothing to report: no trace, probe, repro or swing result");
   json d = {{"title", in.title},       {"source", ""},
             {"start_utc", nullptr},    {"note", ""},
             {"gpus", json::array()},   {"regions", json::array()},
@@ -153,6 +153,15 @@ json report_data(const ReportInputs& in, std::size_t max_bins) {
     json r = *in.repro;
     r.erase("measurements");  // every run's raw figures: the JSON file has them, the page not
     d["repro"] = r;
+  }
+  if (in.swing) {
+    require(*in.swing, "swing", {"spectrum", "verdicts", "power_w", "ramp_w_per_s", "range_w"});
+    const json& sp = in.swing->at("spectrum");
+    if (!sp.is_object() || !sp.contains("freq_hz") || !sp.contains("psd_w2_per_hz") ||
+        !sp.at("freq_hz").is_array() || !sp.at("psd_w2_per_hz").is_array() ||
+        sp.at("freq_hz").empty() || sp.at("freq_hz").size() != sp.at("psd_w2_per_hz").size())
+      throw invalid_input("swing: its spectrum is not two lists of one length (not a swing file?)");
+    d["swing"] = *in.swing;
   }
   return d;
 }

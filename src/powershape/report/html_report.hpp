@@ -1,7 +1,8 @@
 #pragma once
 // `powershape report`: one self-contained HTML file (no network) with the trace's power, clocks,
 // temperature and throttle reasons over a zoomable time axis, regions shaded and named, the
-// per-region summary, and, when given, probe's burst-throughput curve and repro's ratios.
+// per-region summary, and, when given, probe's burst-throughput curve, repro's ratios and the
+// power's swings in the grid's terms (its spectrum, the spec's bands and verdicts).
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@ struct ReportInputs {
   std::optional<nlohmann::json> summary;  // a `--json` file's summary list; else computed
   std::optional<nlohmann::json> probe;    // `probe -o` JSON
   std::optional<nlohmann::json> repro;    // `repro -o` JSON
+  std::optional<nlohmann::json> swing;    // analysis::to_json of a swing analysis (swing --json)
 };
 
 // Time bins per GPU: what an hour of samples is reduced to (3600 s / 20000 = 180 ms a bin).
