@@ -127,4 +127,44 @@ TEST(Prometheus, ANodeOfEightGpusHasTheDashboardsSeriesAndItsTotals) {
             std::string::npos);
 }
 
+// The node's swings over the last minute: a 2 Hz square wave between 200 and 700 W on two GPUs in
+// step gives its period, its 1 kW range, and 96% of its variation in 0.1-20 Hz (the spec's band).
+TEST(Prometheus, TheNodesSwingsInTheGridsTerms) {
+  trace::Trace t;
+  for (int gpu : {0, 1}) {
+    telemetry::DeviceInfo d;
+    d.index = gpu;
+    t.devices.push_back(d);
+  }
+  for (int i = 0; i <= 90'000; i += 10) {  // 90 s at 10 ms; the last 60 s are measured
+    for (int gpu : {0, 1}) {
+      trace::Sample s;
+      s.t_ns = int64_t{i} * 1'000'000;
+      s.gpu = gpu;
+      s[Signal::kPowerInstant] = Reading::of((i / 250) % 2 == 0 ? 700'000 : 200'000);
+      t.samples.push_back(s);
+    }
+  }
+  const std::string text = prometheus_text(t, 89'000'000'000, 90'000'000'000, nullptr, "n");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      text, m,
+      std::regex(
+          R"(powershape_node_power_band_share\{Hostname="n",over_s="60",lo_hz="0.1",hi_hz="20",max_share="0.2"\} ([0-9.e-]+))")))
+      << text;
+  EXPECT_NEAR(std::stod(m[1]), 0.96, 0.01);
+  ASSERT_TRUE(std::regex_search(
+      text, m, std::regex(R"(powershape_node_power_period_seconds\{[^}]*\} ([0-9.e-]+))")));
+  EXPECT_NEAR(std::stod(m[1]), 0.5, 0.01);
+  ASSERT_TRUE(std::regex_search(
+      text, m,
+      std::regex(R"(powershape_node_power_range_watts\{[^}]*window_s="10"\} ([0-9.e-]+))")));
+  EXPECT_NEAR(std::stod(m[1]), 1000, 1);
+  // A recording's first moments: too little for a swing, and no swing gauges.
+  trace::Trace young = t;
+  young.samples.resize(6);
+  EXPECT_EQ(prometheus_text(young, 0, 20'000'000, nullptr, "n").find("node_power_ramp"),
+            std::string::npos);
+}
+
 }  // namespace powershape::exporter

@@ -135,26 +135,10 @@ Part read_meter(const std::string& path, std::istream& in) {
   return p;
 }
 
-Part read_trace(const std::string& path, const std::string& region) {
-  const trace::Trace t = trace::read_csv(path);
-  int64_t from = INT64_MIN, to = INT64_MAX;
-  if (!region.empty()) {
-    bool found = false;
-    for (const auto& r : t.regions) {
-      if (r.name != region) continue;
-      from = found ? std::min(from, r.begin_ns) : r.begin_ns;
-      to = found ? std::max(to, r.end_ns) : r.end_ns;
-      found = true;
-    }
-    if (!found) throw invalid_input(path + ": no region named '" + region + "'");
-  }
+// The power readings of a trace's GPUs from `from` to `to` (steady ns).
+Part part_of(const trace::Trace& t, int64_t from, int64_t to) {
   Part p;
-  telemetry::Signal s{};
-  try {
-    s = power_signal(t);
-  } catch (const Error& e) {
-    throw invalid_input(path + ": " + e.what());
-  }
+  const telemetry::Signal s = power_signal(t);
   p.signal = std::string(telemetry::spec(s).name);
   p.wall_clock = t.wall_minus_steady_ns != 0;
   const int64_t first_ns = t.samples.empty() ? 0 : t.samples.front().t_ns;
@@ -203,6 +187,26 @@ Part read_trace(const std::string& path, const std::string& region) {
     p.rated_w = 0;
   for (const auto& r : p.sources) p.interval_s = std::max(p.interval_s, median_interval(r));
   return p;
+}
+
+Part read_trace(const std::string& path, const std::string& region) {
+  const trace::Trace t = trace::read_csv(path);
+  int64_t from = INT64_MIN, to = INT64_MAX;
+  if (!region.empty()) {
+    bool found = false;
+    for (const auto& r : t.regions) {
+      if (r.name != region) continue;
+      from = found ? std::min(from, r.begin_ns) : r.begin_ns;
+      to = found ? std::max(to, r.end_ns) : r.end_ns;
+      found = true;
+    }
+    if (!found) throw invalid_input(path + ": no region named '" + region + "'");
+  }
+  try {
+    return part_of(t, from, to);
+  } catch (const Error& e) {
+    throw invalid_input(path + ": " + e.what());
+  }
 }
 
 Part read_part(const std::string& path, const std::string& region) {
@@ -271,6 +275,17 @@ void write_power_csv(const std::string& path, const PowerSeries& p) {
     text.append(row, static_cast<std::size_t>(n));
   }
   util::write_file_atomic(path, text);
+}
+
+PowerInput trace_power(const trace::Trace& t, int64_t from_ns, int64_t to_ns, double dt_s) {
+  const Part p = part_of(t, from_ns, to_ns);
+  PowerInput out;
+  out.gpus = p.gpus;
+  out.rated_w = p.rated_w;
+  out.signal = p.signal;
+  out.reading_interval_s = p.interval_s;
+  out.power = sum_readings(p.sources, dt_s > 0 ? dt_s : std::max(p.interval_s, 1e-3));
+  return out;
 }
 
 }  // namespace powershape::analysis

@@ -6,10 +6,12 @@
 //  - a meter's CSV, `t_s,power_w` (a site's or a simulated fleet's power, in W).
 // Several files are nodes of one job: added on the wall clock where each knows it, else from
 // their starts (aligned as if started together, which the result says).
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "powershape/analysis/power_series.hpp"
+#include "powershape/trace/trace.hpp"
 
 namespace powershape::analysis {
 
@@ -28,6 +30,10 @@ struct PowerInput {
 // input) naming the file that cannot be read, holds no power or lacks the region.
 PowerInput read_power_inputs(const std::vector<std::string>& paths, double dt_s,
                              const std::string& region = "");
+
+// One trace's GPUs' power from `from_ns` to `to_ns` (steady ns, both included), summed on a grid
+// of `dt_s` (0: the trace's reading interval, at least 1 ms); times from the trace's first sample.
+PowerInput trace_power(const trace::Trace& t, int64_t from_ns, int64_t to_ns, double dt_s);
 
 // Writes a series as a meter's CSV (t_s,power_w; each sample's start time from the series' t0),
 // whole or not at all ("-": standard output).

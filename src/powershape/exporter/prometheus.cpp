@@ -5,9 +5,14 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <utility>
 #include <vector>
 
+#include "powershape/analysis/grid_spec.hpp"
+#include "powershape/analysis/power_input.hpp"
 #include "powershape/analysis/summary.hpp"
+#include "powershape/analysis/swing.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::exporter {
 
@@ -36,6 +41,50 @@ struct Family {
   const char* type;
   const char* help;
 };
+
+// The node's swings over the last kSwingWindowNs against the shipped grid spec's windows and
+// bands (docs/grid.md); nothing while the recording holds too little of them.
+void swing_gauges(std::ostream& out, const trace::Trace& t, int64_t to_ns,
+                  const std::string& host) {
+  analysis::Swing s;
+  analysis::GridSpec spec;
+  try {
+    spec = analysis::load_grid_spec(analysis::kDefaultGridSpec);
+    const auto in = analysis::trace_power(t, to_ns - kSwingWindowNs, to_ns, 0);
+    analysis::SwingOptions o;
+    o.ramp_window_s = spec.ramp_window_s;
+    o.range_window_s = spec.range_window_s;
+    o.segment_s = 20;
+    s = analysis::analyse_swing(in.power, spec, o);
+  } catch (const Error&) {
+    return;  // a recording's first seconds, a trace without power
+  }
+  const std::string window = ",over_s=\"" + std::to_string(kSwingWindowNs / 1'000'000'000) + "\"";
+  out << "# HELP powershape_node_power_ramp_watts_per_second The node's largest power ramp in the "
+         "last minute: the mean over window_s against the window_s before (in W/s).\n"
+      << "# TYPE powershape_node_power_ramp_watts_per_second gauge\n";
+  for (const auto& [dir, v] :
+       {std::pair{"up", s.ramp.up_max_w_per_s}, {"down", s.ramp.down_max_w_per_s}})
+    out << "powershape_node_power_ramp_watts_per_second{" << host << window << ",direction=\""
+        << dir << "\",window_s=\"" << s.ramp_window_s << "\"} " << v << "\n";
+  out << "# HELP powershape_node_power_range_watts The node's largest power range inside window_s "
+         "in the last minute (in W).\n# TYPE powershape_node_power_range_watts gauge\n"
+      << "powershape_node_power_range_watts{" << host << window << ",window_s=\""
+      << s.range_window_s << "\"} " << s.range_w << "\n";
+  if (s.period_s > 0)
+    out << "# HELP powershape_node_power_period_seconds The period the node's power repeats with "
+           "in the last minute (a training step).\n"
+        << "# TYPE powershape_node_power_period_seconds gauge\n"
+        << "powershape_node_power_period_seconds{" << host << window << "} " << s.period_s << "\n";
+  if (s.bands.empty()) return;
+  out << "# HELP powershape_node_power_band_share Share of the node's power variation in the last "
+         "minute inside each band of the grid spec.\n"
+      << "# TYPE powershape_node_power_band_share gauge\n";
+  for (const auto& b : s.bands)
+    out << "powershape_node_power_band_share{" << host << window << ",lo_hz=\"" << b.band.lo_hz
+        << "\",hi_hz=\"" << b.band.hi_hz << "\",max_share=\"" << b.band.max_share << "\"} "
+        << b.share << "\n";
+}
 
 }  // namespace
 
@@ -125,6 +174,7 @@ std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_n
     out << "powershape_node_energy_joules_total{" << host << ",gpus=\"" << latest.size() << "\"} "
         << node_mj * 1e-3 << "\n";
   }
+  swing_gauges(out, t, to_ns, host);
   // Shares over the window, from the summary of each GPU.
   std::map<int, Summary> window;
   for (const auto& [gpu, v] : latest) window[gpu] = summarize(t, gpu, "window", from_ns, to_ns);

@@ -4,7 +4,8 @@
 // labels gpu, UUID, device, modelName, Hostname), so that its dashboards work unchanged; what it
 // lacks comes as powershape_*: the power-capped and thermally throttled fractions and each
 // clock-event reason's share over the last window, the energy and duration of the last region of
-// each name, and the node's totals (power, energy) beside each GPU's.
+// each name, the node's totals (power, energy) beside each GPU's, and the node's power swings in
+// the last minute in the grid's terms (ramp, range, period, band shares: docs/grid.md).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,6 +17,8 @@ namespace powershape::exporter {
 // Region series are bounded: the last region of each of the kMaxRegionNames names that ended
 // most recently; older names are left out (their count in *names_left_out, when given).
 inline constexpr std::size_t kMaxRegionNames = 100;
+// The node's swings are measured over the last minute of the recording.
+inline constexpr int64_t kSwingWindowNs = 60'000'000'000;
 
 // The latest readings of each GPU in `t`, and shares over [from_ns, to_ns).
 // `hostname` is the Hostname label (dcgm-exporter's: the node's name); empty: this machine's.
