@@ -1,4 +1,5 @@
 // `powershape report`: a trace and the JSON of monitor, sim, probe or repro as one HTML page.
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -21,13 +22,14 @@ struct ReportArgs {
 
 // A trace's swings against the shipped grid spec, for the report's section; none (with a word)
 // where the trace has no power to analyse.
-std::optional<nlohmann::json> swing_of(const std::string& trace) {
+std::optional<nlohmann::json> swing_of(const trace::Trace& t) {
+  if (t.samples.empty()) return std::nullopt;  // the page says what is wrong with it
   try {
     const auto spec = analysis::load_grid_spec(analysis::kDefaultGridSpec);
     analysis::SwingOptions o;
     o.ramp_window_s = spec.ramp_window_s;
     o.range_window_s = spec.range_window_s;
-    const auto in = analysis::read_power_inputs({trace}, 0);
+    const auto in = analysis::trace_power(t, INT64_MIN, INT64_MAX, 0);
     o.rated_w = in.rated_w;
     auto j = analysis::to_json(analysis::analyse_swing(in.power, spec, o));
     j["spec"] = {{"name", spec.name}, {"source", spec.source}};
@@ -61,8 +63,8 @@ int run_report(const ReportArgs& a) {
   if (!a.repro.empty()) in.repro = util::read_json_file(a.repro);
   if (!a.swing.empty())
     in.swing = util::read_json_file(a.swing);
-  else if (!a.trace.empty())
-    in.swing = swing_of(a.trace);
+  else if (in.trace)
+    in.swing = swing_of(*in.trace);
   if (in.title.empty()) {
     in.title = !a.trace.empty()   ? a.trace
                : !a.repro.empty() ? a.repro

@@ -81,7 +81,7 @@ TEST(HtmlReport, ThePageCarriesTheDataWithoutClosingItsScript) {
 
 TEST(HtmlReport, BadInputsAreNamed) {
   EXPECT_EQ(testing::error_of([] { report_data({}); }),
-            "nothing to report: give a trace, --probe or --repro");
+            "nothing to report: no trace, probe, repro or swing result");
   ReportInputs empty_trace;
   empty_trace.trace = trace::Trace{};
   EXPECT_EQ(testing::error_of([&] { report_data(empty_trace); }), "the trace has no samples");
