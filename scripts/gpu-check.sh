@@ -24,7 +24,7 @@ mkdir -p "$out"
 parts=("$@")
 [ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock readme docs grid pip)
 for p in "${parts[@]}"; do
-  case $p in tests|telemetry|lmhead|peers|clock|readme|docs|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, readme, docs, pip)" >&2; exit 2 ;; esac
+  case $p in tests|telemetry|lmhead|peers|clock|readme|docs|grid|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, readme, docs, grid, pip)" >&2; exit 2 ;; esac
 done
 
 tests() {
