@@ -16,8 +16,9 @@ that synchronous fleets put on the grid, at the price of the filler's energy.
 (`bench/floor_power.py` measures the curve on a GPU; `floor_w=` picks the intensity from such a
 curve). The filler is queued up front for `fill` (0.9) of the expected gap and then runs on its
 own: a gap shorter than expected lets the filler overrun into the job's work, which then shares
-the GPU with it. The filler stream has the lowest priority, so the job's kernels take SMs first as
-blocks end.
+the GPU with it. The filler stream has the least priority, which torch's default streams have
+too: a job that runs its own streams at a higher one (torch.cuda.Stream(priority=-1)) gets the SMs
+first as the filler's blocks end; otherwise the two share them.
 """
 from typing import Dict, Optional
 
@@ -52,8 +53,8 @@ class PowerFloor:
             raise ValueError(f"size: expected a whole number from 256 to 16384, got {size!r}")
         self._torch = torch
         self.device = torch.device("cuda", torch.cuda.current_device()) if device is None else torch.device(device)
-        lo, _ = torch.cuda.Stream.priority_range()  # the larger number is the lower priority
-        self.stream = torch.cuda.Stream(device=self.device, priority=lo)
+        least, _ = torch.cuda.Stream.priority_range()  # (least, greatest): the larger number is lower
+        self.stream = torch.cuda.Stream(device=self.device, priority=least)
         g = torch.Generator(device=self.device).manual_seed(0)
         self._a = torch.randn(size, size, device=self.device, dtype=torch.bfloat16, generator=g)
         self._b = torch.randn(size, size, device=self.device, dtype=torch.bfloat16, generator=g)

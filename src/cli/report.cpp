@@ -34,7 +34,7 @@ std::optional<nlohmann::json> swing_of(const trace::Trace& t) {
     auto j = analysis::to_json(analysis::analyse_swing(in.power, spec, o));
     j["spec"] = {{"name", spec.name}, {"source", spec.source}};
     return j;
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "powershape: no swing section: %s\n", e.what());
     return std::nullopt;
   }

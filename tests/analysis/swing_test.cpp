@@ -114,8 +114,14 @@ TEST(Swing, ACoarseRecordingSaysWhatItCannotSee) {
   EXPECT_NEAR(s.spectrum.nyquist_hz(), 0.5, 1e-9);
   EXPECT_NE(s.verdicts[3].note.find("seen up to 0.5 Hz"), std::string::npos);
   EXPECT_NEAR(s.period_s, 5, 0.05);
+  // A 1 s ramp window on readings 1 s apart sees nothing: unknown, not a pass.
+  EXPECT_FALSE(s.verdicts[0].known);
+  EXPECT_NE(s.verdicts[0].note.find("too coarse"), std::string::npos);
+  EXPECT_TRUE(s.verdicts[2].known);  // the 10 s range window holds ten readings
   // A window other than the spec's is named.
-  EXPECT_NE(s.verdicts[0].note.find("the spec's window is 0.1 s"), std::string::npos);
+  const Swing t = analyse_swing(square(2, 200, 700, 1e-3, 30), spec_with_shares(),
+                                SwingOptions{0.2, 10, 20, 1, 700});
+  EXPECT_NE(t.verdicts[0].note.find("the spec's window is 0.1 s"), std::string::npos);
 }
 
 TEST(Swing, JsonHoldsTheVerdictsAndASmallSpectrum) {

@@ -86,7 +86,7 @@ Part read_prometheus(const std::string& path) {
         throw invalid_input(path + ": " + where + ": '" + text + "' is not a number");
       }
       double t = v[0].get<double>();
-      if (!std::isfinite(t) || std::abs(t) > 1e11)
+      if (!std::isfinite(t) || t < 0 || t > 4e9)
         throw invalid_input(path + ": " + where + ": a time is not a Unix time in seconds");
       if (p.origin_ns == 0) p.origin_ns = static_cast<int64_t>(std::floor(t)) * 1'000'000'000;
       t -= static_cast<double>(p.origin_ns) * 1e-9;

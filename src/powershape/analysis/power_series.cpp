@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "powershape/util/error.hpp"
 
@@ -64,6 +65,10 @@ PowerSeries sum_readings(const std::vector<Readings>& sources, double dt_s) {
   if (!(span >= 2 * dt_s))
     throw invalid_input("the power readings share " + std::to_string(std::max(span, 0.0)) +
                         " s, less than two intervals of " + std::to_string(dt_s) + " s");
+  if (span / dt_s > kMaxSamples)
+    throw invalid_input("the power readings span " + std::to_string(span) + " s: more than " +
+                        std::to_string(static_cast<int64_t>(kMaxSamples)) + " intervals of " +
+                        std::to_string(dt_s) + " s; analyse it coarser");
   const auto n = static_cast<std::size_t>(std::floor(span / dt_s));
   PowerSeries out{from, dt_s, std::vector<double>(n, 0.0)};
   for (const auto& r : sources) {
@@ -88,6 +93,10 @@ PowerSeries sum_on_time(const std::vector<PowerSeries>& parts) {
     to = std::min(to, p.t0_s + p.duration_s());
   }
   const double dt = parts.front().dt_s;
+  if ((to - from) / dt > kMaxSamples)
+    throw invalid_input("the recordings overlap for " + std::to_string(to - from) +
+                        " s: too many intervals of " + std::to_string(dt) +
+                        " s; analyse it coarser");
   if (!(to - from >= 2 * dt))
     throw invalid_input("the recordings overlap for " + std::to_string(std::max(to - from, 0.0)) +
                         " s, less than two intervals of " + std::to_string(dt) + " s");

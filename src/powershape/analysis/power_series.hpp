@@ -17,6 +17,10 @@ struct PowerSeries {
   double duration_s() const { return dt_s * static_cast<double>(w.size()); }
 };
 
+// The most samples a series holds (0.8 GB of doubles): a longer span at a finer resolution is
+// refused, not allocated.
+inline constexpr double kMaxSamples = 1e8;
+
 // One source's readings in time order: seconds on the inputs' shared clock, and W.
 struct Readings {
   std::vector<double> t_s, w;

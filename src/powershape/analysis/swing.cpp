@@ -114,22 +114,35 @@ Swing analyse_swing(const PowerSeries& in, const GridSpec& spec, const SwingOpti
     s.overview.push_back(
         {b, band_share(s.spectrum, lo, hi), std::min(hi, s.spectrum.nyquist_hz())});
   }
-  const bool short_for_ramp = p.duration_s() < 2 * o.ramp_window_s;
+  const bool short_for_ramp = p.w.size() < 2 * samples_in(o.ramp_window_s, p.dt_s);
+  // A window of fewer than two samples sees no ramp or range at all: unknown, not a pass.
+  const bool coarse_ramp = o.ramp_window_s < 2 * p.dt_s,
+             coarse_range = o.range_window_s < 2 * p.dt_s;
   if (spec.ramp_up)
     s.verdicts.push_back(check("ramp up", s.ramp.up_max_w_per_s, *spec.ramp_up, s.rated_w, "W/s",
                                o.ramp_window_s, spec.ramp_window_s));
   if (spec.ramp_down)
     s.verdicts.push_back(check("ramp down", s.ramp.down_max_w_per_s, *spec.ramp_down, s.rated_w,
                                "W/s", o.ramp_window_s, spec.ramp_window_s));
+  auto coarse = [&](Verdict& v) {
+    v.known = false;
+    v.pass = false;
+    v.note = "the recording's " + hz(p.dt_s) + " s between samples is too coarse for its window";
+  };
   for (auto& v : s.verdicts) {
-    if (short_for_ramp) {
+    if (coarse_ramp) {
+      coarse(v);
+    } else if (short_for_ramp) {
       v.known = false;
+      v.pass = false;
       v.note = "the recording is shorter than two ramp windows";
     }
   }
-  if (spec.range)
+  if (spec.range) {
     s.verdicts.push_back(check("range", s.range_w, *spec.range, s.rated_w, "W", o.range_window_s,
                                spec.range_window_s));
+    if (coarse_range) coarse(s.verdicts.back());
+  }
   for (const auto& b : spec.bands) {
     BandResult r{b, band_share(s.spectrum, b.lo_hz, b.hi_hz),
                  std::min(b.hi_hz, s.spectrum.nyquist_hz())};
