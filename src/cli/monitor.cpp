@@ -1,4 +1,3 @@
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,16 +16,14 @@
 #include "powershape/exporter/metrics_server.hpp"
 #include "powershape/exporter/prometheus.hpp"
 #include "powershape/exporter/textfile.hpp"
+#include "powershape/monitor/session.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/control_fifo.hpp"
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/trace/chrome_trace.hpp"
-#include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/trace/open_source.hpp"
-#include "powershape/trace/recording.hpp"
-#include "powershape/util/child.hpp"
 #include "powershape/util/int_list.hpp"
 #include "subcommands.hpp"
 #include "summary_table.hpp"
@@ -176,51 +173,23 @@ int run_monitor(const MonitorOptions& o) {
     server = std::make_unique<exporter::MetricsServer>(o.prometheus);
     std::fprintf(stderr, "powershape: serving http://%s/metrics\n", server->address().c_str());
   }
-  std::unique_ptr<trace::CsvWriter> csv;
-  if (!o.out_csv.empty()) csv = std::make_unique<trace::CsvWriter>(o.out_csv, o.every_row);
-  trace::Trace recorded;
-  recorded.source = source->describe();
-  recorded.devices = source->devices();
-  recorded.wall_minus_steady_ns = telemetry::wall_minus_steady_ns();
-  if (csv) {
-    csv->header(recorded.source, recorded.devices);
-    csv->clock(recorded.wall_minus_steady_ns, telemetry::steady_now_ns());
-  }
-
-  telemetry::ControlFifo fifo;
-  telemetry::SamplerOptions so;
-  so.period = std::chrono::nanoseconds(static_cast<int64_t>(o.interval_ms * 1e6));
-  so.slow_period = std::chrono::nanoseconds(static_cast<int64_t>(o.slow_interval_ms * 1e6));
-  if (o.every_interval) so.stretch = 1;
-  telemetry::Sampler sampler(*source, so);
-  trace::Recording recording(sampler, recorded, csv.get(), warn);
-  util::forward_signals_to(0);
-  sampler.start();
-
-  std::optional<util::Child> child;
-  int code = 0;
-  if (!o.command.empty()) {
-    try {
-      child.emplace(o.command, std::vector<std::string>{std::string(telemetry::kControlEnv) + "=" +
-                                                        fifo.path()});
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "powershape: %s\n", e.what());
-      code = 127;
-    }
-  } else {
+  monitor::SessionOptions so;
+  so.sampler.period = std::chrono::nanoseconds(static_cast<int64_t>(o.interval_ms * 1e6));
+  so.sampler.slow_period = std::chrono::nanoseconds(static_cast<int64_t>(o.slow_interval_ms * 1e6));
+  if (o.every_interval) so.sampler.stretch = 1;
+  so.csv_path = o.out_csv;
+  so.every_row = o.every_row;
+  so.command = o.command;
+  monitor::Session session(*source, so, warn);
+  trace::Trace& recorded = session.trace();
+  if (session.start() && o.command.empty()) {
     std::fprintf(stderr, "powershape: recording until Ctrl-C (regions: %s=%s)\n",
-                 telemetry::kControlEnv, fifo.path().c_str());
+                 telemetry::kControlEnv, session.fifo_path().c_str());
   }
-  if (child) util::forward_signals_to(child->pid());
   int64_t next_publish = 0, next_view = 0;
   std::optional<LiveView> view;
   if (o.live) view.emplace(isatty(STDERR_FILENO) != 0);
-  while (code != 127) {
-    if (child ? child->poll() : util::received_signal() != 0) break;
-    pollfd p{fifo.fd(), POLLIN, 0};
-    ::poll(&p, 1, 50);
-    trace::apply_marks(fifo, sampler, warn);
-    recording.drain();
+  session.run([&] {
     if (view && telemetry::steady_now_ns() >= next_view) {
       next_view = telemetry::steady_now_ns() + 250'000'000;  // four views a second
       view->show(stderr, recorded);
@@ -232,22 +201,13 @@ int run_monitor(const MonitorOptions& o) {
                              telemetry::steady_now_ns() - static_cast<int64_t>(o.keep_s * 1e9));
       if (server || !o.out_textfile.empty()) publish(o, recorded, server.get());
     }
-  }
-  sampler.stop();
-  trace::apply_marks(fifo, sampler, warn);
-  for (const auto& r : sampler.close_open_regions()) {
-    std::fprintf(stderr, "powershape: region '%s' began but never ended: closed at the end\n",
-                 r.name.c_str());
-  }
-  recording.drain();
-  recording.finish();
-  if (child) code = child->exit_code();
-  util::forward_signals_to(0);
+  });
+  int code = session.finish();
 
   auto summaries = analysis::summarize(recorded);
   print_summaries(stderr, title_of(o.command), recorded, summaries);
-  print_sampler(sampler, *source);
-  bool lost = recording.file_failed();
+  print_sampler(session.sampler(), *source);
+  bool lost = session.file_failed();
   if (!o.out_textfile.empty()) publish(o, recorded, nullptr);
   if (!o.out_perfetto.empty()) {
     try {
@@ -282,7 +242,6 @@ int run_monitor(const MonitorOptions& o) {
       lost = true;
     }
   }
-  if (code == 0 && util::received_signal() != 0 && !child) code = 128 + util::received_signal();
   // The command's own failure comes first; a lost output makes a successful run fail.
   return code == 0 && lost ? 1 : code;
 }

@@ -36,7 +36,12 @@ check "nothing on stderr but the stages (none in a file)" test ! -s "$tmp/o.err"
 # machine's as-found run reaches.
 awk 'BEGIN { print "t_s,power_usage_mw,sm_clock_mhz,gpu_temp_c,clock_event_reasons,energy_mj";
   for (i = 0; i <= 1200; i++) printf "%.1f,120000,1980,35,0,%d\n", i / 10, i * 12000 }' >"$tmp/flat.csv"
-FLAT=1 "$ps" optimize --source "fake:$tmp/flat.csv" --chunks 1,4 --budget 30 -- "$job" "$ps" >"$tmp/flat.out" 2>&1; rc=$?
+# The recommendation rests on a 95% interval over three paired rounds: on a loaded machine about
+# one run in 40 of a job the count does not change resolves a difference by chance, so a second
+# run is allowed (the two wrong together: one in ~1600).
+flat() { FLAT=1 "$ps" optimize --source "fake:$tmp/flat.csv" --chunks 1,4 --budget 30 -- "$job" "$ps" >"$tmp/flat.out" 2>&1; }
+flat; rc=$?
+if [ $rc -eq 0 ] && ! grep -q "^recommendation: none" "$tmp/flat.out"; then flat; rc=$?; fi
 check "a job the count does not change: exit 0" test $rc -eq 0
 check "and no recommendation" grep -q "^recommendation: none" "$tmp/flat.out"
 check "an unthrottled run is said to be so" grep -q "^throttling: none to speak of" "$tmp/flat.out"

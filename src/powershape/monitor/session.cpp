@@ -1,0 +1,77 @@
+#include "powershape/monitor/session.hpp"
+
+#include <poll.h>
+
+#include <stdexcept>
+#include <utility>
+
+#include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
+
+namespace powershape::monitor {
+
+Session::Session(telemetry::Source& source, SessionOptions o, trace::Warn warn)
+    : source_(source), o_(std::move(o)), warn_(std::move(warn)) {
+  if (!(o_.turn_ms >= 1 && o_.turn_ms <= 1000))
+    throw invalid_input("session: a turn's wait must be 1-1000 ms");
+  trace_.source = source_.describe();
+  trace_.devices = source_.devices();
+  trace_.wall_minus_steady_ns = telemetry::wall_minus_steady_ns();
+  if (!o_.csv_path.empty()) {
+    csv_ = std::make_unique<trace::CsvWriter>(o_.csv_path, o_.every_row);
+    csv_->header(trace_.source, trace_.devices);
+    csv_->clock(trace_.wall_minus_steady_ns, telemetry::steady_now_ns());
+  }
+  sampler_ = std::make_unique<telemetry::Sampler>(source_, o_.sampler);
+  recording_ = std::make_unique<trace::Recording>(*sampler_, trace_, csv_.get(), warn_);
+}
+
+Session::~Session() {
+  if (started_ && !finished_) sampler_->stop();
+  util::forward_signals_to(0);
+}
+
+bool Session::start() {
+  util::forward_signals_to(0);
+  sampler_->start();
+  started_ = true;
+  if (o_.command.empty()) return true;
+  try {
+    child_.emplace(o_.command, std::vector<std::string>{std::string(telemetry::kControlEnv) + "=" +
+                                                        fifo_.path()});
+  } catch (const std::exception& e) {
+    warn_(e.what());
+    failed_to_start_ = true;
+    return false;
+  }
+  util::forward_signals_to(child_->pid());
+  return true;
+}
+
+void Session::run(const std::function<void()>& each_turn) {
+  if (!started_ || failed_to_start_) return;
+  while (!(child_ ? child_->poll() : util::received_signal() != 0)) {
+    pollfd p{fifo_.fd(), POLLIN, 0};
+    ::poll(&p, 1, o_.turn_ms);
+    trace::apply_marks(fifo_, *sampler_, warn_);
+    recording_->drain();
+    if (each_turn) each_turn();
+  }
+}
+
+int Session::finish() {
+  if (finished_) return code_;
+  finished_ = true;
+  if (started_) sampler_->stop();
+  trace::apply_marks(fifo_, *sampler_, warn_);
+  for (const auto& r : sampler_->close_open_regions())
+    warn_("region '" + r.name + "' began but never ended: closed at the end");
+  recording_->drain();
+  recording_->finish();
+  util::forward_signals_to(0);
+  if (failed_to_start_) return code_ = 127;
+  if (child_) return code_ = child_->exit_code();
+  return code_ = util::received_signal() != 0 ? 128 + util::received_signal() : 0;
+}
+
+}  // namespace powershape::monitor

@@ -1,0 +1,79 @@
+#pragma once
+// One "telemetry around a program": a sampler on a source, a command run with the marks FIFO in
+// its environment (its regions recorded), the readings moved into a Trace and, when asked, into a
+// CSV as they arrive. `monitor`, `exporter` and `smooth` each run one; what they add (a live
+// view, /metrics, the filler) happens in the turn callback.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "powershape/telemetry/control_fifo.hpp"
+#include "powershape/telemetry/sampler.hpp"
+#include "powershape/telemetry/source.hpp"
+#include "powershape/trace/csv_writer.hpp"
+#include "powershape/trace/recording.hpp"
+#include "powershape/trace/trace.hpp"
+#include "powershape/util/child.hpp"
+
+namespace powershape::monitor {
+
+struct SessionOptions {
+  telemetry::SamplerOptions sampler;
+  std::string csv_path;    // empty: no CSV
+  bool every_row = false;  // the CSV keeps polls that repeat the one before
+  // The command, run with $POWERSHAPE_CONTROL naming the marks FIFO; empty: record until a
+  // SIGINT or SIGTERM.
+  std::vector<std::string> command;
+  // The longest wait for a mark between two turns, in ms (1-1000).
+  int turn_ms = 50;
+};
+
+class Session {
+ public:
+  // Opens the CSV (if any) and the FIFO; starts nothing. Throws on a file it cannot write.
+  Session(telemetry::Source& source, SessionOptions o, trace::Warn warn);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Starts the sampler, then the command; SIGINT and SIGTERM go to the command. Returns false,
+  // with the reason given to warn, when the command cannot be started (the exit code is then
+  // 127).
+  bool start();
+  // Runs until the command exits or a signal arrives: each turn waits for marks (at most
+  // turn_ms), applies them, moves the readings into the trace and then calls `each_turn`.
+  void run(const std::function<void()>& each_turn = {});
+  // Stops the sampler, closes the regions left open (each named to warn), moves the last readings
+  // in, and returns the exit code: the command's, 128 + the signal that ended a recording without
+  // one, 127 when the command never started.
+  int finish();
+
+  trace::Trace& trace() { return trace_; }
+  const trace::Trace& trace() const { return trace_; }
+  const telemetry::Sampler& sampler() const { return *sampler_; }
+  const telemetry::Source& source() const { return source_; }
+  const std::string& fifo_path() const { return fifo_.path(); }
+  bool has_command() const { return !o_.command.empty(); }
+  // The CSV failed at some point: the rows since are in memory only.
+  bool file_failed() const { return recording_->file_failed(); }
+
+ private:
+  telemetry::Source& source_;
+  SessionOptions o_;
+  trace::Warn warn_;
+  trace::Trace trace_;
+  std::unique_ptr<trace::CsvWriter> csv_;
+  telemetry::ControlFifo fifo_;
+  std::unique_ptr<telemetry::Sampler> sampler_;
+  std::unique_ptr<trace::Recording> recording_;
+  std::optional<util::Child> child_;
+  bool started_ = false, failed_to_start_ = false, finished_ = false;
+  int code_ = 0;
+};
+
+}  // namespace powershape::monitor

@@ -1,0 +1,125 @@
+#include "powershape/monitor/session.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
+
+namespace powershape::monitor {
+namespace {
+
+// One GPU drawing a steady 100 W.
+class SteadySource : public telemetry::Source {
+ public:
+  SteadySource() { infos_.resize(1); }
+  std::string describe() const override { return "steady"; }
+  const std::vector<telemetry::DeviceInfo>& devices() const override { return infos_; }
+  telemetry::Sample poll(int gpu, const telemetry::SignalSet&) override {
+    telemetry::Sample s;
+    s.gpu = gpu;
+    s.t_ns = telemetry::steady_now_ns();
+    s[telemetry::Signal::kPowerUsage] = telemetry::Reading::of(100'000);
+    return s;
+  }
+
+ private:
+  std::vector<telemetry::DeviceInfo> infos_;
+};
+
+SessionOptions fast(std::vector<std::string> command) {
+  SessionOptions o;
+  o.sampler.period = std::chrono::milliseconds(2);
+  o.command = std::move(command);
+  o.turn_ms = 5;
+  return o;
+}
+
+// The command's marks become regions, its readings the trace's and the CSV's, its exit code the
+// session's; each turn calls back.
+TEST(Session, RecordsACommandItsRegionsAndItsExitCode) {
+  const auto csv = std::filesystem::temp_directory_path() / "powershape_session_test.csv";
+  SteadySource source;
+  auto o = fast({"sh", "-c",
+                 "echo 'begin 1000 step' >\"$POWERSHAPE_CONTROL\"; sleep 0.05; "
+                 "echo 'end 51000 step' >\"$POWERSHAPE_CONTROL\"; exit 3"});
+  o.csv_path = csv.string();
+  std::vector<std::string> warnings;
+  Session s(source, o, [&](const std::string& w) { warnings.push_back(w); });
+  ASSERT_TRUE(s.start());
+  int turns = 0;
+  s.run([&] { ++turns; });
+  EXPECT_EQ(s.finish(), 3);
+  EXPECT_GT(turns, 0);
+  ASSERT_EQ(s.trace().regions.size(), 1u);
+  EXPECT_EQ(s.trace().regions[0].name, "step");
+  EXPECT_EQ(s.trace().regions[0].begin_ns, 1000);
+  EXPECT_EQ(s.trace().regions[0].end_ns, 51000);
+  EXPECT_GT(s.trace().samples.size(), 5u);
+  EXPECT_TRUE(warnings.empty());
+  std::ifstream in(csv);
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(all.find("step"), std::string::npos);
+  std::filesystem::remove(csv);
+}
+
+// A region left open is closed at the end and named; finish() twice gives the same code.
+TEST(Session, ClosesARegionLeftOpen) {
+  SteadySource source;
+  std::vector<std::string> warnings;
+  Session s(source, fast({"sh", "-c", "echo 'begin 5 load' >\"$POWERSHAPE_CONTROL\""}),
+            [&](const std::string& w) { warnings.push_back(w); });
+  ASSERT_TRUE(s.start());
+  s.run();
+  EXPECT_EQ(s.finish(), 0);
+  EXPECT_EQ(s.finish(), 0);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("'load' began but never ended"), std::string::npos);
+  ASSERT_EQ(s.trace().regions.size(), 1u);
+}
+
+// A command that cannot start: one reason, no turns, 127.
+TEST(Session, ACommandThatCannotStartIs127) {
+  SteadySource source;
+  std::vector<std::string> warnings;
+  Session s(source, fast({"/nonexistent/powershape-no-such-command"}),
+            [&](const std::string& w) { warnings.push_back(w); });
+  EXPECT_FALSE(s.start());
+  int turns = 0;
+  s.run([&] { ++turns; });
+  EXPECT_EQ(turns, 0);
+  EXPECT_EQ(s.finish(), 127);
+  ASSERT_EQ(warnings.size(), 1u);
+}
+
+// Without a command it records until a signal, and exits as the signal says.
+TEST(Session, WithoutACommandRecordsUntilASignal) {
+  SteadySource source;
+  Session s(source, fast({}), [](const std::string&) {});
+  ASSERT_TRUE(s.start());
+  std::thread stop([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    std::raise(SIGTERM);
+  });
+  s.run();
+  stop.join();
+  EXPECT_EQ(s.finish(), 128 + SIGTERM);
+  EXPECT_FALSE(s.trace().samples.empty());
+}
+
+TEST(Session, RefusesAnUnboundedTurn) {
+  SteadySource source;
+  auto o = fast({});
+  o.turn_ms = 0;
+  EXPECT_THROW(Session(source, o, [](const std::string&) {}), powershape::Error);
+}
+
+}  // namespace
+}  // namespace powershape::monitor
