@@ -4,7 +4,7 @@
 # each include that breaks a rule (file:line) and exits 1 if there is any. The test suite runs it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-order=(util telemetry trace monitor analysis exporter report workload kernels reference sim experiment advise optimize)
+order=(util telemetry trace monitor shape analysis exporter report workload kernels reference sim experiment advise optimize)
 rank() { local i; for i in "${!order[@]}"; do [ "${order[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }
 bad=0
 for dir in src/powershape/*/; do

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -31,10 +32,15 @@ Session::~Session() {
   util::forward_signals_to(0);
 }
 
-bool Session::start() {
+void Session::start_sampler() {
+  if (started_) return;
   util::forward_signals_to(0);
   sampler_->start();
   started_ = true;
+}
+
+bool Session::start() {
+  start_sampler();
   if (o_.command.empty()) return true;
   try {
     child_.emplace(o_.command, std::vector<std::string>{std::string(telemetry::kControlEnv) + "=" +
@@ -51,13 +57,19 @@ bool Session::start() {
 void Session::run(const std::function<void()>& each_turn) {
   if (!started_ || failed_to_start_) return;
   while (!(child_ ? child_->poll() : util::received_signal() != 0)) {
-    pollfd p{fifo_.fd(), POLLIN, 0};
-    ::poll(&p, 1, o_.turn_ms);
-    trace::apply_marks(fifo_, *sampler_, warn_);
-    recording_->drain();
+    turn(o_.turn_ms);
     if (each_turn) each_turn();
   }
 }
+
+void Session::turn(int wait_ms) {
+  pollfd p{fifo_.fd(), POLLIN, 0};
+  ::poll(&p, 1, std::clamp(wait_ms, 0, 1000));
+  trace::apply_marks(fifo_, *sampler_, warn_);
+  recording_->drain();
+}
+
+bool Session::signalled() const { return util::received_signal() != 0; }
 
 int Session::finish() {
   if (finished_) return code_;

@@ -41,13 +41,22 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // Starts the sampler, then the command; SIGINT and SIGTERM go to the command. Returns false,
-  // with the reason given to warn, when the command cannot be started (the exit code is then
-  // 127).
+  // Starts the sampler (if not yet), then the command; SIGINT and SIGTERM go to the command.
+  // Returns false, with the reason given to warn, when the command cannot be started (the exit
+  // code is then 127).
   bool start();
-  // Runs until the command exits or a signal arrives: each turn waits for marks (at most
-  // turn_ms), applies them, moves the readings into the trace and then calls `each_turn`.
+  // Starts the sampler alone: turns before the command (a ramp that must come first).
+  void start_sampler();
+  // One turn: waits for marks (at most `wait_ms`), applies them and moves the readings into the
+  // trace.
+  void turn(int wait_ms);
+  // Runs until the command exits or a signal arrives, a turn of at most turn_ms at a time, calling
+  // `each_turn` after each.
   void run(const std::function<void()>& each_turn = {});
+  // Whether the command (or, without one, the session) has been told to stop by a signal.
+  bool signalled() const;
+  // Whether a region of that name is open now.
+  bool region_open(const std::string& name) const { return sampler_->is_open(name); }
   // Stops the sampler, closes the regions left open (each named to warn), moves the last readings
   // in, and returns the exit code: the command's, 128 + the signal that ended a recording without
   // one, 127 when the command never started.

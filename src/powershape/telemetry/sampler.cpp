@@ -334,6 +334,11 @@ std::vector<Region> Sampler::close_open_regions(std::optional<int64_t> t_ns) {
   return closed;
 }
 
+bool Sampler::is_open(const std::string& name) const {
+  std::lock_guard lock(sh_->mu);
+  return std::any_of(open_.begin(), open_.end(), [&](const Region& r) { return r.name == name; });
+}
+
 bool Sampler::end_region(const std::string& name, std::optional<int64_t> t_ns) {
   std::lock_guard lock(sh_->mu);
   for (auto it = open_.rbegin(); it != open_.rend(); ++it) {

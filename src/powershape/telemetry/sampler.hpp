@@ -87,6 +87,8 @@ class Sampler {
   void begin_region(const std::string& name, int gpu = -1, std::optional<int64_t> t_ns = {});
   // Ends the innermost open region of that name; false when none is open.
   bool end_region(const std::string& name, std::optional<int64_t> t_ns = {});
+  // Whether a region of that name has begun and not yet ended.
+  bool is_open(const std::string& name) const;
   // Ends every open region now (or at t_ns) and returns them.
   std::vector<Region> close_open_regions(std::optional<int64_t> t_ns = {});
 

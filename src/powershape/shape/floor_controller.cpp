@@ -1,0 +1,108 @@
+#include "powershape/shape/floor_controller.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "powershape/util/error.hpp"
+
+namespace powershape::shape {
+namespace {
+
+// A learned intensity never reaches 0: a gap that starts at 0 would never fill, and nothing would
+// teach it otherwise.
+constexpr double kLeastLearned = 0.02;
+// The longest a ramp may take: at most an hour up (floor / ramp), the same down from at most four
+// floors.
+constexpr double kLongestRampS = 3600;
+
+bool in(double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; }
+
+}  // namespace
+
+FloorController::FloorController(FloorOptions o) : o_(o), learned_(o.start_intensity) {
+  if (!in(o_.floor_w, 1e-3, 1e5)) throw invalid_input("floor: expected watts above 0, at most 100000");
+  if (!(o_.ramp_w_per_s == 0 || in(o_.ramp_w_per_s, o_.floor_w / kLongestRampS, 1e9)))
+    throw invalid_input("ramp: expected 0 (none) or W/s at which the floor is reached within an hour");
+  if (!in(o_.back_off_w, 0, 1e5)) throw invalid_input("back-off: expected watts from 0 to 100000");
+  if (o_.back_off_w == 0) o_.back_off_w = o_.floor_w / 10;
+  if (!(o_.gain > 0 && o_.gain <= 2)) throw invalid_input("gain: expected a number above 0, at most 2");
+  if (!in(o_.start_intensity, 0, 1)) throw invalid_input("start intensity: expected 0 to 1");
+  if (!in(static_cast<double>(o_.settle_ns), 0, 1e10))
+    throw invalid_input("settle time: expected 0 to 10 s");
+  learned_ = std::max(kLeastLearned, o_.start_intensity);
+}
+
+void FloorController::ramp_up(int64_t t_ns, double from_w) {
+  phase_ = Phase::kRampUp;
+  ramp_t0_ = t_ns;
+  ramp_from_w_ = std::clamp(std::isfinite(from_w) ? from_w : 0.0, 0.0, o_.floor_w);
+  ramp_x_ = 0;
+}
+
+void FloorController::ramp_down(int64_t t_ns, double from_w) {
+  phase_ = Phase::kRampDown;
+  ramp_t0_ = t_ns;
+  ramp_from_w_ =
+      std::clamp(std::isfinite(from_w) ? from_w : 0.0, o_.floor_w, 4 * o_.floor_w);
+  // The floor's intensity scaled to the starting power, as if power were proportional to it: a
+  // little short, since idle power comes free; the integral takes it from there.
+  ramp_x_ = std::min(1.0, learned_ * ramp_from_w_ / o_.floor_w);
+  filling_ = false;
+}
+
+double FloorController::target_w(int64_t t_ns) const {
+  const double s = static_cast<double>(std::max<int64_t>(0, t_ns - ramp_t0_)) * 1e-9;
+  switch (phase(t_ns)) {
+    case Phase::kRampUp:
+      return std::min(o_.floor_w, ramp_from_w_ + o_.ramp_w_per_s * s);
+    case Phase::kJob:
+      return o_.floor_w;
+    case Phase::kRampDown:
+      return std::max(0.0, ramp_from_w_ - o_.ramp_w_per_s * s);
+    case Phase::kDone:
+      break;
+  }
+  return 0;
+}
+
+FloorController::Phase FloorController::phase(int64_t t_ns) const {
+  if (phase_ == Phase::kRampUp || phase_ == Phase::kRampDown) {
+    const double s = static_cast<double>(std::max<int64_t>(0, t_ns - ramp_t0_)) * 1e-9;
+    const double span_w = phase_ == Phase::kRampUp ? o_.floor_w - ramp_from_w_ : ramp_from_w_;
+    if (o_.ramp_w_per_s == 0 || o_.ramp_w_per_s * s >= span_w)
+      return phase_ == Phase::kRampUp ? Phase::kJob : Phase::kDone;
+  }
+  return phase_;
+}
+
+double FloorController::update(int64_t t_ns, double watts, std::optional<bool> in_gap) {
+  const Phase now = phase(t_ns);
+  const double target = target_w(t_ns);
+  const bool reading = std::isfinite(watts) && watts >= 0;
+  if (now != phase_) {
+    // A ramp up that reached the floor found the floor's intensity on the way.
+    if (phase_ == Phase::kRampUp && ramp_x_ > 0) learned_ = std::max(kLeastLearned, ramp_x_);
+    phase_ = now;
+  }
+  if (now == Phase::kDone) return 0;
+  const double step = o_.gain / o_.floor_w;
+  if (now != Phase::kJob) {
+    if (reading) ramp_x_ = std::clamp(ramp_x_ + step * (target - watts), 0.0, 1.0);
+    return ramp_x_;
+  }
+  bool want;
+  if (in_gap) {
+    want = *in_gap;
+  } else if (!reading) {
+    want = filling_;
+  } else {
+    want = filling_ ? watts <= target + o_.back_off_w : watts < target;
+  }
+  if (want && !filling_) filling_since_ = t_ns;
+  filling_ = want;
+  if (filling_ && reading && t_ns - filling_since_ >= o_.settle_ns)
+    learned_ = std::clamp(learned_ + step * (target - watts), kLeastLearned, 1.0);
+  return filling_ ? learned_ : 0;
+}
+
+}  // namespace powershape::shape

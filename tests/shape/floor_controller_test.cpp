@@ -1,0 +1,195 @@
+#include "powershape/shape/floor_controller.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "error_of.hpp"
+
+namespace powershape::shape {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// A GPU whose filler draws idle + slope * x on top of nothing, whose job draws `job_w` while it
+// computes, and whose sensor shows the power of one reading before (a lag of 10 ms).
+struct Gpu {
+  double idle_w = 100, slope_w = 500;
+  double shown = 100;
+  double read(double job_w, double x) {
+    const double now = std::max(job_w, idle_w + slope_w * x);
+    return std::exchange(shown, now);
+  }
+};
+
+// A step of 150 ms at 700 W and a 50 ms gap at idle, read every 10 ms.
+bool in_gap(int64_t t_ns) { return (t_ns / kMs) % 200 >= 150; }
+
+FloorOptions floor400() {
+  FloorOptions o;
+  o.floor_w = 400;
+  return o;
+}
+
+struct JobRun {
+  std::vector<double> power, intensity;
+  std::vector<bool> gap;
+};
+
+JobRun run_job(FloorController& c, bool marked, int steps) {
+  Gpu gpu;
+  JobRun r;
+  double x = 0;
+  for (int64_t t = 0; t < steps * 200 * kMs; t += 10 * kMs) {
+    const bool g = in_gap(t);
+    const double p = gpu.read(g ? 0 : 700, x);
+    x = c.update(t, p, marked ? std::optional<bool>(g) : std::nullopt);
+    r.power.push_back(gpu.shown);
+    r.intensity.push_back(x);
+    r.gap.push_back(g);
+  }
+  return r;
+}
+
+// With the job's marks: the filler runs in the gaps only, and after a few steps it holds the
+// power within 5% of the floor there, from the gap's second reading on (the first is the one that
+// starts it).
+TEST(FloorController, MarkedGapsAreFilledToTheFloor) {
+  FloorController c(floor400());
+  const JobRun r = run_job(c, true, 40);
+  for (std::size_t i = 0; i < r.gap.size(); ++i) {
+    if (!r.gap[i]) {
+      EXPECT_EQ(r.intensity[i], 0) << i;
+    } else if (i > r.gap.size() / 2 && r.gap[i - 1]) {
+      EXPECT_NEAR(r.power[i], 400, 20) << i;
+    }
+  }
+  EXPECT_NEAR(c.learned(), 0.6, 0.03);
+}
+
+// From the power alone: the first reading below the floor starts the filler, the first well above
+// it stops it, and the gaps end up at the floor too.
+TEST(FloorController, PowerAloneFindsTheGapsAndTheJobsReturn) {
+  FloorController c(floor400());
+  const JobRun r = run_job(c, false, 40);
+  for (std::size_t i = r.gap.size() / 2; i < r.gap.size(); ++i) {
+    // The sensor lags a reading: the gap is seen one reading late, and filled from the next.
+    if (r.gap[i] && r.gap[i - 1] && r.gap[i - 2]) {
+      EXPECT_GT(r.intensity[i], 0) << i;
+      EXPECT_NEAR(r.power[i], 400, 40) << i;
+    }
+    if (!r.gap[i] && !r.gap[i - 1]) {
+      EXPECT_EQ(r.intensity[i], 0) << i;
+    }
+  }
+}
+
+// What a gap taught is where the next starts.
+TEST(FloorController, TheNextGapStartsWhereTheLastLeftOff) {
+  FloorController c(floor400());
+  Gpu gpu;
+  double x = 0, last = 0;
+  for (int64_t t = 0; t < 200 * kMs; t += 10 * kMs) {
+    x = c.update(t, gpu.read(in_gap(t) ? 0 : 700, x), in_gap(t));
+    if (x > 0) last = x;
+  }
+  EXPECT_EQ(c.update(300 * kMs, 700, false), 0);
+  EXPECT_DOUBLE_EQ(c.update(350 * kMs, 100, true), last);
+}
+
+// Before the job the floor rises from the power found at the ramp's pace, and the power with it;
+// the ramp teaches the floor's intensity.
+TEST(FloorController, RampsUpAtItsPaceAndLearnsOnTheWay) {
+  auto o = floor400();
+  o.ramp_w_per_s = 100;
+  FloorController c(o);
+  c.ramp_up(0, 100);
+  Gpu gpu;
+  double x = 0, before = 100;
+  int64_t t = 0;
+  for (; c.phase(t) == FloorController::Phase::kRampUp; t += 10 * kMs) {
+    const double p = gpu.read(0, x);
+    EXPECT_NEAR(p, c.target_w(t), 15) << t;
+    EXPECT_LE(gpu.shown - before, 100 * 0.01 + 5) << t;  // W per 10 ms
+    before = gpu.shown;
+    x = c.update(t, p, std::nullopt);
+  }
+  EXPECT_NEAR(static_cast<double>(t) * 1e-9, 3.0, 0.02);
+  EXPECT_EQ(c.target_w(t), 400);
+  c.update(t, gpu.read(0, x), std::nullopt);
+  EXPECT_NEAR(c.learned(), 0.6, 0.03);
+}
+
+// After the job the floor falls from the job's last power to nothing at the ramp's pace; then the
+// controller is done and the filler stops. A filler that cannot draw the job's power steps down to
+// its most at once, then holds it until the floor passes below.
+TEST(FloorController, RampsDownFromTheJobsLastPower) {
+  auto o = floor400();
+  o.ramp_w_per_s = 200;
+  o.start_intensity = 0.6;  // what the job's gaps taught
+  FloorController c(o);
+  c.ramp_down(0, 700);
+  EXPECT_EQ(c.target_w(0), 700);
+  EXPECT_EQ(c.target_w(1'000'000'000), 500);
+  Gpu gpu;
+  gpu.shown = 700;
+  double x = 1, before = 700;
+  int64_t t = 0;
+  for (; c.phase(t) == FloorController::Phase::kRampDown; t += 10 * kMs) {
+    const double p = gpu.read(0, x);
+    if (t > 0) {
+      EXPECT_GE(gpu.shown - before, -200 * 0.01 - 8) << t;
+    }
+    if (c.target_w(t) < 580) {
+      EXPECT_NEAR(gpu.shown, std::max(c.target_w(t), gpu.idle_w), 20) << t;
+    }
+    before = gpu.shown;
+    x = c.update(t, p, std::nullopt);
+  }
+  EXPECT_NEAR(static_cast<double>(t) * 1e-9, 3.5, 0.02);
+  EXPECT_EQ(c.update(t, 100, std::nullopt), 0);
+  EXPECT_EQ(c.phase(t + 1), FloorController::Phase::kDone);
+}
+
+// Without a ramp the phases pass at once.
+TEST(FloorController, NoRampIsNoWait) {
+  FloorController c(floor400());
+  c.ramp_up(0, 100);
+  EXPECT_EQ(c.phase(0), FloorController::Phase::kJob);
+  c.ramp_down(5, 700);
+  EXPECT_EQ(c.phase(5), FloorController::Phase::kDone);
+  EXPECT_EQ(c.update(5, 700, std::nullopt), 0);
+}
+
+// A reading that is no number teaches nothing and changes nothing.
+TEST(FloorController, AMissingReadingChangesNothing) {
+  FloorController c(floor400());
+  const double x = c.update(0, 100, std::nullopt);
+  EXPECT_GT(x, 0);
+  EXPECT_EQ(c.update(30 * kMs, std::numeric_limits<double>::quiet_NaN(), std::nullopt), x);
+  EXPECT_EQ(c.learned(), x);
+}
+
+TEST(FloorController, RefusesOptionsThatCannotWork) {
+  const auto bad = [](auto edit) {
+    auto o = floor400();
+    edit(o);
+    return testing::error_of([&] { FloorController c(o); });
+  };
+  EXPECT_NE(bad([](FloorOptions& o) { o.floor_w = 0; }).find("floor:"), std::string::npos);
+  EXPECT_NE(bad([](FloorOptions& o) { o.floor_w = NAN; }).find("floor:"), std::string::npos);
+  EXPECT_NE(bad([](FloorOptions& o) { o.ramp_w_per_s = 0.01; }).find("ramp:"), std::string::npos);
+  EXPECT_NE(bad([](FloorOptions& o) { o.ramp_w_per_s = -1; }).find("ramp:"), std::string::npos);
+  EXPECT_NE(bad([](FloorOptions& o) { o.back_off_w = -1; }).find("back-off:"), std::string::npos);
+  EXPECT_NE(bad([](FloorOptions& o) { o.gain = 3; }).find("gain:"), std::string::npos);
+  EXPECT_NE(bad([](FloorOptions& o) { o.start_intensity = 2; }).find("start intensity:"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace powershape::shape
