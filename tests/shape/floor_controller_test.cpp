@@ -30,10 +30,17 @@ struct Gpu {
 // A step of 150 ms at 700 W and a 50 ms gap at idle, read every 10 ms.
 bool in_gap(int64_t t_ns) { return (t_ns / kMs) % 200 >= 150; }
 
-FloorOptions floor400() {
+FloorOptions floor400(bool marked = false) {
   FloorOptions o;
   o.floor_w = 400;
+  o.marked = marked;
   return o;
+}
+
+// A reading, then a decision, every 10 ms.
+double tick(FloorController& c, int64_t t, double reading, bool gap = false) {
+  c.observe(t, reading);
+  return c.decide(t, gap);
 }
 
 struct JobRun {
@@ -41,14 +48,14 @@ struct JobRun {
   std::vector<bool> gap;
 };
 
-JobRun run_job(FloorController& c, bool marked, int steps) {
+JobRun run_job(FloorController& c, int steps) {
   Gpu gpu;
   JobRun r;
   double x = 0;
   for (int64_t t = 0; t < steps * 200 * kMs; t += 10 * kMs) {
     const bool g = in_gap(t);
     const double p = gpu.read(g ? 0 : 700, x);
-    x = c.update(t, p, marked ? std::optional<bool>(g) : std::nullopt);
+    x = tick(c, t, p, g);
     r.power.push_back(gpu.shown);
     r.intensity.push_back(x);
     r.gap.push_back(g);
@@ -60,8 +67,8 @@ JobRun run_job(FloorController& c, bool marked, int steps) {
 // power within 5% of the floor there, from the gap's second reading on (the first is the one that
 // starts it).
 TEST(FloorController, MarkedGapsAreFilledToTheFloor) {
-  FloorController c(floor400());
-  const JobRun r = run_job(c, true, 40);
+  FloorController c(floor400(true));
+  const JobRun r = run_job(c, 40);
   for (std::size_t i = 0; i < r.gap.size(); ++i) {
     if (!r.gap[i]) {
       EXPECT_EQ(r.intensity[i], 0) << i;
@@ -76,7 +83,7 @@ TEST(FloorController, MarkedGapsAreFilledToTheFloor) {
 // it stops it, and the gaps end up at the floor too.
 TEST(FloorController, PowerAloneFindsTheGapsAndTheJobsReturn) {
   FloorController c(floor400());
-  const JobRun r = run_job(c, false, 40);
+  const JobRun r = run_job(c, 40);
   for (std::size_t i = r.gap.size() / 2; i < r.gap.size(); ++i) {
     // The sensor lags a reading: the gap is seen one reading late, and filled from the next.
     if (r.gap[i] && r.gap[i - 1] && r.gap[i - 2]) {
@@ -91,15 +98,15 @@ TEST(FloorController, PowerAloneFindsTheGapsAndTheJobsReturn) {
 
 // What a gap taught is where the next starts.
 TEST(FloorController, TheNextGapStartsWhereTheLastLeftOff) {
-  FloorController c(floor400());
+  FloorController c(floor400(true));
   Gpu gpu;
   double x = 0, last = 0;
   for (int64_t t = 0; t < 200 * kMs; t += 10 * kMs) {
-    x = c.update(t, gpu.read(in_gap(t) ? 0 : 700, x), in_gap(t));
+    x = tick(c, t, gpu.read(in_gap(t) ? 0 : 700, x), in_gap(t));
     if (x > 0) last = x;
   }
-  EXPECT_EQ(c.update(300 * kMs, 700, false), 0);
-  EXPECT_DOUBLE_EQ(c.update(350 * kMs, 100, true), last);
+  EXPECT_EQ(tick(c, 300 * kMs, 700, false), 0);
+  EXPECT_DOUBLE_EQ(tick(c, 350 * kMs, 100, true), last);
 }
 
 // Before the job the floor rises from the power found at the ramp's pace, and the power with it;
@@ -117,11 +124,11 @@ TEST(FloorController, RampsUpAtItsPaceAndLearnsOnTheWay) {
     EXPECT_NEAR(p, c.target_w(t), 15) << t;
     EXPECT_LE(gpu.shown - before, 100 * 0.01 + 5) << t;  // W per 10 ms
     before = gpu.shown;
-    x = c.update(t, p, std::nullopt);
+    x = tick(c, t, p);
   }
   EXPECT_NEAR(static_cast<double>(t) * 1e-9, 3.0, 0.02);
   EXPECT_EQ(c.target_w(t), 400);
-  c.update(t, gpu.read(0, x), std::nullopt);
+  tick(c, t, gpu.read(0, x));
   EXPECT_NEAR(c.learned(), 0.6, 0.03);
 }
 
@@ -149,10 +156,10 @@ TEST(FloorController, RampsDownFromTheJobsLastPower) {
       EXPECT_NEAR(gpu.shown, std::max(c.target_w(t), gpu.idle_w), 20) << t;
     }
     before = gpu.shown;
-    x = c.update(t, p, std::nullopt);
+    x = tick(c, t, p);
   }
   EXPECT_NEAR(static_cast<double>(t) * 1e-9, 3.5, 0.02);
-  EXPECT_EQ(c.update(t, 100, std::nullopt), 0);
+  EXPECT_EQ(tick(c, t, 100), 0);
   EXPECT_EQ(c.phase(t + 1), FloorController::Phase::kDone);
 }
 
@@ -163,16 +170,47 @@ TEST(FloorController, NoRampIsNoWait) {
   EXPECT_EQ(c.phase(0), FloorController::Phase::kJob);
   c.ramp_down(5, 700);
   EXPECT_EQ(c.phase(5), FloorController::Phase::kDone);
-  EXPECT_EQ(c.update(5, 700, std::nullopt), 0);
+  EXPECT_EQ(tick(c, 5, 700), 0);
 }
 
 // A reading that is no number teaches nothing and changes nothing.
 TEST(FloorController, AMissingReadingChangesNothing) {
   FloorController c(floor400());
-  const double x = c.update(0, 100, std::nullopt);
+  const double x = tick(c, 0, 100);
   EXPECT_GT(x, 0);
-  EXPECT_EQ(c.update(30 * kMs, std::numeric_limits<double>::quiet_NaN(), std::nullopt), x);
+  EXPECT_EQ(tick(c, 30 * kMs, std::numeric_limits<double>::quiet_NaN()), x);
   EXPECT_EQ(c.learned(), x);
+}
+
+// Readings that come in a batch, all of them of one intensity, teach it once: an integral step
+// for each would count one error many times over (and run away).
+TEST(FloorController, ABatchOfReadingsTeachesOnce) {
+  FloorController c(floor400());
+  const double x = tick(c, 0, 100);
+  for (int64_t t = 30 * kMs; t < 80 * kMs; t += 2 * kMs) c.observe(t, 250);
+  const double next = c.decide(80 * kMs);
+  EXPECT_NEAR(next, x + 0.5 * 150 / 400, 1e-12);
+  // Nor does a reading from before the change, however late it comes.
+  c.observe(90 * kMs, 250);
+  EXPECT_EQ(c.decide(95 * kMs), next);
+}
+
+// Marked, the last readings of a gap that closed before the decision teach nothing: they may
+// hold the job's return.
+TEST(FloorController, AClosedGapsLastReadingsTeachNothing) {
+  FloorController c(floor400(true));
+  const double x = tick(c, 0, 100, true);
+  c.observe(50 * kMs, 700);
+  EXPECT_EQ(c.decide(55 * kMs, false), 0);
+  EXPECT_EQ(c.learned(), x);
+}
+
+// Marked, the marks alone start and stop the filler, whatever the power says.
+TEST(FloorController, MarksDecideWhereGiven) {
+  FloorController c(floor400(true));
+  EXPECT_EQ(tick(c, 0, 100, false), 0);
+  EXPECT_GT(tick(c, 10 * kMs, 700, true), 0);
+  EXPECT_EQ(tick(c, 20 * kMs, 100, false), 0);
 }
 
 TEST(FloorController, RefusesOptionsThatCannotWork) {

@@ -17,6 +17,8 @@ class Filler {
   // Seconds of filler work run so far (each period's share, summed).
   virtual double filled_s() const = 0;
   virtual std::string describe() const = 0;
+  // Why the filler stopped on its own (a device error), or empty while it runs.
+  virtual std::string failure() const = 0;
 };
 
 }  // namespace powershape::shape

@@ -37,6 +37,7 @@ void FloorController::ramp_up(int64_t t_ns, double from_w) {
   ramp_t0_ = t_ns;
   ramp_from_w_ = std::clamp(std::isfinite(from_w) ? from_w : 0.0, 0.0, o_.floor_w);
   ramp_x_ = 0;
+  filling_ = false;
 }
 
 void FloorController::ramp_down(int64_t t_ns, double from_w) {
@@ -75,34 +76,51 @@ FloorController::Phase FloorController::phase(int64_t t_ns) const {
   return phase_;
 }
 
-double FloorController::update(int64_t t_ns, double watts, std::optional<bool> in_gap) {
+void FloorController::observe(int64_t t_ns, double watts) {
+  if (!(std::isfinite(watts) && watts >= 0)) return;
   const Phase now = phase(t_ns);
+  if (now == Phase::kDone) return;
   const double target = target_w(t_ns);
-  const bool reading = std::isfinite(watts) && watts >= 0;
+  if (now == Phase::kJob && !o_.marked)
+    filling_ = filling_ ? watts <= target + o_.back_off_w : watts < target;
+  // A settled reading of the intensity now running; it teaches at the next decision, if that
+  // finds the gap still open (a gap that closed meanwhile may have the job's power in it).
+  if (t_ns >= applied_at_ + o_.settle_ns) {
+    pending_error_w_ += target - watts;
+    ++pending_;
+  }
+}
+
+double FloorController::decide(int64_t now_ns, bool in_gap) {
+  const Phase now = phase(now_ns);
   if (now != phase_) {
     // A ramp up that reached the floor found the floor's intensity on the way.
     if (phase_ == Phase::kRampUp && ramp_x_ > 0) learned_ = std::max(kLeastLearned, ramp_x_);
+    pending_ = 0;  // readings of the phase before
     phase_ = now;
   }
-  if (now == Phase::kDone) return 0;
-  const double step = o_.gain / o_.floor_w;
-  if (now != Phase::kJob) {
-    if (reading) ramp_x_ = std::clamp(ramp_x_ + step * (target - watts), 0.0, 1.0);
-    return ramp_x_;
+  if (now == Phase::kJob && o_.marked) filling_ = in_gap;
+  // One integral step a decision, from the mean error of the readings since the last: a step a
+  // reading would count one error many times over when they come in batches.
+  if (pending_ > 0) {
+    const double step = o_.gain * pending_error_w_ / static_cast<double>(pending_) / o_.floor_w;
+    if (now == Phase::kJob && filling_ && out_ > 0) {
+      learned_ = std::clamp(learned_ + step, kLeastLearned, 1.0);
+    } else if (now == Phase::kRampUp || now == Phase::kRampDown) {
+      ramp_x_ = std::clamp(ramp_x_ + step, 0.0, 1.0);
+    }
   }
-  bool want;
-  if (in_gap) {
-    want = *in_gap;
-  } else if (!reading) {
-    want = filling_;
-  } else {
-    want = filling_ ? watts <= target + o_.back_off_w : watts < target;
+  pending_ = 0;
+  pending_error_w_ = 0;
+  double x = 0;
+  if (now == Phase::kRampUp || now == Phase::kRampDown) {
+    x = ramp_x_;
+  } else if (now == Phase::kJob) {
+    x = filling_ ? learned_ : 0;
   }
-  if (want && !filling_) filling_since_ = t_ns;
-  filling_ = want;
-  if (filling_ && reading && t_ns - filling_since_ >= o_.settle_ns)
-    learned_ = std::clamp(learned_ + step * (target - watts), kLeastLearned, 1.0);
-  return filling_ ? learned_ : 0;
+  if (x != out_) applied_at_ = now_ns;
+  out_ = x;
+  return x;
 }
 
 }  // namespace powershape::shape

@@ -8,25 +8,29 @@
 // While the job runs:
 // - with marks (a region the job puts around its gaps), it fills inside the region, exactly;
 // - without, a reading below the floor starts the filler, and a reading more than `back_off_w`
-//   above it, or the intensity's fall to 0, says the job's own work is back and stops it.
-// While it fills, the intensity follows the error integrally (a step of gain * (floor - P) / floor
-// a reading: small, since a reading may lag the power by a few readings), and what it learned carries into the next gap: the filler starts each gap where the
-// last one left it. Readings within `settle_ns` of a start still show the power before it and
-// teach nothing.
+//   above it says the job's own work is back and stops it.
+// While it fills, the intensity follows the error integrally, and what it learned carries into
+// the next gap: each gap starts where the last one left off. Readings arrive late and in batches
+// (a driver's buffer drained every few tens of ms): each decision takes one integral step, from
+// the mean of the readings since the last one taken `settle_ns` or more after the intensity last
+// changed, and only when the gap is still open (a gap that closed meanwhile may have the job's
+// power in its last readings).
 #include <cstdint>
-#include <optional>
 
 namespace powershape::shape {
 
 struct FloorOptions {
   double floor_w = 0;       // the power held while the job's own is below it, W (> 0)
   double ramp_w_per_s = 0;  // > 0: the floor rises from the power found to floor_w before the job,
-                            // and falls from the job's last power to 0 after it, this fast
-  double back_off_w = 0;    // filling, a reading this far above the floor means the job is back
-                            // (0: a tenth of the floor)
-  double gain = 0.25;       // the integral step per reading, per unit of relative error (0-2]
-  double start_intensity = 0.5;   // the first gap's, before anything is learned
-  int64_t settle_ns = 20'000'000;  // readings this soon after the filler starts teach nothing
+                            // and falls from the job's power to 0 after it, this fast
+  double back_off_w = 0;    // unmarked, filling: a reading this far above the floor means the job
+                            // is back (0: a tenth of the floor)
+  bool marked = false;      // the job marks its gaps (decide's in_gap); else they are found in
+                            // the power
+  double gain = 0.5;        // the integral step, per unit of relative error (0-2]
+  double start_intensity = 0.5;    // the first gap's, before anything is learned
+  int64_t settle_ns = 20'000'000;  // a reading this soon after a change still shows the power
+                                   // before it
 };
 
 class FloorController {
@@ -38,12 +42,14 @@ class FloorController {
   // The floor rises from `from_w` (the power found) to floor_w from t_ns on, then the job's phase
   // begins; at once without a ramp.
   void ramp_up(int64_t t_ns, double from_w);
-  // The job ended at t_ns, its power over its last second `from_w`: the floor falls from the larger of it
-  // and floor_w to 0, then the controller is done.
+  // The job ended at t_ns, its power over its last second `from_w`: the floor falls from the
+  // larger of it and floor_w to 0, then the controller is done.
   void ramp_down(int64_t t_ns, double from_w);
-  // One power reading at t_ns; `in_gap`: whether the job is inside its marked gap, or nullopt
-  // when it marks none. Returns the intensity to run now.
-  double update(int64_t t_ns, double watts, std::optional<bool> in_gap);
+  // One power reading taken at t_ns, in the order taken; a reading that is no number is ignored.
+  void observe(int64_t t_ns, double watts);
+  // The intensity to run from now_ns on; `in_gap`: whether the job is inside its marked gap now
+  // (read only when marked).
+  double decide(int64_t now_ns, bool in_gap = false);
 
   // The floor at t_ns (the ramps included), W.
   double target_w(int64_t t_ns) const;
@@ -58,9 +64,12 @@ class FloorController {
   int64_t ramp_t0_ = 0;
   double ramp_from_w_ = 0;
   bool filling_ = false;
-  int64_t filling_since_ = 0;
-  double learned_;  // the floor's intensity
+  double learned_;     // the floor's intensity
   double ramp_x_ = 0;  // the ramps' intensity, which tracks a moving target
+  double out_ = 0;     // the intensity decided last
+  int64_t applied_at_ = 0;  // when it changed
+  double pending_error_w_ = 0;  // settled readings since the last decision: target - W, summed
+  int pending_ = 0;             // and counted
 };
 
 }  // namespace powershape::shape

@@ -1,0 +1,41 @@
+#pragma once
+// A job run under a power floor (`powershape smooth`): the session's sampler reads the GPU's
+// power, the controller (floor_controller.hpp) turns each reading, and the job's gap marks where
+// it gives them, into an intensity, and the filler runs at it. Before the job the floor ramps up
+// from the power found; after it, down to nothing.
+#include <string>
+
+#include "powershape/monitor/session.hpp"
+#include "powershape/shape/filler.hpp"
+#include "powershape/shape/floor_controller.hpp"
+
+namespace powershape::shape {
+
+struct SmoothOptions {
+  int gpu = 0;             // the session's device the filler runs on
+  std::string gap_region;  // non-empty: the job marks its gaps with this region
+  int turn_ms = 5;         // the longest wait between two decisions (1-1000 ms)
+};
+
+struct SmoothResult {
+  int exit_code = 0;       // the session's (the job's)
+  double filled_s = 0;     // seconds of filler work
+  double ramp_up_s = 0;    // the ramp's time before the job started
+  double ramp_down_s = 0;  // and after it ended
+  double learned = 0;      // the floor's intensity at the end
+  bool interrupted = false;  // a SIGINT or SIGTERM cut the ramps short
+  std::string filler_failure;  // why the filler stopped before the end (the job ran on without it)
+};
+
+// Starts the session's sampler, ramps the floor up, runs the session's command under the floor,
+// ramps down and finishes the session. A SIGINT or SIGTERM stops the ramps at once (the job gets
+// the signal as under `monitor`). A filler that fails leaves the job to run on unshaped. The filler
+// is at 0 when it returns, also on an exception.
+SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& c,
+                          const SmoothOptions& o);
+
+// The power a sample shows, W: the driver's buffered reading, else the instantaneous, else the
+// averaged one; NaN when it has none.
+double power_of(const telemetry::Sample& s);
+
+}  // namespace powershape::shape

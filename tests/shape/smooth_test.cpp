@@ -1,0 +1,145 @@
+#include "powershape/shape/smooth.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
+
+namespace powershape::shape {
+namespace {
+
+// A filler that remembers each intensity it was set to.
+class FakeFiller : public Filler {
+ public:
+  void set_intensity(double x) override {
+    std::lock_guard lock(mu_);
+    const int64_t now = telemetry::steady_now_ns();
+    if (!log_.empty()) filled_ += log_.back().second * static_cast<double>(now - log_.back().first) * 1e-9;
+    log_.emplace_back(now, x);
+    x_ = x;
+  }
+  double period_s() const override { return 0.002; }
+  double filled_s() const override { return filled_; }
+  std::string describe() const override { return "fake filler"; }
+  std::string failure() const override { return {}; }
+  double intensity() const { return x_; }
+  std::vector<std::pair<int64_t, double>> log() const {
+    std::lock_guard lock(mu_);
+    return log_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::pair<int64_t, double>> log_;
+  std::atomic<double> x_{0};
+  double filled_ = 0;
+};
+
+// One GPU drawing 100 W idle and 500 W more at the filler's full intensity; the job draws nothing.
+class FilledSource : public telemetry::Source {
+ public:
+  explicit FilledSource(const FakeFiller& f) : f_(f) { infos_.resize(1); }
+  std::string describe() const override { return "filled"; }
+  const std::vector<telemetry::DeviceInfo>& devices() const override { return infos_; }
+  telemetry::Sample poll(int gpu, const telemetry::SignalSet&) override {
+    telemetry::Sample s;
+    s.gpu = gpu;
+    s.t_ns = telemetry::steady_now_ns();
+    s[telemetry::Signal::kPowerInstant] =
+        telemetry::Reading::of(static_cast<int64_t>((100 + 500 * f_.intensity()) * 1000));
+    return s;
+  }
+
+ private:
+  const FakeFiller& f_;
+  std::vector<telemetry::DeviceInfo> infos_;
+};
+
+monitor::SessionOptions session(std::vector<std::string> command) {
+  monitor::SessionOptions o;
+  o.sampler.period = std::chrono::milliseconds(2);
+  o.sampler.stretch = 1;
+  o.command = std::move(command);
+  return o;
+}
+
+FloorOptions floor400(bool marked) {
+  FloorOptions o;
+  o.floor_w = 400;
+  o.marked = marked;
+  o.ramp_w_per_s = 2000;  // 300 W up in 0.15 s
+  o.settle_ns = 4'000'000;
+  return o;
+}
+
+// Ten marked gaps of 50 ms: the floor ramps up first, the filler runs in the gaps only and learns
+// the floor's intensity (0.6 on this GPU), the job's exit code comes back, and the filler ends at 0.
+TEST(Smooth, FillsTheMarkedGapsBetweenTheRamps) {
+  FakeFiller filler;
+  FilledSource source(filler);
+  monitor::Session s(source,
+                     session({"sh", "-c",
+                              "for i in 1 2 3 4 5 6 7 8 9 10; do "
+                              "echo \"begin $i gap\" >\"$POWERSHAPE_CONTROL\"; sleep 0.05; "
+                              "echo \"end $i gap\" >\"$POWERSHAPE_CONTROL\"; sleep 0.05; done; "
+                              "exit 4"}),
+                     [](const std::string& w) { ADD_FAILURE() << w; });
+  FloorController c(floor400(true));
+  SmoothOptions o;
+  o.gap_region = "gap";
+  o.turn_ms = 2;
+  const SmoothResult r = run_smoothed(s, filler, c, o);
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NEAR(r.ramp_up_s, 0.15, 0.1);
+  EXPECT_GT(r.ramp_down_s, 0.15);
+  EXPECT_NEAR(r.learned, 0.6, 0.08);
+  EXPECT_FALSE(r.interrupted);
+  EXPECT_EQ(filler.intensity(), 0);
+  // In the job the filler ran for the gaps' half of the time, give or take the turns.
+  const auto log = filler.log();
+  const auto& regions = s.trace().regions;
+  ASSERT_EQ(regions.size(), 10u);
+  int on = 0, off = 0;
+  for (std::size_t i = 1; i < log.size(); ++i) (log[i].second > 0 ? on : off) += 1;
+  EXPECT_GT(on, 10);
+  EXPECT_GT(off, 10);
+  EXPECT_GT(r.filled_s, 0.2);
+}
+
+// Without marks, a job that draws nothing is one long gap: the filler runs throughout, at the
+// floor's intensity.
+TEST(Smooth, WithoutMarksHoldsTheFloorFromThePower) {
+  FakeFiller filler;
+  FilledSource source(filler);
+  monitor::Session s(source, session({"sleep", "0.5"}), [](const std::string& w) { ADD_FAILURE() << w; });
+  auto fo = floor400(false);
+  fo.ramp_w_per_s = 0;
+  FloorController c(fo);
+  SmoothOptions o;
+  o.turn_ms = 2;
+  const SmoothResult r = run_smoothed(s, filler, c, o);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_LT(r.ramp_up_s, 0.1);
+  EXPECT_NEAR(r.learned, 0.6, 0.05);
+  EXPECT_NEAR(r.filled_s, 0.5 * 0.6, 0.1);
+  EXPECT_EQ(filler.intensity(), 0);
+}
+
+TEST(Smooth, RefusesADeviceTheSourceLacks) {
+  FakeFiller filler;
+  FilledSource source(filler);
+  monitor::Session s(source, session({"true"}), [](const std::string&) {});
+  FloorController c(floor400(false));
+  SmoothOptions o;
+  o.gpu = 1;
+  EXPECT_THROW(run_smoothed(s, filler, c, o), Error);
+}
+
+}  // namespace
+}  // namespace powershape::shape
