@@ -4,10 +4,11 @@
 each step after the first 5 marked as a region named "step" when run under `powershape monitor`
 (POWERSHAPE_CONTROL set), so that the advisor sees steps. Prints its ms per step. --gap-ms waits
 on the host after each backward pass, as an exposed all-reduce leaves the GPU idle; --floor fills
-that gap with powershape's filler (powershape.floor).
+that gap with powershape's filler in process (powershape.floor); --mark-gap marks it as a region
+named "gap", for `powershape smooth --gap gap` to fill from outside.
 
   powershape monitor -o T.csv -- python3 bench/finetune_loop.py [--batch 16] [--seq 1024] [--seconds 60]
-      [--gap-ms 200 [--floor 0.5]]
+      [--gap-ms 200 [--floor 0.5 | --mark-gap]]
   powershape advise --trace T.csv
 """
 import argparse
@@ -38,6 +39,7 @@ def main():
     ap.add_argument(
         "--floor", type=float, default=None, help="fill the gap with powershape's filler at this intensity (0-1)"
     )
+    ap.add_argument("--mark-gap", action="store_true", help='mark each gap as a region named "gap"')
     a = ap.parse_args()
     if not 0 <= a.gap_ms <= 10000:
         sys.exit("finetune_loop.py: --gap-ms: expected 0 to 10000")
@@ -56,7 +58,9 @@ def main():
             loss.backward()
             if a.gap_ms > 0:
                 torch.cuda.synchronize()
-                with floor.gap(a.gap_ms * 1e-3) if floor else contextlib.nullcontext():
+                gap = floor.gap(a.gap_ms * 1e-3) if floor else contextlib.nullcontext()
+                mark = mark_step("gap") if marked and a.mark_gap else contextlib.nullcontext()
+                with gap, mark:
                     time.sleep(a.gap_ms * 1e-3)
             opt.step()
             opt.zero_grad(set_to_none=True)

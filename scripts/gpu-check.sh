@@ -11,8 +11,8 @@
 #              $OUT/readme (~10 min: optimize's race around examples/finetune.py)
 #   docs       every command docs/ marks `sh gpu`, run as written (~3 min)
 #   grid       the power floor's filler against its intensity, then a Qwen2-0.5B training loop with
-#              a 45 ms gap a step (the modelled all-reduce of its 1 GB gradient), without and with
-#              the floor, each recorded and measured by `swing` (~5 min)
+#              a 45 ms gap a step (the modelled all-reduce of its 1 GB gradient) as it is, with the
+#              in-process floor and under `smooth` three ways, each measured by `swing` (~6 min)
 #   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
 #              on the GPU through the installed package (~4 min)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
@@ -91,16 +91,25 @@ docs() {
 }
 
 grid() {
+  export POWERSHAPE_LIB=$PWD/build/libpowershape_c.so  # the jobs mark their steps and gaps
   echo "== the power floor's filler: its power against its intensity"
   POWERSHAPE_LIB=build/libpowershape_c.so python3 bench/floor_power.py --seconds 3 | tee "$out/floor_power.txt"
-  for floor in none 0.5 1; do
-    echo "== a training loop with a 45 ms gap a step, floor: $floor"
-    local extra=(); [ "$floor" != none ] && extra=(--floor "$floor")
-    POWERSHAPE_LIB=build/libpowershape_c.so build/powershape monitor --interval 5 -o "$out/grid_$floor.csv" \
-      --json "$out/grid_$floor.json" -- python3 bench/finetune_loop.py --seconds 40 --gap-ms 45 "${extra[@]}" \
-      > "$out/grid_$floor.log" 2>&1
-    grep -E "ms per step|step |energy" "$out/grid_$floor.log" | head -n 8
-    build/powershape swing "$out/grid_$floor.csv" --region step --json "$out/swing_$floor.json"
+  # A training loop with a 45 ms gap a step (the modelled all-reduce), as it is, with the
+  # in-process filler, and under `smooth` (marked gaps, gaps found in the power, marked with ramps).
+  local run
+  for run in none inprocess marked unmarked ramped; do
+    echo "== a training loop with a 45 ms gap a step: $run"
+    local job=(python3 bench/finetune_loop.py --seconds 30 --gap-ms 45)
+    case $run in
+      none) build/powershape monitor --interval 5 -o "$out/grid_$run.csv" -- "${job[@]}" ;;
+      inprocess) build/powershape monitor --interval 5 -o "$out/grid_$run.csv" -- "${job[@]}" --floor 0.5 ;;
+      marked) build/powershape smooth --floor 60% --gap gap -o "$out/grid_$run.csv" -- "${job[@]}" --mark-gap ;;
+      unmarked) build/powershape smooth --floor 60% -o "$out/grid_$run.csv" -- "${job[@]}" ;;
+      ramped) build/powershape smooth --floor 60% --ramp 100 --gap gap -o "$out/grid_$run.csv" -- "${job[@]}" --mark-gap ;;
+    esac > "$out/grid_$run.log" 2>&1
+    grep -E "ms per step|^smooth|^filler|powershape: " "$out/grid_$run.log" | head -n 8
+    build/powershape swing "$out/grid_$run.csv" --region step --json "$out/swing_$run.json"
+    [ $run = ramped ] && { echo "-- the whole run, ramps included"; build/powershape swing "$out/grid_$run.csv"; }
   done
 }
 

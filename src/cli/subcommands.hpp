@@ -19,6 +19,7 @@ void add_exporter(CLI::App& app);
 void add_report(CLI::App& app);
 void add_advise(CLI::App& app);
 void add_swing(CLI::App& app);
+void add_smooth(CLI::App& app);
 // `sim fleet`, under sim.
 CLI::App* add_sim_fleet(CLI::App& sim);
 

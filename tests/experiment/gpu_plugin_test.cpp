@@ -9,11 +9,15 @@
 namespace powershape::experiment {
 namespace {
 
-std::string error_of(const char* plugin) {
+std::string error_of(const char* plugin, bool filler = false) {
   setenv("POWERSHAPE_GPU_BACKEND", plugin, 1);
   std::string what;
   try {
-    open_gpu_backend({});
+    if (filler) {
+      open_gpu_filler("");
+    } else {
+      open_gpu_backend({});
+    }
   } catch (const std::runtime_error& e) {
     what = e.what();
   }
@@ -27,6 +31,11 @@ TEST(GpuPlugin, WithoutThePluginTheErrorSaysThisBuildHasNoGpuBackend) {
   const std::string e = error_of("/nonexistent/libpowershape_gpu_backend.so");
   EXPECT_NE(e.find("this build has no GPU backend"), std::string::npos) << e;
   EXPECT_NE(e.find("/nonexistent/libpowershape_gpu_backend.so"), std::string::npos) << e;
+}
+
+TEST(GpuPlugin, TheFillerComesFromThePluginToo) {
+  const std::string e = error_of("/nonexistent/libpowershape_gpu_backend.so", true);
+  EXPECT_NE(e.find("this build has no GPU backend"), std::string::npos) << e;
 }
 
 TEST(GpuPlugin, AFileThatIsNoLibraryIsNamed) {

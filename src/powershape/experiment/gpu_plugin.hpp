@@ -4,8 +4,10 @@
 // `sim`) starts without loading the CUDA libraries, in about a millisecond rather than 0.1-0.3 s.
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "powershape/experiment/backend.hpp"
+#include "powershape/shape/filler.hpp"
 #include "powershape/telemetry/sampler.hpp"
 
 namespace powershape::experiment {
@@ -19,5 +21,11 @@ std::unique_ptr<Backend> open_gpu_backend(const telemetry::SamplerOptions& o);
 using OpenGpuBackendFn = Backend* (*)(const telemetry::SamplerOptions* o, char* why,
                                       std::size_t why_len);
 inline constexpr const char* kOpenGpuBackendSymbol = "powershape_open_gpu_backend";
+
+// The power floor's filler (kernels/gpu_filler.hpp) on the GPU of this NVML UUID (empty: CUDA's
+// device 0), from the same plugin; the same errors.
+std::unique_ptr<shape::Filler> open_gpu_filler(const std::string& uuid);
+using OpenGpuFillerFn = shape::Filler* (*)(const char* uuid, char* why, std::size_t why_len);
+inline constexpr const char* kOpenGpuFillerSymbol = "powershape_open_gpu_filler";
 
 }  // namespace powershape::experiment

@@ -1,0 +1,161 @@
+// `powershape smooth`: a job run under a power floor held by filler work on its GPU, with the
+// floor ramped up before it and down after it (shape/smooth.hpp, docs/grid.md).
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "output_lock.hpp"
+#include "powershape/analysis/grid_spec.hpp"
+#include "powershape/analysis/power_input.hpp"
+#include "powershape/analysis/swing.hpp"
+#include "powershape/experiment/gpu_plugin.hpp"
+#include "powershape/monitor/session.hpp"
+#include "powershape/shape/smooth.hpp"
+#include "powershape/trace/open_source.hpp"
+#include "subcommands.hpp"
+#include "swing_print.hpp"
+#include "validators.hpp"
+
+namespace powershape::cli {
+namespace {
+
+struct SmoothArgs {
+  std::string floor, gap, out_csv, spec = analysis::kDefaultGridSpec;
+  double ramp_w_per_s = 0, back_off_w = 0, interval_ms = 10;
+  int gpu = 0;
+  std::vector<std::string> command;
+};
+
+void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", what.c_str()); }
+
+// "W" or "N%": the number and whether it is a share of the power limit; NaN when it is neither.
+std::pair<double, bool> parse_floor(const std::string& text) {
+  const bool share = !text.empty() && text.back() == '%';
+  const std::string number = share ? text.substr(0, text.size() - 1) : text;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(number, &used);
+    if (used == number.size() && std::isfinite(v) && v > 0 && v <= (share ? 100 : 1e5))
+      return {v, share};
+  } catch (const std::exception&) {
+  }
+  return {NAN, share};
+}
+
+double floor_watts(const std::string& text, const telemetry::DeviceInfo& gpu) {
+  const auto [v, share] = parse_floor(text);
+  if (!share) return v;
+  if (!gpu.power_limit_mw.ok())
+    throw std::runtime_error("--floor: GPU " + std::to_string(gpu.index) +
+                             " does not give its power limit; give the floor in W");
+  return v / 100 * static_cast<double>(gpu.power_limit_mw.value) * 1e-3;
+}
+
+int run_smooth(const SmoothArgs& a) {
+  std::optional<OutputLock> csv_lock;
+  if (!a.out_csv.empty()) csv_lock.emplace(a.out_csv, "-o", OutputLock::Written::kLive);
+  const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
+  auto source = trace::open_source("nvml", {a.gpu});
+  const telemetry::DeviceInfo& gpu = source->devices().at(0);
+  shape::FloorOptions fo;
+  fo.floor_w = floor_watts(a.floor, gpu);
+  fo.ramp_w_per_s = a.ramp_w_per_s;
+  fo.back_off_w = a.back_off_w;
+  fo.marked = !a.gap.empty();
+  // A reading shows the power of the 20 ms before it (the driver's averaging), one sampler
+  // period late at most.
+  fo.settle_ns = 20'000'000 + static_cast<int64_t>(a.interval_ms * 1e6);
+  shape::FloorController controller(fo);
+  auto filler = experiment::open_gpu_filler(gpu.uuid);
+
+  monitor::SessionOptions so;
+  so.sampler.period = std::chrono::nanoseconds(static_cast<int64_t>(a.interval_ms * 1e6));
+  // The driver's 20 ms power readings, harvested every 40 ms: the floor's feedback (~1.7% of a
+  // core on an H200; 2 s by default, which is too late to steer by).
+  so.sampler.max_drain_period = std::chrono::milliseconds(40);
+  so.csv_path = a.out_csv;
+  so.command = a.command;
+  so.turn_ms = 5;
+  monitor::Session session(*source, so, warn);
+  std::fprintf(stderr, "powershape smooth: a floor of %.0f W on GPU %d (%s)%s; filler: %s\n",
+               fo.floor_w, gpu.index, gpu.name.c_str(),
+               fo.marked ? (", in the job's '" + a.gap + "' regions").c_str()
+                         : ", where the power falls below it",
+               filler->describe().c_str());
+  shape::SmoothOptions opts;
+  opts.gap_region = a.gap;
+  opts.turn_ms = so.turn_ms;
+  const shape::SmoothResult r = shape::run_smoothed(session, *filler, controller, opts);
+
+  const trace::Trace& t = session.trace();
+  std::printf("smooth: floor %.0f W%s; the job exited %d\n", fo.floor_w,
+              fo.ramp_w_per_s > 0 ? (", ramped at " + std::to_string(static_cast<int>(fo.ramp_w_per_s)) + " W/s").c_str() : "",
+              r.exit_code);
+  std::printf("filler   %.2f s of products, ending at intensity %.2f; ramps %.1f s up, %.1f s down\n",
+              r.filled_s, r.learned, r.ramp_up_s, r.ramp_down_s);
+  if (!t.samples.empty()) {
+    const analysis::PowerInput in = analysis::trace_power(t, t.samples.front().t_ns,
+                                                          t.samples.back().t_ns, 0);
+    analysis::SwingOptions sw;
+    sw.ramp_window_s = spec.ramp_window_s;
+    sw.range_window_s = spec.range_window_s;
+    sw.rated_w = in.rated_w;
+    try {
+      print_swing(analysis::analyse_swing(in.power, spec, sw), spec);
+    } catch (const std::runtime_error& e) {
+      std::printf("swing    not analysed: %s\n", e.what());
+    }
+  }
+  bool failed = session.file_failed();
+  if (!r.filler_failure.empty()) {
+    warn("the filler stopped during the run: " + r.filler_failure);
+    failed = true;
+  }
+  if (r.interrupted) warn("interrupted: the ramps were cut short");
+  return r.exit_code == 0 && failed ? 1 : r.exit_code;
+}
+
+}  // namespace
+
+void add_smooth(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "smooth",
+      "Run a command with its GPU's power held above a floor by filler work through the job's "
+      "low phases, the floor ramped up before and down after it");
+  static SmoothArgs a;
+  cmd->add_option("--floor", a.floor, "The floor: W, or N% of the GPU's power limit")
+      ->required()
+      ->check([](const std::string& s) -> std::string {
+        return std::isnan(parse_floor(s).first)
+                   ? "expected W (above 0, at most 100000) or N% of the power limit (0-100%), found '" +
+                         s + "'"
+                   : "";
+      });
+  cmd->add_option("--ramp", a.ramp_w_per_s,
+                  "W/s: ramp the floor up from the power found before the job starts, and down "
+                  "from the job's power after it ends (default: no ramps)")
+      ->check(finite_in(0, 1e9));
+  cmd->add_option("--gap", a.gap,
+                  "The region the job marks its gaps with (powershape mark, the Python Monitor): "
+                  "fill exactly there; without, gaps are found in the power")
+      ->check([](const std::string& s) { return s.empty() ? "expected a region name" : ""; });
+  cmd->add_option("--back-off", a.back_off_w,
+                  "W above the floor that mean the job's own work is back (default: a tenth of "
+                  "the floor; without --gap)")
+      ->check(finite_in(0, 1e5));
+  cmd->add_option("--gpu", a.gpu, "The GPU (index) the job runs on (default 0)")
+      ->check(CLI::Range(0, 1023));
+  cmd->add_option("--interval", a.interval_ms, "Sampling period in ms (default 10)")
+      ->check(finite_in(1, 1000));
+  cmd->add_option("-o,--output", a.out_csv, "Write the trace as CSV");
+  cmd->add_option("--spec", a.spec,
+                  "The grid spec the run's swing is checked against (default grid-example)");
+  cmd->add_option("command", a.command, "The command to run, after --")->required();
+  cmd->positionals_at_end();
+  cmd->callback([] { exit_code() = run_smooth(a); });
+}
+
+}  // namespace powershape::cli
