@@ -65,9 +65,6 @@ int run_smooth(const SmoothArgs& a) {
   fo.ramp_w_per_s = a.ramp_w_per_s;
   fo.back_off_w = a.back_off_w;
   fo.marked = !a.gap.empty();
-  // A reading shows the power of the 20 ms before it (the driver's averaging), one sampler
-  // period late at most.
-  fo.settle_ns = 20'000'000 + static_cast<int64_t>(a.interval_ms * 1e6);
   shape::FloorController controller(fo);
   auto filler = experiment::open_gpu_filler(gpu.uuid);
 

@@ -44,7 +44,12 @@ class FakeFiller : public Filler {
 // One GPU drawing 100 W idle and 500 W more at the filler's full intensity; the job draws nothing.
 class FilledSource : public telemetry::Source {
  public:
-  explicit FilledSource(const FakeFiller& f) : f_(f) { infos_.resize(1); }
+  explicit FilledSource(const FakeFiller& f) : f_(f) {
+    infos_.resize(1);
+    infos_[0].support.fill(telemetry::Status::kNotSupported);
+    infos_[0].support[static_cast<std::size_t>(telemetry::Signal::kPowerInstant)] =
+        telemetry::Status::kOk;
+  }
   std::string describe() const override { return "filled"; }
   const std::vector<telemetry::DeviceInfo>& devices() const override { return infos_; }
   telemetry::Sample poll(int gpu, const telemetry::SignalSet&) override {
@@ -74,7 +79,6 @@ FloorOptions floor400(bool marked) {
   o.floor_w = 400;
   o.marked = marked;
   o.ramp_w_per_s = 2000;  // 300 W up in 0.15 s
-  o.settle_ns = 4'000'000;
   return o;
 }
 
@@ -94,6 +98,7 @@ TEST(Smooth, FillsTheMarkedGapsBetweenTheRamps) {
   SmoothOptions o;
   o.gap_region = "gap";
   o.turn_ms = 2;
+  o.settle_ns = 4'000'000;
   const SmoothResult r = run_smoothed(s, filler, c, o);
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_NEAR(r.ramp_up_s, 0.15, 0.1);
@@ -123,6 +128,7 @@ TEST(Smooth, WithoutMarksHoldsTheFloorFromThePower) {
   FloorController c(fo);
   SmoothOptions o;
   o.turn_ms = 2;
+  o.settle_ns = 4'000'000;
   const SmoothResult r = run_smoothed(s, filler, c, o);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_LT(r.ramp_up_s, 0.1);

@@ -27,8 +27,6 @@ FloorController::FloorController(FloorOptions o) : o_(o), learned_(o.start_inten
   if (o_.back_off_w == 0) o_.back_off_w = o_.floor_w / 10;
   if (!(o_.gain > 0 && o_.gain <= 2)) throw invalid_input("gain: expected a number above 0, at most 2");
   if (!in(o_.start_intensity, 0, 1)) throw invalid_input("start intensity: expected 0 to 1");
-  if (!in(static_cast<double>(o_.settle_ns), 0, 1e10))
-    throw invalid_input("settle time: expected 0 to 10 s");
   learned_ = std::max(kLeastLearned, o_.start_intensity);
 }
 
@@ -76,19 +74,20 @@ FloorController::Phase FloorController::phase(int64_t t_ns) const {
   return phase_;
 }
 
-void FloorController::observe(int64_t t_ns, double watts) {
+void FloorController::observe(int64_t t_ns, double watts, double ran) {
   if (!(std::isfinite(watts) && watts >= 0)) return;
   const Phase now = phase(t_ns);
   if (now == Phase::kDone) return;
   const double target = target_w(t_ns);
-  if (now == Phase::kJob && !o_.marked)
+  if (now == Phase::kJob && !o_.marked) {
     filling_ = filling_ ? watts <= target + o_.back_off_w : watts < target;
-  // A settled reading of the intensity now running; it teaches at the next decision, if that
-  // finds the gap still open (a gap that closed meanwhile may have the job's power in it).
-  if (t_ns >= applied_at_ + o_.settle_ns) {
-    pending_error_w_ += target - watts;
-    ++pending_;
+    if (!filling_) return;  // the job's own power, not the filler's
   }
+  // Only a reading of the intensity that would run now teaches.
+  const double running = now == Phase::kJob ? learned_ : ramp_x_;
+  if (!(ran == running) || (now == Phase::kJob && ran == 0)) return;
+  pending_error_w_ += target - watts;
+  ++pending_;
 }
 
 double FloorController::decide(int64_t now_ns, bool in_gap) {
@@ -97,30 +96,23 @@ double FloorController::decide(int64_t now_ns, bool in_gap) {
     // A ramp up that reached the floor found the floor's intensity on the way.
     if (phase_ == Phase::kRampUp && ramp_x_ > 0) learned_ = std::max(kLeastLearned, ramp_x_);
     pending_ = 0;  // readings of the phase before
+    pending_error_w_ = 0;
     phase_ = now;
   }
   if (now == Phase::kJob && o_.marked) filling_ = in_gap;
-  // One integral step a decision, from the mean error of the readings since the last: a step a
-  // reading would count one error many times over when they come in batches.
   if (pending_ > 0) {
     const double step = o_.gain * pending_error_w_ / static_cast<double>(pending_) / o_.floor_w;
-    if (now == Phase::kJob && filling_ && out_ > 0) {
+    if (now == Phase::kJob) {
       learned_ = std::clamp(learned_ + step, kLeastLearned, 1.0);
-    } else if (now == Phase::kRampUp || now == Phase::kRampDown) {
+    } else {
       ramp_x_ = std::clamp(ramp_x_ + step, 0.0, 1.0);
     }
   }
   pending_ = 0;
   pending_error_w_ = 0;
-  double x = 0;
-  if (now == Phase::kRampUp || now == Phase::kRampDown) {
-    x = ramp_x_;
-  } else if (now == Phase::kJob) {
-    x = filling_ ? learned_ : 0;
-  }
-  if (x != out_) applied_at_ = now_ns;
-  out_ = x;
-  return x;
+  if (now == Phase::kRampUp || now == Phase::kRampDown) return ramp_x_;
+  if (now == Phase::kJob && filling_) return learned_;
+  return 0;
 }
 
 }  // namespace powershape::shape

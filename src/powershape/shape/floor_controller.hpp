@@ -11,10 +11,10 @@
 //   above it says the job's own work is back and stops it.
 // While it fills, the intensity follows the error integrally, and what it learned carries into
 // the next gap: each gap starts where the last one left off. Readings arrive late and in batches
-// (a driver's buffer drained every few tens of ms): each decision takes one integral step, from
-// the mean of the readings since the last one taken `settle_ns` or more after the intensity last
-// changed, and only when the gap is still open (a gap that closed meanwhile may have the job's
-// power in its last readings).
+// (a driver's buffer drained every few tens of ms), so each comes with the intensity the filler
+// ran at over the time it covers (or none, where that changed or the job's own work may be in
+// it), and teaches only about that intensity; each decision takes one integral step, from the
+// mean error of the readings since the last: a step a reading would count one error many times.
 #include <cstdint>
 
 namespace powershape::shape {
@@ -28,14 +28,13 @@ struct FloorOptions {
   bool marked = false;      // the job marks its gaps (decide's in_gap); else they are found in
                             // the power
   double gain = 0.5;        // the integral step, per unit of relative error (0-2]
-  double start_intensity = 0.5;    // the first gap's, before anything is learned
-  int64_t settle_ns = 20'000'000;  // a reading this soon after a change still shows the power
-                                   // before it
+  double start_intensity = 0.5;  // the first gap's, before anything is learned
 };
 
 class FloorController {
  public:
-  // Throws invalid_input naming the floor, the ramp, the back-off, the gain or the start intensity.
+  // Throws invalid_input naming the floor, the ramp, the back-off, the gain or the start
+  // intensity.
   explicit FloorController(FloorOptions o);
 
   enum class Phase { kRampUp, kJob, kRampDown, kDone };
@@ -45,8 +44,10 @@ class FloorController {
   // The job ended at t_ns, its power over its last second `from_w`: the floor falls from the
   // larger of it and floor_w to 0, then the controller is done.
   void ramp_down(int64_t t_ns, double from_w);
-  // One power reading taken at t_ns, in the order taken; a reading that is no number is ignored.
-  void observe(int64_t t_ns, double watts);
+  // One power reading taken at t_ns, in the order taken; `ran`: the intensity the filler ran at
+  // throughout the time the reading covers, with only the filler's power in it, else NaN. A
+  // reading that is no number is ignored.
+  void observe(int64_t t_ns, double watts, double ran);
   // The intensity to run from now_ns on; `in_gap`: whether the job is inside its marked gap now
   // (read only when marked).
   double decide(int64_t now_ns, bool in_gap = false);
@@ -66,9 +67,7 @@ class FloorController {
   bool filling_ = false;
   double learned_;     // the floor's intensity
   double ramp_x_ = 0;  // the ramps' intensity, which tracks a moving target
-  double out_ = 0;     // the intensity decided last
-  int64_t applied_at_ = 0;  // when it changed
-  double pending_error_w_ = 0;  // settled readings since the last decision: target - W, summed
+  double pending_error_w_ = 0;  // readings since the last decision that teach: target - W, summed
   int pending_ = 0;             // and counted
 };
 

@@ -1,5 +1,6 @@
 #include "powershape/shape/smooth.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <utility>
@@ -13,29 +14,48 @@ namespace {
 
 constexpr double kNoReading = std::numeric_limits<double>::quiet_NaN();
 
-// Feeds the controller the readings the last turn brought, and the marks' state, and sets the
-// filler to what it says.
+// Feeds the controller the readings the turns bring, each with the intensity the filler ran at
+// over the time it covers, and sets the filler to what it decides.
 class Feed {
  public:
   Feed(monitor::Session& s, Filler& f, FloorController& c, const SmoothOptions& o)
-      : s_(s), f_(f), c_(c), o_(o) {}
+      : s_(s), f_(f), c_(c), o_(o), signal_(signal_of(s.source().devices().at(o.gpu))) {
+    // How far back a reading reaches: the driver's samples average 20 ms; the instantaneous
+    // field is refreshed every ~100 ms on Hopper, the usage is a 1 s mean.
+    settle_ns_ = o.settle_ns > 0                                ? o.settle_ns
+                 : signal_ == telemetry::Signal::kDriverPower    ? 25'000'000
+                 : signal_ == telemetry::Signal::kPowerInstant ? 150'000'000
+                                                               : 1'100'000'000;
+    schedule_.push_back({0, 0.0});
+  }
 
   void turn() {
     s_.turn(o_.turn_ms);
+    const int64_t now = telemetry::steady_now_ns();
     const auto& samples = s_.trace().samples;
     for (; seen_ < samples.size(); ++seen_) {
       const auto& r = samples[seen_];
-      const double w = r.gpu == o_.gpu ? power_of(r) : kNoReading;
-      if (std::isnan(w)) continue;
-      c_.observe(r.t_ns, w);
+      if (r.gpu != o_.gpu || !r[signal_].ok()) continue;
+      waiting_.push_back({r.t_ns, static_cast<double>(r[signal_].value) * 1e-3});
+    }
+    // A reading is judged once the turn after it has passed: a gap's end is seen at the turn
+    // after the job's mark, and the filler ran until then.
+    const int64_t guard = 2 * int64_t{o_.turn_ms} * 1'000'000;
+    std::sort(waiting_.begin(), waiting_.end());
+    while (!waiting_.empty() && waiting_.front().first + guard <= now) {
+      const auto [t, w] = waiting_.front();
+      waiting_.pop_front();
+      c_.observe(t, w, ran(t - settle_ns_, t + guard));
       last_w_ = w;
-      recent_.push_back({r.t_ns, w});
+      recent_.push_back({t, w});
     }
     const bool gap = !o_.gap_region.empty() && s_.region_open(o_.gap_region);
-    const double x = c_.decide(telemetry::steady_now_ns(), gap);
+    const double x = c_.decide(now, gap);
+    if (x != schedule_.back().second) schedule_.push_back({now, x});
     f_.set_intensity(x);
-    const int64_t keep_from = telemetry::steady_now_ns() - 1'000'000'000;
-    while (!recent_.empty() && recent_.front().first < keep_from) recent_.pop_front();
+    while (!recent_.empty() && recent_.front().first < now - 1'000'000'000) recent_.pop_front();
+    while (schedule_.size() > 1 && schedule_[1].first < now - 2 * settle_ns_ - 1'000'000'000)
+      schedule_.pop_front();
   }
   // The mean of the last second's readings (the last reading where there is none).
   double recent_w() const {
@@ -47,13 +67,34 @@ class Feed {
   bool any() const { return !std::isnan(last_w_); }
 
  private:
+  static telemetry::Signal signal_of(const telemetry::DeviceInfo& d) {
+    for (const auto sig : {telemetry::Signal::kDriverPower, telemetry::Signal::kPowerInstant}) {
+      if (d.support[static_cast<std::size_t>(sig)] == telemetry::Status::kOk) return sig;
+    }
+    return telemetry::Signal::kPowerUsage;
+  }
+  // The intensity set throughout [from, to], or NaN where it changed then.
+  double ran(int64_t from, int64_t to) const {
+    double x = kNoReading;
+    for (const auto& [t, v] : schedule_) {
+      if (t <= from) {
+        x = v;
+      } else if (t <= to) {
+        return kNoReading;
+      }
+    }
+    return x;
+  }
+
   monitor::Session& s_;
   Filler& f_;
   FloorController& c_;
   const SmoothOptions& o_;
+  telemetry::Signal signal_;
+  int64_t settle_ns_;
   std::size_t seen_ = 0;
   double last_w_ = kNoReading;
-  std::deque<std::pair<int64_t, double>> recent_;
+  std::deque<std::pair<int64_t, double>> waiting_, recent_, schedule_;
 };
 
 double seconds_since(int64_t t0) {
@@ -61,14 +102,6 @@ double seconds_since(int64_t t0) {
 }
 
 }  // namespace
-
-double power_of(const telemetry::Sample& s) {
-  for (const auto sig : {telemetry::Signal::kDriverPower, telemetry::Signal::kPowerInstant,
-                         telemetry::Signal::kPowerUsage}) {
-    if (s[sig].ok()) return static_cast<double>(s[sig].value) * 1e-3;
-  }
-  return kNoReading;
-}
 
 SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& c,
                           const SmoothOptions& o) {

@@ -1,6 +1,7 @@
 #pragma once
 // A job run under a power floor (`powershape smooth`): the session's sampler reads the GPU's
-// power, the controller (floor_controller.hpp) turns each reading, and the job's gap marks where
+// power (the driver's 20 ms samples where it keeps them, else the instantaneous field, else the
+// averaged one), the controller (floor_controller.hpp) turns each reading, and the job's gap marks where
 // it gives them, into an intensity, and the filler runs at it. Before the job the floor ramps up
 // from the power found; after it, down to nothing.
 #include <string>
@@ -15,6 +16,8 @@ struct SmoothOptions {
   int gpu = 0;             // the session's device the filler runs on
   std::string gap_region;  // non-empty: the job marks its gaps with this region
   int turn_ms = 5;         // the longest wait between two decisions (1-1000 ms)
+  int64_t settle_ns = 0;   // how far back a reading reaches (0: by the signal, 25 ms for the
+                           // driver's samples to 1.1 s for the averaged power)
 };
 
 struct SmoothResult {
@@ -33,9 +36,5 @@ struct SmoothResult {
 // is at 0 when it returns, also on an exception.
 SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& c,
                           const SmoothOptions& o);
-
-// The power a sample shows, W: the driver's buffered reading, else the instantaneous, else the
-// averaged one; NaN when it has none.
-double power_of(const telemetry::Sample& s);
 
 }  // namespace powershape::shape
