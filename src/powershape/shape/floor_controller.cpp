@@ -79,7 +79,7 @@ void FloorController::observe(int64_t t_ns, double watts, double ran) {
   const Phase now = phase(t_ns);
   if (now == Phase::kDone) return;
   const double target = target_w(t_ns);
-  if (now == Phase::kJob && !o_.marked) {
+  if (now == Phase::kJob && !(o_.marked && marks_seen_)) {
     filling_ = filling_ ? watts <= target + o_.back_off_w : watts < target;
     if (!filling_) return;  // the job's own power, not the filler's
   }
@@ -99,7 +99,10 @@ double FloorController::decide(int64_t now_ns, bool in_gap) {
     pending_error_w_ = 0;
     phase_ = now;
   }
-  if (now == Phase::kJob && o_.marked) filling_ = in_gap;
+  if (now == Phase::kJob && o_.marked && (in_gap || marks_seen_)) {
+    marks_seen_ = true;
+    filling_ = in_gap;
+  }
   if (pending_ > 0) {
     const double step = o_.gain * pending_error_w_ / static_cast<double>(pending_) / o_.floor_w;
     if (now == Phase::kJob) {

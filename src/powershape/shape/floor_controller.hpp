@@ -6,7 +6,8 @@
 // decision is tested without a GPU.
 //
 // While the job runs:
-// - with marks (a region the job puts around its gaps), it fills inside the region, exactly;
+// - with marks (a region the job puts around its gaps), it fills inside the region, exactly, from
+//   the first mark on; before it (a job's start-up: imports, loading) as without;
 // - without, a reading below the floor starts the filler, and a reading more than `back_off_w`
 //   above it says the job's own work is back and stops it.
 // While it fills, the intensity follows the error integrally, and what it learned carries into
@@ -65,6 +66,7 @@ class FloorController {
   int64_t ramp_t0_ = 0;
   double ramp_from_w_ = 0;
   bool filling_ = false;
+  bool marks_seen_ = false;  // marked: the job has opened its first gap
   double learned_;     // the floor's intensity
   double ramp_x_ = 0;  // the ramps' intensity, which tracks a moving target
   double pending_error_w_ = 0;  // readings since the last decision that teach: target - W, summed
