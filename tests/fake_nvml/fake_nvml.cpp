@@ -27,6 +27,8 @@
 //     no_samples                 the driver's power buffer is unsupported
 //     odd_samples                the power buffer repeats, reorders, and dates samples in the
 //                                future (by an hour) and at 0
+//     skipped_samples            the power buffer skips two samples in every 7 (a 60 ms step;
+//                                an H100's driver leaves 43 ms steps now and then)
 //   FUNC: count, handle, name, uuid, driver_version, power_limit, enforced_limit, constraints,
 //   max_clock, threshold, power_usage, energy, clock, temperature, reasons, utilization, fields,
 //   samples, supported_clocks, set_power_limit, set_clocks, reset_clocks.
@@ -68,7 +70,7 @@ struct State {
   std::map<std::string, Fault> faults;  // by FUNC
   std::mutex mu;                        // guards faults (calls come from several threads)
   double back_after_ms = -1, energy_reset_after_ms = -1;
-  bool energy_jitter = false, odd_samples = false;
+  bool energy_jitter = false, odd_samples = false, skipped_samples = false;
   long energy_reads = 0;
   std::vector<std::vector<const powershape::trace::Sample*>> rows;  // per GPU, by time
   double speed = 1;
@@ -298,6 +300,7 @@ nvml::Return nvmlInit_v2() {
     if (key == "energy_reset_after_ms") s->energy_reset_after_ms = std::atof(val.c_str());
     if (key == "energy_jitter") s->energy_jitter = true;
     if (key == "odd_samples") s->odd_samples = true;
+    if (key == "skipped_samples") s->skipped_samples = true;
     if (key == "lost_after_ms") s->lost_after_ms = std::atof(val.c_str());
     if (key == "slow_us") s->slow_us = std::atol(val.c_str());
     if (key == "energy_wrap") s->energy_wrap = true;
@@ -554,6 +557,7 @@ nvml::Return nvmlDeviceGetSamples(nvml::Device d, unsigned type, unsigned long l
           (after >= 0 ? (after + kStepUs - 1) / kStepUs : after / kStepUs) * kStepUs;
   std::vector<nvml::SampleValue> fresh;
   for (long long t = first; t <= now_us; t += kStepUs) {
+    if (g->skipped_samples && (t - g->start_realtime_us) / kStepUs % 7 / 2 == 2) continue;
     int64_t trace_ns =
         g->t0_ns +
         std::max<int64_t>(0, static_cast<int64_t>((t - g->start_realtime_us) * 1000 * g->speed));

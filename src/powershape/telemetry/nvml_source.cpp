@@ -338,9 +338,14 @@ std::vector<Sample> NvmlSource::drain(int gpu) {
       continue;
     }
     if (v.timeStamp <= g.last_driver_sample_us) continue;  // seen already, or a repeat
+    // A wrap: the first new sample is more than two steps past the last seen, in a batch that
+    // holds at least half the buffer (a drain every few tens of ms sees the driver's own skipped
+    // steps at its batches' edges, and nothing lost).
     if (out.empty() && g.drained && g.sample_spacing_us > 0 &&
         v.timeStamp >
-            g.last_driver_sample_us + 2 * static_cast<unsigned long long>(g.sample_spacing_us)) {
+            g.last_driver_sample_us + 2 * static_cast<unsigned long long>(g.sample_spacing_us) &&
+        (g.buffer_ns == 0 || static_cast<int64_t>(buf.size()) * g.sample_spacing_us * 1000 >=
+                                 g.buffer_ns / 2)) {
       event(steady_now_ns(), gpu,
             std::to_string((v.timeStamp - g.last_driver_sample_us) / 1000) +
                 " ms of the driver's power samples are missing (its buffer wrapped before it "
