@@ -226,6 +226,25 @@ TEST(FloorController, MarksDecideOnceGiven) {
   EXPECT_EQ(c.decide(30 * kMs, false), 0);
 }
 
+// Marked, a low phase outside the marks that lasts (a checkpoint, the job's teardown) is filled
+// from the power once it has lasted long_low_ns, until the job's power is back.
+TEST(FloorController, ALongLowPhaseOutsideTheMarksIsFilledToo) {
+  FloorController c(floor400(true));
+  Gpu gpu;
+  double x = c.decide(0, true);  // the first mark
+  EXPECT_GT(x, 0);
+  x = tick(c, gpu, 10 * kMs, 700, x, false);
+  EXPECT_EQ(x, 0);
+  int64_t t = 20 * kMs;
+  for (; t < 260 * kMs; t += 10 * kMs) EXPECT_EQ(x = tick(c, gpu, t, 0, x), 0) << t;
+  for (; t < 300 * kMs; t += 10 * kMs) x = tick(c, gpu, t, 0, x);
+  EXPECT_GT(x, 0);
+  for (; t < 1000 * kMs; t += 10 * kMs) x = tick(c, gpu, t, 0, x);
+  EXPECT_NEAR(gpu.shown, 400, 20);
+  tick(c, gpu, t, 700, x);
+  EXPECT_EQ(tick(c, gpu, t + 10 * kMs, 700, x), 0);
+}
+
 TEST(FloorController, RefusesOptionsThatCannotWork) {
   const auto bad = [](auto edit) {
     auto o = floor400();
@@ -239,6 +258,8 @@ TEST(FloorController, RefusesOptionsThatCannotWork) {
   EXPECT_NE(bad([](FloorOptions& o) { o.back_off_w = -1; }).find("back-off:"), std::string::npos);
   EXPECT_NE(bad([](FloorOptions& o) { o.gain = 3; }).find("gain:"), std::string::npos);
   EXPECT_NE(bad([](FloorOptions& o) { o.start_intensity = 2; }).find("start intensity:"),
+            std::string::npos);
+  EXPECT_NE(bad([](FloorOptions& o) { o.long_low_ns = 0; }).find("long low phase:"),
             std::string::npos);
 }
 

@@ -27,6 +27,8 @@ FloorController::FloorController(FloorOptions o) : o_(o), learned_(o.start_inten
   if (o_.back_off_w == 0) o_.back_off_w = o_.floor_w / 10;
   if (!(o_.gain > 0 && o_.gain <= 2)) throw invalid_input("gain: expected a number above 0, at most 2");
   if (!in(o_.start_intensity, 0, 1)) throw invalid_input("start intensity: expected 0 to 1");
+  if (!in(static_cast<double>(o_.long_low_ns), 1e6, 6e10))
+    throw invalid_input("long low phase: expected 1 ms to 60 s");
   learned_ = std::max(kLeastLearned, o_.start_intensity);
 }
 
@@ -82,6 +84,19 @@ void FloorController::observe(int64_t t_ns, double watts, double ran) {
   if (now == Phase::kJob && !(o_.marked && marks_seen_)) {
     filling_ = filling_ ? watts <= target + o_.back_off_w : watts < target;
     if (!filling_) return;  // the job's own power, not the filler's
+  } else if (now == Phase::kJob) {
+    if (long_low_ && watts > target + o_.back_off_w) {
+      long_low_ = false;  // the job's own power: it is back
+      below_since_ = -1;
+      return;
+    }
+    if (watts >= target) {
+      below_since_ = -1;
+    } else if (below_since_ < 0) {
+      below_since_ = t_ns;
+    } else if (t_ns - below_since_ >= o_.long_low_ns) {
+      long_low_ = true;
+    }
   }
   // Only a reading of the intensity that would run now teaches.
   const double running = now == Phase::kJob ? learned_ : ramp_x_;
@@ -101,7 +116,7 @@ double FloorController::decide(int64_t now_ns, bool in_gap) {
   }
   if (now == Phase::kJob && o_.marked && (in_gap || marks_seen_)) {
     marks_seen_ = true;
-    filling_ = in_gap;
+    filling_ = in_gap || long_low_;
   }
   if (pending_ > 0) {
     const double step = o_.gain * pending_error_w_ / static_cast<double>(pending_) / o_.floor_w;

@@ -7,7 +7,9 @@
 //
 // While the job runs:
 // - with marks (a region the job puts around its gaps), it fills inside the region, exactly, from
-//   the first mark on; before it (a job's start-up: imports, loading) as without;
+//   the first mark on; before it (a job's start-up: imports, loading) as without; after it, a
+//   phase outside the marks that stays below the floor for `long_low_ns` (a checkpoint, the job's
+//   teardown) is filled too, until the power rises `back_off_w` above the floor;
 // - without, a reading below the floor starts the filler, and a reading more than `back_off_w`
 //   above it says the job's own work is back and stops it.
 // While it fills, the intensity follows the error integrally, and what it learned carries into
@@ -30,12 +32,13 @@ struct FloorOptions {
                             // the power
   double gain = 0.5;        // the integral step, per unit of relative error (0-2]
   double start_intensity = 0.5;  // the first gap's, before anything is learned
+  int64_t long_low_ns = 250'000'000;  // marked: an unmarked low phase this long is filled too
 };
 
 class FloorController {
  public:
-  // Throws invalid_input naming the floor, the ramp, the back-off, the gain or the start
-  // intensity.
+  // Throws invalid_input naming the floor, the ramp, the back-off, the gain, the start intensity
+  // or the long low phase.
   explicit FloorController(FloorOptions o);
 
   enum class Phase { kRampUp, kJob, kRampDown, kDone };
@@ -67,6 +70,8 @@ class FloorController {
   double ramp_from_w_ = 0;
   bool filling_ = false;
   bool marks_seen_ = false;  // marked: the job has opened its first gap
+  bool long_low_ = false;    // marked: filling a long low phase outside the marks
+  int64_t below_since_ = -1; // marked: the first of the readings below the floor in a row
   double learned_;     // the floor's intensity
   double ramp_x_ = 0;  // the ramps' intensity, which tracks a moving target
   double pending_error_w_ = 0;  // readings since the last decision that teach: target - W, summed
