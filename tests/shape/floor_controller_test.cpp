@@ -245,6 +245,31 @@ TEST(FloorController, ALongLowPhaseOutsideTheMarksIsFilledToo) {
   EXPECT_EQ(tick(c, gpu, t + 10 * kMs, 700, x), 0);
 }
 
+// With a ramp, a long low phase falls from the job's level at the ramp's pace rather than at once,
+// then holds the floor.
+TEST(FloorController, ALongLowPhaseFallsAtTheRampsPace) {
+  auto o = floor400(true);
+  o.ramp_w_per_s = 100;
+  FloorController c(o);
+  Gpu gpu;
+  gpu.slope_w = 700;  // the filler can draw the job's power
+  double x = c.decide(0, true);
+  int64_t t = 10 * kMs;
+  for (; t < 2000 * kMs; t += 10 * kMs) x = tick(c, gpu, t, 700, x);
+  for (; t < 2400 * kMs; t += 10 * kMs) x = tick(c, gpu, t, 0, x);
+  double before = gpu.shown;
+  for (; t < 6000 * kMs; t += 10 * kMs) {
+    const double target = c.target_w(t);
+    x = tick(c, gpu, t, 0, x);
+    EXPECT_NEAR(gpu.shown, target, 25) << t;
+    EXPECT_GE(gpu.shown - before, -100 * 0.01 - 10) << t;
+    before = gpu.shown;
+  }
+  EXPECT_EQ(c.target_w(t), 400);
+  EXPECT_NEAR(gpu.shown, 400, 10);
+  EXPECT_NEAR(c.learned(), 300.0 / 700, 0.03);
+}
+
 TEST(FloorController, RefusesOptionsThatCannotWork) {
   const auto bad = [](auto edit) {
     auto o = floor400();

@@ -57,6 +57,12 @@ double FloorController::target_w(int64_t t_ns) const {
     case Phase::kRampUp:
       return std::min(o_.floor_w, ramp_from_w_ + o_.ramp_w_per_s * s);
     case Phase::kJob:
+      // A long low phase falls from the job's level at the ramp's pace.
+      if (long_low_ && o_.ramp_w_per_s > 0)
+        return std::max(o_.floor_w,
+                        low_from_w_ - o_.ramp_w_per_s *
+                                          static_cast<double>(std::max<int64_t>(0, t_ns - low_t0_)) *
+                                          1e-9);
       return o_.floor_w;
     case Phase::kRampDown:
       return std::max(0.0, ramp_from_w_ - o_.ramp_w_per_s * s);
@@ -76,10 +82,24 @@ FloorController::Phase FloorController::phase(int64_t t_ns) const {
   return phase_;
 }
 
+bool FloorController::tracking(int64_t t_ns) const {
+  const Phase p = phase(t_ns);
+  return p == Phase::kRampUp || p == Phase::kRampDown ||
+         (p == Phase::kJob && long_low_ && target_w(t_ns) > o_.floor_w);
+}
+
 void FloorController::observe(int64_t t_ns, double watts, double ran) {
   if (!(std::isfinite(watts) && watts >= 0)) return;
   const Phase now = phase(t_ns);
   if (now == Phase::kDone) return;
+  if (now == Phase::kJob) {
+    // The job's level: its power averaged over about a second.
+    const double a =
+        last_t_ < 0 ? 1.0
+                    : 1 - std::exp(-static_cast<double>(std::max<int64_t>(0, t_ns - last_t_)) * 1e-9);
+    level_w_ += a * (watts - level_w_);
+    last_t_ = t_ns;
+  }
   const double target = target_w(t_ns);
   if (now == Phase::kJob && !(o_.marked && marks_seen_)) {
     filling_ = filling_ ? watts <= target + o_.back_off_w : watts < target;
@@ -94,13 +114,16 @@ void FloorController::observe(int64_t t_ns, double watts, double ran) {
       below_since_ = -1;
     } else if (below_since_ < 0) {
       below_since_ = t_ns;
-    } else if (t_ns - below_since_ >= o_.long_low_ns) {
+      low_from_w_ = level_w_;
+    } else if (!long_low_ && t_ns - below_since_ >= o_.long_low_ns) {
       long_low_ = true;
+      low_t0_ = below_since_;
+      ramp_x_ = std::min(1.0, learned_ * target_w(t_ns) / o_.floor_w);
     }
   }
   // Only a reading of the intensity that would run now teaches.
-  const double running = now == Phase::kJob ? learned_ : ramp_x_;
-  if (!(ran == running) || (now == Phase::kJob && ran == 0)) return;
+  const double running = tracking(t_ns) ? ramp_x_ : learned_;
+  if (!(ran == running) || (!tracking(t_ns) && ran == 0)) return;
   pending_error_w_ += target - watts;
   ++pending_;
 }
@@ -114,21 +137,25 @@ double FloorController::decide(int64_t now_ns, bool in_gap) {
     pending_error_w_ = 0;
     phase_ = now;
   }
+  // A long low phase's fall that reached the floor found the floor's intensity on the way too.
+  if (tracked_ && !tracking(now_ns) && now == Phase::kJob && long_low_ && ramp_x_ > 0)
+    learned_ = std::max(kLeastLearned, ramp_x_);
+  tracked_ = tracking(now_ns);
   if (now == Phase::kJob && o_.marked && (in_gap || marks_seen_)) {
     marks_seen_ = true;
     filling_ = in_gap || long_low_;
   }
   if (pending_ > 0) {
     const double step = o_.gain * pending_error_w_ / static_cast<double>(pending_) / o_.floor_w;
-    if (now == Phase::kJob) {
-      learned_ = std::clamp(learned_ + step, kLeastLearned, 1.0);
-    } else {
+    if (tracking(now_ns)) {
       ramp_x_ = std::clamp(ramp_x_ + step, 0.0, 1.0);
+    } else {
+      learned_ = std::clamp(learned_ + step, kLeastLearned, 1.0);
     }
   }
   pending_ = 0;
   pending_error_w_ = 0;
-  if (now == Phase::kRampUp || now == Phase::kRampDown) return ramp_x_;
+  if (tracking(now_ns)) return ramp_x_;
   if (now == Phase::kJob && filling_) return learned_;
   return 0;
 }

@@ -9,7 +9,8 @@
 // - with marks (a region the job puts around its gaps), it fills inside the region, exactly, from
 //   the first mark on; before it (a job's start-up: imports, loading) as without; after it, a
 //   phase outside the marks that stays below the floor for `long_low_ns` (a checkpoint, the job's
-//   teardown) is filled too, until the power rises `back_off_w` above the floor;
+//   teardown) is filled too, until the power rises `back_off_w` above the floor; with a ramp, from
+//   the job's level (its power over about the second before), falling at the ramp's pace;
 // - without, a reading below the floor starts the filler, and a reading more than `back_off_w`
 //   above it says the job's own work is back and stops it.
 // While it fills, the intensity follows the error integrally, and what it learned carries into
@@ -72,8 +73,16 @@ class FloorController {
   bool marks_seen_ = false;  // marked: the job has opened its first gap
   bool long_low_ = false;    // marked: filling a long low phase outside the marks
   int64_t below_since_ = -1; // marked: the first of the readings below the floor in a row
+  double level_w_ = 0;       // the job's power, averaged over about a second
+  int64_t last_t_ = -1;      // its last reading
+  double low_from_w_ = 0;    // the level when the low phase began
+  int64_t low_t0_ = 0;       // and when
   double learned_;     // the floor's intensity
+  // Whether the target moves at t (a ramp, a long low phase's fall): the intensity that tracks it
+  // is ramp_x_, not the floor's.
+  bool tracking(int64_t t_ns) const;
   double ramp_x_ = 0;  // the ramps' intensity, which tracks a moving target
+  bool tracked_ = false;  // at the last decision
   double pending_error_w_ = 0;  // readings since the last decision that teach: target - W, summed
   int pending_ = 0;             // and counted
 };

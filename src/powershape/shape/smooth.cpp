@@ -125,7 +125,8 @@ SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& 
   r.ramp_up_s = seconds_since(t0);
   if (!s.signalled() && s.start()) s.run([&] { feed.turn(); });
   const int64_t t1 = telemetry::steady_now_ns();
-  c.ramp_down(t1, feed.recent_w());
+  // From the job's last second, or from where a long low phase's fall has come to.
+  c.ramp_down(t1, std::max(feed.recent_w(), c.target_w(t1)));
   while (c.phase(telemetry::steady_now_ns()) == FloorController::Phase::kRampDown &&
          !s.signalled())
     feed.turn();
