@@ -1,10 +1,12 @@
 // `powershape smooth`: a job run under a power floor held by filler work on its GPU, with the
 // floor ramped up before it and down after it (shape/smooth.hpp, docs/grid.md).
+#include "powershape/shape/smooth.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "output_lock.hpp"
@@ -13,7 +15,6 @@
 #include "powershape/analysis/swing.hpp"
 #include "powershape/experiment/gpu_plugin.hpp"
 #include "powershape/monitor/session.hpp"
-#include "powershape/shape/smooth.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "subcommands.hpp"
 #include "swing_print.hpp"
@@ -88,14 +89,18 @@ int run_smooth(const SmoothArgs& a) {
   const shape::SmoothResult r = shape::run_smoothed(session, *filler, controller, opts);
 
   const trace::Trace& t = session.trace();
-  std::printf("smooth: floor %.0f W%s; the job exited %d\n", fo.floor_w,
-              fo.ramp_w_per_s > 0 ? (", ramped at " + std::to_string(static_cast<int>(fo.ramp_w_per_s)) + " W/s").c_str() : "",
-              r.exit_code);
-  std::printf("filler   %.2f s of products, ending at intensity %.2f; ramps %.1f s up, %.1f s down\n",
-              r.filled_s, r.learned, r.ramp_up_s, r.ramp_down_s);
+  std::printf(
+      "smooth: floor %.0f W%s; the job exited %d\n", fo.floor_w,
+      fo.ramp_w_per_s > 0
+          ? (", ramped at " + std::to_string(static_cast<int>(fo.ramp_w_per_s)) + " W/s").c_str()
+          : "",
+      r.exit_code);
+  std::printf(
+      "filler   %.2f s of products, ending at intensity %.2f; ramps %.1f s up, %.1f s down\n",
+      r.filled_s, r.learned, r.ramp_up_s, r.ramp_down_s);
   if (!t.samples.empty()) {
-    const analysis::PowerInput in = analysis::trace_power(t, t.samples.front().t_ns,
-                                                          t.samples.back().t_ns, 0);
+    const analysis::PowerInput in =
+        analysis::trace_power(t, t.samples.front().t_ns, t.samples.back().t_ns, 0);
     analysis::SwingOptions sw;
     sw.ramp_window_s = spec.ramp_window_s;
     sw.range_window_s = spec.range_window_s;
@@ -126,10 +131,10 @@ void add_smooth(CLI::App& app) {
   cmd->add_option("--floor", a.floor, "The floor: W, or N% of the GPU's power limit")
       ->required()
       ->check([](const std::string& s) -> std::string {
-        return std::isnan(parse_floor(s).first)
-                   ? "expected W (above 0, at most 100000) or N% of the power limit (0-100%), found '" +
-                         s + "'"
-                   : "";
+        return std::isnan(parse_floor(s).first) ? "expected W (above 0, at most 100000) or N% of "
+                                                  "the power limit (0-100%), found '" +
+                                                      s + "'"
+                                                : "";
       });
   cmd->add_option("--ramp", a.ramp_w_per_s,
                   "W/s: ramp the floor up from the power found before the job starts, and down "

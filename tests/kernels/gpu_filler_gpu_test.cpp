@@ -1,11 +1,10 @@
-#include "powershape/kernels/gpu_filler.hpp"
-
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <thread>
 
+#include "powershape/kernels/gpu_filler.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::kernels {

@@ -20,7 +20,8 @@ class FakeFiller : public Filler {
   void set_intensity(double x) override {
     std::lock_guard lock(mu_);
     const int64_t now = telemetry::steady_now_ns();
-    if (!log_.empty()) filled_ += log_.back().second * static_cast<double>(now - log_.back().first) * 1e-9;
+    if (!log_.empty())
+      filled_ += log_.back().second * static_cast<double>(now - log_.back().first) * 1e-9;
     log_.emplace_back(now, x);
     x_ = x;
   }
@@ -83,7 +84,8 @@ FloorOptions floor400(bool marked) {
 }
 
 // Ten marked gaps of 50 ms: the floor ramps up first, the filler runs in the gaps only and learns
-// the floor's intensity (0.6 on this GPU), the job's exit code comes back, and the filler ends at 0.
+// the floor's intensity (0.6 on this GPU), the job's exit code comes back, and the filler ends at
+// 0.
 TEST(Smooth, FillsTheMarkedGapsBetweenTheRamps) {
   FakeFiller filler;
   FilledSource source(filler);
@@ -122,7 +124,8 @@ TEST(Smooth, FillsTheMarkedGapsBetweenTheRamps) {
 TEST(Smooth, WithoutMarksHoldsTheFloorFromThePower) {
   FakeFiller filler;
   FilledSource source(filler);
-  monitor::Session s(source, session({"sleep", "0.5"}), [](const std::string& w) { ADD_FAILURE() << w; });
+  monitor::Session s(source, session({"sleep", "0.5"}),
+                     [](const std::string& w) { ADD_FAILURE() << w; });
   auto fo = floor400(false);
   fo.ramp_w_per_s = 0;
   FloorController c(fo);

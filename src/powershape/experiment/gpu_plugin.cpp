@@ -48,10 +48,10 @@ void* plugin() {
     break;
   }
   if (lib == nullptr) {
-    throw unsupported(error.empty() ? "this build has no GPU backend (no " +
-                                          std::string(kPluginName) + " at " + tried +
-                                          "; it is built with nvcc)"
-                                    : "cannot load the GPU backend: " + error);
+    throw unsupported(error.empty()
+                          ? "this build has no GPU backend (no " + std::string(kPluginName) +
+                                " at " + tried + "; it is built with nvcc)"
+                          : "cannot load the GPU backend: " + error);
   }
   return lib;
 }

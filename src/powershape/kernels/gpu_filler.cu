@@ -1,5 +1,3 @@
-#include "powershape/kernels/gpu_filler.hpp"
-
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/gemm.hpp"
+#include "powershape/kernels/gpu_filler.hpp"
 #include "powershape/kernels/synthetic.cuh"
 
 namespace powershape::kernels {
@@ -120,8 +119,10 @@ class GpuFiller final : public shape::Filler {
     timing_[1] = b;
     const std::size_t bytes = std::size_t{kSize} * kSize * 2;
     for (auto*& m : mats_) PS_CUDA(cudaMalloc(&m, bytes));
-    fill_random_bf16(static_cast<__nv_bfloat16*>(mats_[0]), int64_t{kSize} * kSize, 1, 1.0f, stream_);
-    fill_random_bf16(static_cast<__nv_bfloat16*>(mats_[1]), int64_t{kSize} * kSize, 2, 1.0f, stream_);
+    fill_random_bf16(static_cast<__nv_bfloat16*>(mats_[0]), int64_t{kSize} * kSize, 1, 1.0f,
+                     stream_);
+    fill_random_bf16(static_cast<__nv_bfloat16*>(mats_[1]), int64_t{kSize} * kSize, 2, 1.0f,
+                     stream_);
     gemm_ = std::make_unique<Gemm>();
     for (int i = 0; i < 3; ++i) product();  // the first tunes the algorithm
     PS_CUDA(cudaEventRecord(a, stream_));
@@ -135,8 +136,9 @@ class GpuFiller final : public shape::Filler {
     cudaDeviceProp p{};
     PS_CUDA(cudaGetDeviceProperties(&p, dev));
     char line[256];
-    std::snprintf(line, sizeof line, "products of %dx%dx%d bf16 on %s (CUDA device %d, %.3f ms each)",
-                  kSize, kSize, kSize, p.name, dev, ms / kTimed);
+    std::snprintf(line, sizeof line,
+                  "products of %dx%dx%d bf16 on %s (CUDA device %d, %.3f ms each)", kSize, kSize,
+                  kSize, p.name, dev, ms / kTimed);
     describe_ = line;
   }
 

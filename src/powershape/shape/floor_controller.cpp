@@ -20,12 +20,15 @@ bool in(double x, double lo, double hi) { return std::isfinite(x) && x >= lo && 
 }  // namespace
 
 FloorController::FloorController(FloorOptions o) : o_(o), learned_(o.start_intensity) {
-  if (!in(o_.floor_w, 1e-3, 1e5)) throw invalid_input("floor: expected watts above 0, at most 100000");
+  if (!in(o_.floor_w, 1e-3, 1e5))
+    throw invalid_input("floor: expected watts above 0, at most 100000");
   if (!(o_.ramp_w_per_s == 0 || in(o_.ramp_w_per_s, o_.floor_w / kLongestRampS, 1e9)))
-    throw invalid_input("ramp: expected 0 (none) or W/s at which the floor is reached within an hour");
+    throw invalid_input(
+        "ramp: expected 0 (none) or W/s at which the floor is reached within an hour");
   if (!in(o_.back_off_w, 0, 1e5)) throw invalid_input("back-off: expected watts from 0 to 100000");
   if (o_.back_off_w == 0) o_.back_off_w = o_.floor_w / 10;
-  if (!(o_.gain > 0 && o_.gain <= 2)) throw invalid_input("gain: expected a number above 0, at most 2");
+  if (!(o_.gain > 0 && o_.gain <= 2))
+    throw invalid_input("gain: expected a number above 0, at most 2");
   if (!in(o_.start_intensity, 0, 1)) throw invalid_input("start intensity: expected 0 to 1");
   if (!in(static_cast<double>(o_.long_low_ns), 1e6, 6e10))
     throw invalid_input("long low phase: expected 1 ms to 60 s");
@@ -43,8 +46,7 @@ void FloorController::ramp_up(int64_t t_ns, double from_w) {
 void FloorController::ramp_down(int64_t t_ns, double from_w) {
   phase_ = Phase::kRampDown;
   ramp_t0_ = t_ns;
-  ramp_from_w_ =
-      std::clamp(std::isfinite(from_w) ? from_w : 0.0, o_.floor_w, 4 * o_.floor_w);
+  ramp_from_w_ = std::clamp(std::isfinite(from_w) ? from_w : 0.0, o_.floor_w, 4 * o_.floor_w);
   // The floor's intensity scaled to the starting power, as if power were proportional to it: a
   // little short, since idle power comes free; the integral takes it from there.
   ramp_x_ = std::min(1.0, learned_ * ramp_from_w_ / o_.floor_w);
@@ -59,10 +61,10 @@ double FloorController::target_w(int64_t t_ns) const {
     case Phase::kJob:
       // A long low phase falls from the job's level at the ramp's pace.
       if (long_low_ && o_.ramp_w_per_s > 0)
-        return std::max(o_.floor_w,
-                        low_from_w_ - o_.ramp_w_per_s *
-                                          static_cast<double>(std::max<int64_t>(0, t_ns - low_t0_)) *
-                                          1e-9);
+        return std::max(
+            o_.floor_w,
+            low_from_w_ -
+                o_.ramp_w_per_s * static_cast<double>(std::max<int64_t>(0, t_ns - low_t0_)) * 1e-9);
       return o_.floor_w;
     case Phase::kRampDown:
       return std::max(0.0, ramp_from_w_ - o_.ramp_w_per_s * s);
@@ -95,8 +97,9 @@ void FloorController::observe(int64_t t_ns, double watts, double ran) {
   if (now == Phase::kJob) {
     // The job's level: its power averaged over about a second.
     const double a =
-        last_t_ < 0 ? 1.0
-                    : 1 - std::exp(-static_cast<double>(std::max<int64_t>(0, t_ns - last_t_)) * 1e-9);
+        last_t_ < 0
+            ? 1.0
+            : 1 - std::exp(-static_cast<double>(std::max<int64_t>(0, t_ns - last_t_)) * 1e-9);
     level_w_ += a * (watts - level_w_);
     last_t_ = t_ns;
   }

@@ -32,7 +32,7 @@ struct FloorOptions {
   bool marked = false;      // the job marks its gaps (decide's in_gap); else they are found in
                             // the power
   double gain = 0.5;        // the integral step, per unit of relative error (0-2]
-  double start_intensity = 0.5;  // the first gap's, before anything is learned
+  double start_intensity = 0.5;       // the first gap's, before anything is learned
   int64_t long_low_ns = 250'000'000;  // marked: an unmarked low phase this long is filled too
 };
 
@@ -70,19 +70,19 @@ class FloorController {
   int64_t ramp_t0_ = 0;
   double ramp_from_w_ = 0;
   bool filling_ = false;
-  bool marks_seen_ = false;  // marked: the job has opened its first gap
-  bool long_low_ = false;    // marked: filling a long low phase outside the marks
-  int64_t below_since_ = -1; // marked: the first of the readings below the floor in a row
-  double level_w_ = 0;       // the job's power, averaged over about a second
-  int64_t last_t_ = -1;      // its last reading
-  double low_from_w_ = 0;    // the level when the low phase began
-  int64_t low_t0_ = 0;       // and when
-  double learned_;     // the floor's intensity
+  bool marks_seen_ = false;   // marked: the job has opened its first gap
+  bool long_low_ = false;     // marked: filling a long low phase outside the marks
+  int64_t below_since_ = -1;  // marked: the first of the readings below the floor in a row
+  double level_w_ = 0;        // the job's power, averaged over about a second
+  int64_t last_t_ = -1;       // its last reading
+  double low_from_w_ = 0;     // the level when the low phase began
+  int64_t low_t0_ = 0;        // and when
+  double learned_;            // the floor's intensity
   // Whether the target moves at t (a ramp, a long low phase's fall): the intensity that tracks it
   // is ramp_x_, not the floor's.
   bool tracking(int64_t t_ns) const;
-  double ramp_x_ = 0;  // the ramps' intensity, which tracks a moving target
-  bool tracked_ = false;  // at the last decision
+  double ramp_x_ = 0;           // the ramps' intensity, which tracks a moving target
+  bool tracked_ = false;        // at the last decision
   double pending_error_w_ = 0;  // readings since the last decision that teach: target - W, summed
   int pending_ = 0;             // and counted
 };

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <utility>
 #include <limits>
+#include <utility>
 
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/util/error.hpp"
@@ -22,8 +22,8 @@ class Feed {
       : s_(s), f_(f), c_(c), o_(o), signal_(signal_of(s.source().devices().at(o.gpu))) {
     // How far back a reading reaches: the driver's samples average 20 ms; the instantaneous
     // field is refreshed every ~100 ms on Hopper, the usage is a 1 s mean.
-    settle_ns_ = o.settle_ns > 0                                ? o.settle_ns
-                 : signal_ == telemetry::Signal::kDriverPower    ? 25'000'000
+    settle_ns_ = o.settle_ns > 0                               ? o.settle_ns
+                 : signal_ == telemetry::Signal::kDriverPower  ? 25'000'000
                  : signal_ == telemetry::Signal::kPowerInstant ? 150'000'000
                                                                : 1'100'000'000;
     schedule_.push_back({0, 0.0});
@@ -119,16 +119,14 @@ SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& 
   const int64_t t0 = telemetry::steady_now_ns();
   while (!feed.any() && seconds_since(t0) < 1 && !s.signalled()) feed.turn();
   c.ramp_up(telemetry::steady_now_ns(), feed.recent_w());
-  while (c.phase(telemetry::steady_now_ns()) == FloorController::Phase::kRampUp &&
-         !s.signalled())
+  while (c.phase(telemetry::steady_now_ns()) == FloorController::Phase::kRampUp && !s.signalled())
     feed.turn();
   r.ramp_up_s = seconds_since(t0);
   if (!s.signalled() && s.start()) s.run([&] { feed.turn(); });
   const int64_t t1 = telemetry::steady_now_ns();
   // From the job's last second, or from where a long low phase's fall has come to.
   c.ramp_down(t1, std::max(feed.recent_w(), c.target_w(t1)));
-  while (c.phase(telemetry::steady_now_ns()) == FloorController::Phase::kRampDown &&
-         !s.signalled())
+  while (c.phase(telemetry::steady_now_ns()) == FloorController::Phase::kRampDown && !s.signalled())
     feed.turn();
   r.ramp_down_s = seconds_since(t1);
   filler.set_intensity(0);

@@ -1,9 +1,9 @@
 #pragma once
 // A job run under a power floor (`powershape smooth`): the session's sampler reads the GPU's
 // power (the driver's 20 ms samples where it keeps them, else the instantaneous field, else the
-// averaged one), the controller (floor_controller.hpp) turns each reading, and the job's gap marks where
-// it gives them, into an intensity, and the filler runs at it. Before the job the floor ramps up
-// from the power found; after it, down to nothing.
+// averaged one), the controller (floor_controller.hpp) turns each reading, and the job's gap marks
+// where it gives them, into an intensity, and the filler runs at it. Before the job the floor ramps
+// up from the power found; after it, down to nothing.
 #include <string>
 
 #include "powershape/monitor/session.hpp"
@@ -21,12 +21,12 @@ struct SmoothOptions {
 };
 
 struct SmoothResult {
-  int exit_code = 0;       // the session's (the job's)
-  double filled_s = 0;     // seconds of filler work
-  double ramp_up_s = 0;    // the ramp's time before the job started
-  double ramp_down_s = 0;  // and after it ended
-  double learned = 0;      // the floor's intensity at the end
-  bool interrupted = false;  // a SIGINT or SIGTERM cut the ramps short
+  int exit_code = 0;           // the session's (the job's)
+  double filled_s = 0;         // seconds of filler work
+  double ramp_up_s = 0;        // the ramp's time before the job started
+  double ramp_down_s = 0;      // and after it ended
+  double learned = 0;          // the floor's intensity at the end
+  bool interrupted = false;    // a SIGINT or SIGTERM cut the ramps short
   std::string filler_failure;  // why the filler stopped before the end (the job ran on without it)
 };
 

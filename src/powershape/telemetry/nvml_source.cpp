@@ -344,8 +344,8 @@ std::vector<Sample> NvmlSource::drain(int gpu) {
     if (out.empty() && g.drained && g.sample_spacing_us > 0 &&
         v.timeStamp >
             g.last_driver_sample_us + 2 * static_cast<unsigned long long>(g.sample_spacing_us) &&
-        (g.buffer_ns == 0 || static_cast<int64_t>(buf.size()) * g.sample_spacing_us * 1000 >=
-                                 g.buffer_ns / 2)) {
+        (g.buffer_ns == 0 ||
+         static_cast<int64_t>(buf.size()) * g.sample_spacing_us * 1000 >= g.buffer_ns / 2)) {
       event(steady_now_ns(), gpu,
             std::to_string((v.timeStamp - g.last_driver_sample_us) / 1000) +
                 " ms of the driver's power samples are missing (its buffer wrapped before it "
