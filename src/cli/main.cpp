@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   powershape::cli::add_advise(app);
   powershape::cli::add_swing(app);
   powershape::cli::add_smooth(app);
+  powershape::cli::add_power_smoothing(app);
   // Exit codes (docs/cli.md): 0 done, 1 the run failed (a file, a device, a value the run
   // refused), 2 the command line was wrong; monitor, compare and advise --apply pass on their
   // command's own code. CLI11's own codes (104-109) become 2.

@@ -20,6 +20,7 @@ void add_report(CLI::App& app);
 void add_advise(CLI::App& app);
 void add_swing(CLI::App& app);
 void add_smooth(CLI::App& app);
+void add_power_smoothing(CLI::App& app);
 // `sim fleet`, under sim.
 CLI::App* add_sim_fleet(CLI::App& sim);
 

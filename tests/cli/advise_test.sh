@@ -96,4 +96,36 @@ check "--sweep put every setting back" grep -q "^0 700000 0 0" "$tmp/settings"
 POWERSHAPE_FAKE_NVML_FAULTS=code=set_power_limit:no_permission "$ps" advise --trace "$trace" --knobs power --apply -- true >"$tmp/perm.out" 2>&1; rc=$?
 check "without permission: exit 1" test $rc -eq 1
 check "without permission: one line naming what it needs" test "$(grep -c "needs root or CAP_SYS_ADMIN" "$tmp/perm.out")" -eq 1
+
+# power-smoothing: Blackwell's own floor, under the same threat model (the fake's in $tmp/smoothing).
+"$ps" power-smoothing >"$tmp/ps_h100.out" 2>&1; rc=$?
+check "power-smoothing on a GPU without it: exit 1, one line naming it" test $rc -eq 1 -a "$(wc -l <"$tmp/ps_h100.out")" -eq 1
+check "it says which GPUs have it" grep -q "GPU 0 has no power smoothing.*Blackwell" "$tmp/ps_h100.out"
+"$ps" power-smoothing --apply --floor 60% -- true >"$tmp/ps_h100_apply.out" 2>&1; rc=$?
+check "--apply on a GPU without it sets nothing and leaves no record" test $rc -eq 1 -a -z "$(ls -A "$tmp/state" 2>/dev/null)"
+export POWERSHAPE_FAKE_NVML_SMOOTHING=$tmp/smoothing
+"$ps" power-smoothing >"$tmp/ps.out" 2>&1; rc=$?
+check "power-smoothing shows the state and the profiles" test $rc -eq 0 -a "$(grep -c "W/s" "$tmp/ps.out")" -eq 5
+check "it starts off" grep -q "power smoothing: off, profile 0" "$tmp/ps.out"
+"$ps" power-smoothing --apply --profile 3 --floor 60% --ramp-down 50 -- sh -c "\"$ps\" power-smoothing --json > $tmp/ps_during.json" >"$tmp/ps_apply.out" 2>&1; rc=$?
+check "--apply runs the command under it" test $rc -eq 0
+check "while it ran: on, profile 3, a 420 W floor, 50 W/s down" "$py" -c "
+import json, sys; j = json.load(open('$tmp/ps_during.json'))
+p = j['profiles'][3]
+sys.exit(not (j['enabled'] and j['active_profile'] == 3 and j['applied_floor_w'] == 420 and p['floor_pct'] == 60 and p['ramp_down_w_per_s'] == 50))"
+"$ps" power-smoothing --json >"$tmp/ps_after.json" 2>&1
+check "and put back after" "$py" -c "
+import json, sys; j = json.load(open('$tmp/ps_after.json'))
+sys.exit(not (not j['enabled'] and j['active_profile'] == 0 and j['profiles'][3]['floor_pct'] == 20))"
+"$ps" power-smoothing --apply --profile 1 --floor 80% -- sh -c 'kill -9 $PPID' >/dev/null 2>&1
+"$ps" power-smoothing --restore >"$tmp/ps_restore.out" 2>&1; rc=$?
+check "a crashed run's smoothing is put back by --restore" test $rc -eq 0 -a -n "$(grep "power smoothing on, profile 1" "$tmp/ps_restore.out")"
+"$ps" power-smoothing --json >"$tmp/ps_after.json" 2>&1
+check "off again, the profile's floor as it was" "$py" -c "
+import json, sys; j = json.load(open('$tmp/ps_after.json'))
+sys.exit(not (not j['enabled'] and j['profiles'][1]['floor_pct'] == 20))"
+"$ps" power-smoothing --apply --floor 95% -- true >"$tmp/ps_95.out" 2>&1; rc=$?
+check "a floor outside the GPU's range: exit 1, naming the range" test $rc -eq 1 -a -n "$(grep "20-90%" "$tmp/ps_95.out")"
+POWERSHAPE_FAKE_NVML_FAULTS=code=smoothing_param:no_permission "$ps" power-smoothing --apply --floor 50% -- true >"$tmp/ps_perm.out" 2>&1; rc=$?
+check "without permission: exit 1 naming what it needs" test $rc -eq 1 -a -n "$(grep "needs root or CAP_SYS_ADMIN" "$tmp/ps_perm.out")"
 finish

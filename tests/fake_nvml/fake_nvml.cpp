@@ -31,7 +31,11 @@
 //                                an H100's driver leaves 43 ms steps now and then)
 //   FUNC: count, handle, name, uuid, driver_version, power_limit, enforced_limit, constraints,
 //   max_clock, threshold, power_usage, energy, clock, temperature, reasons, utilization, fields,
-//   samples, supported_clocks, set_power_limit, set_clocks, reset_clocks.
+//   samples, supported_clocks, set_power_limit, set_clocks, reset_clocks, smoothing_state,
+//   smoothing_profile, smoothing_param.
+//   POWERSHAPE_FAKE_NVML_SMOOTHING  a file holding Blackwell's power smoothing
+//   (fake_smoothing.hpp);
+//                                without it the GPUs have none
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -45,6 +49,7 @@
 #include <thread>
 #include <vector>
 
+#include "fake_smoothing.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/nvml_api.hpp"
 #include "powershape/trace/csv_reader.hpp"
@@ -231,6 +236,10 @@ nvml::Return info(nvml::Device d, unsigned* out, unsigned value) {
 
 extern "C" {
 
+// Initialisation is counted, as the real library's: the state lives until the last
+// nvmlShutdown. Each nvmlInit reads the configuration afresh (a test's next faults).
+int g_inits = 0;
+
 nvml::Return nvmlInit_v2() {
   auto s = std::make_unique<State>();
   const char* faults = std::getenv("POWERSHAPE_FAKE_NVML_FAULTS");
@@ -338,11 +347,15 @@ nvml::Return nvmlInit_v2() {
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
   g = std::move(s);
+  ++g_inits;
   return nvml::kSuccess;
 }
 
 nvml::Return nvmlShutdown() {
-  g.reset();
+  if (--g_inits <= 0) {
+    g_inits = 0;
+    g.reset();
+  }
   return nvml::kSuccess;
 }
 
@@ -448,6 +461,23 @@ nvml::Return nvmlDeviceResetGpuLockedClocks(nvml::Device d) {
   store_settings(index_of(d), s);
   return nvml::kSuccess;
 }
+nvml::Return nvmlDevicePowerSmoothingSetState(nvml::Device d, nvml::PowerSmoothingState* st) {
+  if (!valid(d)) return nvml::kErrorInvalidArgument;
+  if (nvml::Return r = inject("smoothing_state", index_of(d))) return r;
+  return fake_nvml::set_smoothing_state(index_of(d), st);
+}
+nvml::Return nvmlDevicePowerSmoothingActivatePresetProfile(nvml::Device d,
+                                                           nvml::PowerSmoothingProfile* p) {
+  if (!valid(d)) return nvml::kErrorInvalidArgument;
+  if (nvml::Return r = inject("smoothing_profile", index_of(d))) return r;
+  return fake_nvml::activate_smoothing_profile(index_of(d), p);
+}
+nvml::Return nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvml::Device d,
+                                                              nvml::PowerSmoothingProfile* p) {
+  if (!valid(d)) return nvml::kErrorInvalidArgument;
+  if (nvml::Return r = inject("smoothing_param", index_of(d))) return r;
+  return fake_nvml::update_smoothing_param(index_of(d), p);
+}
 nvml::Return nvmlDeviceGetPowerManagementLimitConstraints(nvml::Device d, unsigned* lo,
                                                           unsigned* hi) {
   if (nvml::Return r = inject("constraints", index_of(d))) return r;
@@ -523,7 +553,15 @@ nvml::Return nvmlDeviceGetFieldValues(nvml::Device d, int n, nvml::FieldValue* v
         if (g->h200_costs) spin(580);
         break;
       default:
-        v.nvmlReturn = nvml::kErrorNotSupported;
+        if (fake_nvml::is_smoothing_field(v.fieldId)) {
+          const unsigned limit = settings_of(index_of(d)).limit_mw;
+          if (lost_now())
+            v.nvmlReturn = nvml::kErrorGpuIsLost;
+          else
+            fake_nvml::read_smoothing_field(index_of(d), limit > 0 ? limit : 700000, v);
+        } else {
+          v.nvmlReturn = nvml::kErrorNotSupported;
+        }
         continue;
     }
     int64_t out = 0;

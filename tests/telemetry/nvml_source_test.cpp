@@ -3,8 +3,12 @@
 #include "powershape/telemetry/nvml_source.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "powershape/telemetry/clock.hpp"
@@ -41,6 +45,32 @@ TEST_F(NvmlSourceTest, ReadsLimitsAndEverySignalTheTraceHas) {
   // The trace has no memory clock: unsupported, said so, never a zero.
   EXPECT_EQ(s[Signal::kMemClock].status, Status::kNotSupported);
   EXPECT_EQ(d.support[static_cast<std::size_t>(Signal::kMemClock)], Status::kNotSupported);
+}
+
+// Blackwell's power smoothing is recorded where the GPU has it, and unsupported elsewhere.
+TEST_F(NvmlSourceTest, RecordsPowerSmoothingWhereTheGpuHasIt) {
+  {
+    NvmlSource h100;
+    const Sample s = h100.poll(0, all_signals());
+    for (Signal sig : {Signal::kSmoothingEnabled, Signal::kSmoothingProfile,
+                       Signal::kSmoothingFloor, Signal::kSmoothingCeiling})
+      EXPECT_EQ(s[sig].status, Status::kNotSupported) << column_name(sig);
+  }
+  const std::string file = testing::TempDir() + "powershape_smoothing_" + std::to_string(getpid());
+  // GPU 0 on, profile 2 at a 50% floor (fake_smoothing.hpp's line format).
+  std::ofstream(file) << "0 1 2 20 1000 500 100 20 1000 500 100 50 1000 500 100 20 1000 500 100 "
+                         "20 1000 500 100\n";
+  setenv("POWERSHAPE_FAKE_NVML_SMOOTHING", file.c_str(), 1);
+  NvmlSource gb200;
+  const Sample s = gb200.poll(0, all_signals());
+  unsetenv("POWERSHAPE_FAKE_NVML_SMOOTHING");
+  std::remove(file.c_str());
+  EXPECT_EQ(s[Signal::kSmoothingEnabled], Reading::of(1));
+  EXPECT_EQ(s[Signal::kSmoothingProfile], Reading::of(2));
+  EXPECT_EQ(s[Signal::kSmoothingFloor], Reading::of(350000));  // 50% of 700 W, in mW
+  EXPECT_EQ(s[Signal::kSmoothingCeiling], Reading::of(700000));
+  EXPECT_EQ(column_name(Signal::kSmoothingFloor), "smoothing_floor_mw");
+  EXPECT_EQ(column_name(Signal::kSmoothingEnabled), "smoothing_enabled");
 }
 
 TEST_F(NvmlSourceTest, AnUnsupportedFieldIsMarkedAndNotAskedAgain) {

@@ -144,6 +144,15 @@ TEST(Csv, ReadsTheFirstVersionsColumnNames) {
   EXPECT_EQ(t.samples[0][Signal::kMemTemp].status, Status::kNotSupported);
 }
 
+// A recording made before power smoothing's signals existed reads, those signals unsupported.
+TEST(Csv, ATraceFromBeforeASignalExistedReadsWithItUnsupported) {
+  Trace t = read_csv(POWERSHAPE_DATA "/h200/record/trace.csv");
+  ASSERT_FALSE(t.devices.empty());
+  EXPECT_EQ(t.devices[0].support[static_cast<std::size_t>(Signal::kSmoothingFloor)],
+            Status::kNotSupported);
+  EXPECT_EQ(t.devices[0].support[static_cast<std::size_t>(Signal::kPowerInstant)], Status::kOk);
+}
+
 TEST(Csv, RepeatedPollsAreLeftOutWithoutChangingWhatTheyHold) {
   Trace t;
   t.source = "x";

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "powershape/advise/power_smoothing.hpp"
 #include "powershape/advise/restore_record.hpp"
 #include "powershape/telemetry/nvml_api.hpp"
 #include "powershape/util/error.hpp"
@@ -40,15 +41,25 @@ class NvmlTarget : public SettingsTarget {
     if (api.DeviceGetHandleByIndex(static_cast<unsigned>(gpu), &dev_) != nvml::kSuccess)
       throw device_error("cannot open GPU " + std::to_string(gpu));
   }
-  std::string describe() const override { return "GPU " + std::to_string(gpu_) + " (NVML)"; }
-  json snapshot() override {
+  std::string describe() const override { return name() + " (NVML)"; }
+  std::string name() const { return "GPU " + std::to_string(gpu_); }
+  json snapshot(const Setting& s) override {
     unsigned mw = 0;
     const auto& api = lib_.api();
     if (api.DeviceGetPowerManagementLimit == nullptr ||
         api.DeviceGetPowerManagementLimit(dev_, &mw) != nvml::kSuccess)
       throw device_error("cannot read GPU " + std::to_string(gpu_) +
                          "'s power limit, so it could not be restored; nothing was set");
-    return {{"target", {{"kind", "nvml"}, {"gpu", gpu_}}}, {"power_limit_mw", mw}};
+    json j = {{"target", {{"kind", "nvml"}, {"gpu", gpu_}}},
+              {"power_limit_mw", mw},
+              {"clock_cap", s.clock_cap_mhz > 0}};
+    // Unsupported (an H100) stops it here, before anything is recorded or set.
+    if (s.smoothing) {
+      const SmoothingStatus now = read_smoothing(api, dev_, name());
+      check_smoothing(*s.smoothing, now, name());
+      j["power_smoothing"] = smoothing_snapshot(now, *s.smoothing);
+    }
+    return j;
   }
   void set(const Setting& s) override {
     if (!s.power_mode.empty())
@@ -66,6 +77,8 @@ class NvmlTarget : public SettingsTarget {
                 : api.DeviceSetGpuLockedClocks(dev_, lowest_clock_mhz(),
                                                static_cast<unsigned>(std::lround(s.clock_cap_mhz))),
             "locked SM clocks");
+    if (s.smoothing)
+      apply_smoothing(api, dev_, name(), *s.smoothing, read_smoothing(api, dev_, name()));
   }
   // A cap, not a lock: the floor is the lowest graphics clock the GPU supports (at its highest
   // memory clock); 0 where NVML cannot list them.
@@ -100,7 +113,12 @@ class NvmlTarget : public SettingsTarget {
                             std::to_string(hi));
       }
     }
-    if (api.DeviceResetGpuLockedClocks != nullptr)
+    // Checks its part of the record before it sets anything.
+    if (snap.contains("power_smoothing"))
+      restore_smoothing(api, dev_, name(), snap.at("power_smoothing"));
+    // A record from before "clock_cap" was written held a cap or a limit: both are put back.
+    const bool capped = snap.value("clock_cap", json(true)) != json(false);
+    if (capped && api.DeviceResetGpuLockedClocks != nullptr)
       check(api.DeviceResetGpuLockedClocks(dev_), "the SM clocks back");
     if (mw && api.DeviceSetPowerManagementLimit != nullptr)
       check(api.DeviceSetPowerManagementLimit(dev_, *mw), "the power limit back");
@@ -197,7 +215,9 @@ class JetsonTarget : public SettingsTarget {
       throw invalid_input(dir_ + " is not a devfreq folder (no max_freq)");
   }
   std::string describe() const override { return "Jetson GPU (" + dir_ + ")"; }
-  json snapshot() override {
+  json snapshot(const Setting& s) override {
+    if (s.smoothing)
+      throw unsupported("a Jetson has no power smoothing (Blackwell's, set by NVML)");
     json j = {{"target", {{"kind", "devfreq"}, {"dir", dir_}}},
               {"max_freq", read_line(fs::path(dir_) / "max_freq")}};
     if (const int mode = current_mode(); mode >= 0) j["nvpmodel_mode"] = mode;
@@ -280,7 +300,7 @@ std::string state_dir() {
 
 Applied::Applied(SettingsTarget& target, const Setting& s, const std::string& record_dir)
     : target_(target) {
-  snapshot_ = target_.snapshot();
+  snapshot_ = target_.snapshot(s);
   const Holder me = this_process();
   snapshot_["pid"] = me.pid;
   snapshot_["holder"] = to_json(me);

@@ -19,15 +19,16 @@ class SettingsTarget {
  public:
   virtual ~SettingsTarget() = default;
   virtual std::string describe() const = 0;
-  // What restore() needs to put the device back as it is now: {"kind": ..., ...}.
-  virtual nlohmann::json snapshot() = 0;
+  // What restore() needs to put back what setting `s` changes, as it is now: {"target": ...}.
+  virtual nlohmann::json snapshot(const Setting& s) = 0;
   // Throws std::runtime_error in one line (a missing permission named as such).
   virtual void set(const Setting& s) = 0;
   virtual void restore(const nlohmann::json& snapshot) = 0;
 };
 
 // GPU `gpu` through NVML (library at `nvml_path`). Locked clocks cannot be read back from NVML,
-// so restoring resets them: a GPU whose clocks someone else had locked comes back unlocked.
+// so restoring a clock cap resets them: a GPU whose clocks someone else had locked comes back
+// unlocked. Blackwell's power smoothing (power_smoothing.hpp) is set and put back here too.
 std::unique_ptr<SettingsTarget> nvml_target(int gpu,
                                             const std::string& nvml_path = "libnvidia-ml.so.1");
 // A Jetson: a clock cap writes its GPU devfreq folder's max_freq (cur_freq, max_freq,

@@ -21,6 +21,7 @@ std::string Setting::describe() const {
     std::snprintf(buf, sizeof buf, "power limit %.0f W", power_limit_w);
     out += (out.empty() ? "" : ", ") + std::string(buf);
   }
+  if (smoothing) out += (out.empty() ? "" : ", ") + smoothing->describe();
   return out.empty() ? "as found" : out;
 }
 

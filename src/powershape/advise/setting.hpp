@@ -2,9 +2,12 @@
 // A GPU setting the advisor can recommend (an SM clock cap, a power limit, a Jetson power mode),
 // the candidates a device offers, and the choice among predicted outcomes.
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "powershape/advise/power_smoothing.hpp"
 #include "powershape/experiment/stats.hpp"
 #include "powershape/experiment/tune.hpp"
 #include "powershape/telemetry/device_info.hpp"
@@ -12,12 +15,18 @@
 namespace powershape::advise {
 
 struct Setting {
-  double clock_cap_mhz = 0;  // 0: none
-  double power_limit_w = 0;  // 0: the device's default
-  std::string power_mode;    // empty: the device's default
-  bool is_default() const { return clock_cap_mhz == 0 && power_limit_w == 0 && power_mode.empty(); }
-  std::string describe()
-      const;  // "as found", "clock cap 1410 MHz", "power limit 450 W", "mode 30W"
+  Setting() = default;
+  Setting(double cap_mhz, double limit_w, std::string mode = "")
+      : clock_cap_mhz(cap_mhz), power_limit_w(limit_w), power_mode(std::move(mode)) {}
+  double clock_cap_mhz = 0;                  // 0: none
+  double power_limit_w = 0;                  // 0: the device's default
+  std::string power_mode;                    // empty: the device's default
+  std::optional<SmoothingChange> smoothing;  // Blackwell's power smoothing; none: as found
+  bool is_default() const {
+    return clock_cap_mhz == 0 && power_limit_w == 0 && power_mode.empty() && !smoothing;
+  }
+  // "as found", "clock cap 1410 MHz", "power limit 450 W", "mode 30W", "power smoothing on, ..."
+  std::string describe() const;
   bool operator==(const Setting&) const = default;
 };
 

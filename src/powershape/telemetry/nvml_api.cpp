@@ -75,6 +75,11 @@ Library::Library(const std::string& path) {
   resolve(handle_, api_.DeviceSetPowerManagementLimit, "nvmlDeviceSetPowerManagementLimit");
   resolve(handle_, api_.DeviceSetGpuLockedClocks, "nvmlDeviceSetGpuLockedClocks");
   resolve(handle_, api_.DeviceResetGpuLockedClocks, "nvmlDeviceResetGpuLockedClocks");
+  resolve(handle_, api_.DevicePowerSmoothingSetState, "nvmlDevicePowerSmoothingSetState");
+  resolve(handle_, api_.DevicePowerSmoothingActivatePresetProfile,
+          "nvmlDevicePowerSmoothingActivatePresetProfile");
+  resolve(handle_, api_.DevicePowerSmoothingUpdatePresetProfileParam,
+          "nvmlDevicePowerSmoothingUpdatePresetProfileParam");
   if (api_.Init == nullptr || api_.DeviceGetCount == nullptr ||
       api_.DeviceGetHandleByIndex == nullptr) {
     dlclose(handle_);

@@ -32,9 +32,33 @@ inline constexpr unsigned kFiPowerAverage = 185;
 inline constexpr unsigned kFiPowerInstant = 186;
 inline constexpr unsigned kFiEnergy = 191;
 inline constexpr unsigned kFiThrottleSwPower = 74;
-inline constexpr unsigned kFiThrottleSwThermal = 269;
-inline constexpr unsigned kFiThrottleHwThermal = 270;
-inline constexpr unsigned kFiThrottleHwPowerBrake = 271;
+// NVML_FI_DEV_CLOCKS_EVENT_REASON_*: 251-253 (269-271 are power smoothing's).
+inline constexpr unsigned kFiThrottleSwThermal = 251;
+inline constexpr unsigned kFiThrottleHwThermal = 252;
+inline constexpr unsigned kFiThrottleHwPowerBrake = 253;
+// Power smoothing (Blackwell data-centre GPUs, driver 570 and later). The profile fields take the
+// profile's id as their scope.
+inline constexpr unsigned kFiSmoothingEnabled = 256;
+inline constexpr unsigned kFiSmoothingPrivLevel = 257;
+inline constexpr unsigned kFiSmoothingAppliedCeiling = 259;  // mW
+inline constexpr unsigned kFiSmoothingAppliedFloor = 260;    // mW
+inline constexpr unsigned kFiSmoothingMaxFloorPct = 261;
+inline constexpr unsigned kFiSmoothingMinFloorPct = 262;
+inline constexpr unsigned kFiSmoothingLifetimePct = 263;
+inline constexpr unsigned kFiSmoothingProfiles = 264;
+inline constexpr unsigned kFiSmoothingProfileFloorPct = 265;
+inline constexpr unsigned kFiSmoothingProfileRampUp = 266;      // mW/s
+inline constexpr unsigned kFiSmoothingProfileRampDown = 267;    // mW/s
+inline constexpr unsigned kFiSmoothingProfileHysteresis = 268;  // ms
+inline constexpr unsigned kFiSmoothingActiveProfile = 269;
+inline constexpr unsigned kSmoothingMaxProfiles = 5;
+// Parameters of nvmlDevicePowerSmoothingUpdatePresetProfileParam (in %, W/s, W/s, ms).
+inline constexpr unsigned kSmoothingParamFloorPct = 0;
+inline constexpr unsigned kSmoothingParamRampUp = 1;
+inline constexpr unsigned kSmoothingParamRampDown = 2;
+inline constexpr unsigned kSmoothingParamHysteresis = 3;
+inline constexpr Return kErrorInvalidArgument = 2;
+inline constexpr Return kErrorArgumentVersionMismatch = 25;
 inline constexpr unsigned kPowerScopeGpu = 0;
 inline constexpr unsigned kPowerScopeMemory = 2;
 
@@ -67,6 +91,21 @@ struct FieldValue {
   Return nvmlReturn;
   Value value;
 };
+
+// NVML_STRUCT_VERSION: the struct's size, and its version in the top byte.
+struct PowerSmoothingProfile {
+  unsigned int version;
+  unsigned int profileId;
+  unsigned int paramId;
+  double value;
+};
+static_assert(sizeof(PowerSmoothingProfile) == 24, "nvmlPowerSmoothingProfile_v1_t's layout");
+inline constexpr unsigned kPowerSmoothingProfileV1 = sizeof(PowerSmoothingProfile) | (1u << 24);
+struct PowerSmoothingState {
+  unsigned int version;
+  unsigned int state;  // nvmlEnableState_t: 0 disabled, 1 enabled
+};
+inline constexpr unsigned kPowerSmoothingStateV1 = sizeof(PowerSmoothingState) | (1u << 24);
 
 struct SampleValue {
   unsigned long long timeStamp;  // CPU time, microseconds since the epoch
@@ -108,10 +147,13 @@ struct Api {
 
   Return (*DeviceGetSupportedMemoryClocks)(Device, unsigned*, unsigned*) = nullptr;
   Return (*DeviceGetSupportedGraphicsClocks)(Device, unsigned, unsigned*, unsigned*) = nullptr;
-  // Setters (need root or CAP_SYS_ADMIN): only `advise --apply` calls them.
+  // Setters (need root or CAP_SYS_ADMIN): only `advise --apply` and `power-smoothing` call them.
   Return (*DeviceSetPowerManagementLimit)(Device, unsigned) = nullptr;
   Return (*DeviceSetGpuLockedClocks)(Device, unsigned, unsigned) = nullptr;
   Return (*DeviceResetGpuLockedClocks)(Device) = nullptr;
+  Return (*DevicePowerSmoothingSetState)(Device, PowerSmoothingState*) = nullptr;
+  Return (*DevicePowerSmoothingActivatePresetProfile)(Device, PowerSmoothingProfile*) = nullptr;
+  Return (*DevicePowerSmoothingUpdatePresetProfileParam)(Device, PowerSmoothingProfile*) = nullptr;
 
   std::string error_string(Return r) const;
 };

@@ -18,7 +18,7 @@ struct FieldSignal {
   unsigned scope;
   Signal signal;
 };
-constexpr std::array<FieldSignal, 8> kFields = {{
+constexpr std::array<FieldSignal, 12> kFields = {{
     {nvml::kFiPowerInstant, nvml::kPowerScopeGpu, Signal::kPowerInstant},
     {nvml::kFiPowerAverage, nvml::kPowerScopeGpu, Signal::kPowerAverage},
     {nvml::kFiPowerAverage, nvml::kPowerScopeMemory, Signal::kMemoryPower},
@@ -27,6 +27,10 @@ constexpr std::array<FieldSignal, 8> kFields = {{
     {nvml::kFiThrottleSwThermal, 0, Signal::kThrottleSwThermal},
     {nvml::kFiThrottleHwThermal, 0, Signal::kThrottleHwThermal},
     {nvml::kFiThrottleHwPowerBrake, 0, Signal::kThrottleHwPowerBrake},
+    {nvml::kFiSmoothingEnabled, 0, Signal::kSmoothingEnabled},
+    {nvml::kFiSmoothingActiveProfile, 0, Signal::kSmoothingProfile},
+    {nvml::kFiSmoothingAppliedFloor, 0, Signal::kSmoothingFloor},
+    {nvml::kFiSmoothingAppliedCeiling, 0, Signal::kSmoothingCeiling},
 }};
 
 template <class F, class... A>

@@ -21,6 +21,10 @@ const std::array<SignalSpec, kSignalCount>& signal_specs() {
       {Signal::kThrottleHwPowerBrake, "throttle_hw_power_brake", "ns"},
       {Signal::kUtilGpu, "util_gpu", "%"},
       {Signal::kUtilMem, "util_mem", "%"},
+      {Signal::kSmoothingEnabled, "smoothing_enabled", ""},
+      {Signal::kSmoothingProfile, "smoothing_profile", ""},
+      {Signal::kSmoothingFloor, "smoothing_floor", "mW"},
+      {Signal::kSmoothingCeiling, "smoothing_ceiling", "mW"},
   }};
   return kSpecs;
 }

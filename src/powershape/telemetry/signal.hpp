@@ -27,6 +27,11 @@ enum class Signal : uint8_t {
   kThrottleHwPowerBrake,  // cumulative ns, HW power brake
   kUtilGpu,               // %
   kUtilMem,               // %
+  // Blackwell's power smoothing (NVML_FI_PWR_SMOOTHING_*); not supported on earlier GPUs.
+  kSmoothingEnabled,  // 0 or 1
+  kSmoothingProfile,  // the active preset profile
+  kSmoothingFloor,    // the floor the firmware holds now, mW
+  kSmoothingCeiling,  // the ceiling it holds now, mW
   kCount
 };
 inline constexpr std::size_t kSignalCount = static_cast<std::size_t>(Signal::kCount);

@@ -101,7 +101,11 @@ DeviceInfo device_from_json(const json& j) {
   const json& support = j.contains("support") ? j.at("support") : json::object();
   for (const auto& s : telemetry::signal_specs()) {
     std::string key(s.name);
-    if (!support.contains(key)) throw invalid_input("support: missing signal '" + key + "'");
+    // A trace written before the signal existed (power smoothing's came later) did not read it.
+    if (!support.contains(key)) {
+      d.support[static_cast<std::size_t>(s.signal)] = Status::kNotSupported;
+      continue;
+    }
     auto v = support.at(key).get<std::string>();
     auto st = v == "ok" ? std::optional<Status>(Status::kOk) : telemetry::status_from_token(v);
     if (!st) throw invalid_input("support." + key + ": unknown status '" + v + "'");

@@ -1,0 +1,141 @@
+// `powershape power-smoothing`: Blackwell's own power floor and ramp limits
+// (advise/power_smoothing.hpp) shown, or set while a command runs and put back after it, as `advise
+// --apply` holds a setting: as root, with a restore record written before anything changes.
+#include "powershape/advise/power_smoothing.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "advise_apply.hpp"
+#include "powershape/telemetry/nvml_api.hpp"
+#include "powershape/util/error.hpp"
+#include "subcommands.hpp"
+#include "validators.hpp"
+
+namespace powershape::cli {
+namespace {
+
+struct Args {
+  ApplyArgs apply;
+  bool json = false, off = false;
+  std::optional<int> profile;
+  std::optional<double> floor_pct, ramp_up, ramp_down, hysteresis_ms;
+};
+
+// "60%" or "60": a share of the power limit, in %.
+std::optional<double> percent(std::string s) {
+  if (!s.empty() && s.back() == '%') s.pop_back();
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size() && std::isfinite(v) && v >= 0 && v <= 100) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+void print(const advise::SmoothingStatus& s, int gpu) {
+  std::printf("GPU %d power smoothing: %s, profile %d; the firmware holds %.0f-%.0f W now\n", gpu,
+              s.enabled ? "on" : "off", s.active_profile, s.applied_floor_w, s.applied_ceiling_w);
+  std::printf("  floors allowed  %g-%g%% of the power limit", s.min_floor_pct, s.max_floor_pct);
+  if (s.lifetime_pct) std::printf("; circuitry life left %.1f%%", *s.lifetime_pct);
+  std::printf("\n  profile  floor  ramp up    ramp down  hysteresis\n");
+  for (std::size_t i = 0; i < s.profiles.size(); ++i) {
+    const auto& p = s.profiles[i];
+    std::printf("  %-7zu  %4.0f%%  %6.0f W/s %6.0f W/s %7.0f ms%s\n", i, p.floor_pct,
+                p.ramp_up_w_per_s, p.ramp_down_w_per_s, p.hysteresis_ms,
+                static_cast<int>(i) == s.active_profile ? "  (active)" : "");
+  }
+}
+
+int show(const Args& a) {
+  telemetry::nvml::Library lib;
+  const auto& api = lib.api();
+  unsigned n = 0;
+  telemetry::nvml::Device dev = nullptr;
+  if (api.DeviceGetCount(&n) != telemetry::nvml::kSuccess || a.apply.gpu < 0 ||
+      static_cast<unsigned>(a.apply.gpu) >= n)
+    throw invalid_input(
+        "gpu", "no GPU " + std::to_string(a.apply.gpu) + " (NVML sees " + std::to_string(n) + ")");
+  if (api.DeviceGetHandleByIndex(static_cast<unsigned>(a.apply.gpu), &dev) !=
+      telemetry::nvml::kSuccess)
+    throw device_error("cannot open GPU " + std::to_string(a.apply.gpu));
+  const auto s = advise::read_smoothing(api, dev, "GPU " + std::to_string(a.apply.gpu));
+  if (a.json)
+    std::printf("%s\n", advise::to_json(s).dump(1).c_str());
+  else
+    print(s, a.apply.gpu);
+  return 0;
+}
+
+int run(const Args& a) {
+  if (a.apply.force && !a.apply.restore)
+    throw CLI::ValidationError("--force", "only with --restore");
+  if (a.apply.restore) return restore_left(a.apply);
+  const bool asks =
+      a.off || a.profile || a.floor_pct || a.ramp_up || a.ramp_down || a.hysteresis_ms;
+  if (a.apply.apply) {
+    if (a.json) throw CLI::ValidationError("--json", "only to show the state, not with --apply");
+    advise::SmoothingChange c;
+    c.profile = a.profile;
+    c.floor_pct = a.floor_pct;
+    c.ramp_up_w_per_s = a.ramp_up;
+    c.ramp_down_w_per_s = a.ramp_down;
+    c.hysteresis_ms = a.hysteresis_ms;
+    if (a.off) c.enabled = false;
+    advise::Setting s;
+    s.smoothing = c;
+    return apply_setting(a.apply, s);
+  }
+  if (asks || !a.apply.command.empty())
+    throw CLI::ValidationError(
+        "--profile, --floor, --ramp-up, --ramp-down, --hysteresis, --off and a command after --",
+        "they set power smoothing, only with --apply");
+  return show(a);
+}
+
+}  // namespace
+
+void add_power_smoothing(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "power-smoothing",
+      "Show Blackwell's power smoothing (its floor and ramp limits), or set it while a command "
+      "runs (--apply, as root) and put it back after");
+  static Args a;
+  cmd->add_option("--gpu", a.apply.gpu, "The GPU's NVML index (default 0)")
+      ->check(CLI::Range(0, 63));
+  cmd->add_flag("--json", a.json, "Print the state as JSON");
+  cmd->add_flag("--apply", a.apply.apply,
+                "Set what the options ask (root or CAP_SYS_ADMIN) while the command after -- "
+                "runs, or until Ctrl-C, then put it back as it was");
+  cmd->add_option("--profile", a.profile, "With --apply: the preset profile to activate (0-4)")
+      ->check(CLI::Range(0, 4));
+  cmd->add_option("--floor", a.floor_pct,
+                  "With --apply: the profile's floor, N% of the power limit")
+      ->transform(CLI::Validator(
+          [](std::string& s) -> std::string {
+            const auto v = percent(s);
+            if (!v) return "expected a share of the power limit, 0-100%, found '" + s + "'";
+            s = std::to_string(*v);
+            return {};
+          },
+          "N%"));
+  cmd->add_option("--ramp-up", a.ramp_up, "With --apply: the profile's fastest rise, W/s")
+      ->check(finite_in(1e-3, 1e7));
+  cmd->add_option("--ramp-down", a.ramp_down, "With --apply: the profile's fastest fall, W/s")
+      ->check(finite_in(1e-3, 1e7));
+  cmd->add_option("--hysteresis", a.hysteresis_ms,
+                  "With --apply: ms of low power before the profile lets power fall")
+      ->check(finite_in(0, 600000));
+  cmd->add_flag("--off", a.off, "With --apply: turn power smoothing off while the command runs");
+  cmd->add_flag("--restore", a.apply.restore,
+                "Put back settings a powershape run that did not finish left set, and exit");
+  cmd->add_flag("--force", a.apply.force,
+                "With --restore: remove records that cannot be read or restored (each named)");
+  cmd->add_option("command", a.apply.command, "With --apply: the command to run under it");
+  cmd->callback([] { exit_code() = run(a); });
+}
+
+}  // namespace powershape::cli

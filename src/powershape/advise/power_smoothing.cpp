@@ -1,0 +1,247 @@
+#include "powershape/advise/power_smoothing.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#include "powershape/util/error.hpp"
+
+namespace powershape::advise {
+namespace nvml = telemetry::nvml;
+using nlohmann::json;
+
+namespace {
+
+// The limits a value must keep, in the order of NVML's profile parameters.
+struct Param {
+  unsigned id;
+  const char* name;  // the subject of an error about it
+  double SmoothingProfile::*field;
+  double lo, hi;
+};
+constexpr double kMaxRate = 1e7;           // W/s: far above any GPU's
+constexpr double kMaxHysteresis = 600000;  // ms: ten minutes
+const std::array<Param, 4> kParams = {{
+    {nvml::kSmoothingParamFloorPct, "floor", &SmoothingProfile::floor_pct, 0, 100},
+    {nvml::kSmoothingParamRampUp, "ramp-up", &SmoothingProfile::ramp_up_w_per_s, 0, kMaxRate},
+    {nvml::kSmoothingParamRampDown, "ramp-down", &SmoothingProfile::ramp_down_w_per_s, 0, kMaxRate},
+    {nvml::kSmoothingParamHysteresis, "hysteresis", &SmoothingProfile::hysteresis_ms, 0,
+     kMaxHysteresis},
+}};
+const char* const kJsonNames[] = {"floor_pct", "ramp_up_w_per_s", "ramp_down_w_per_s",
+                                  "hysteresis_ms"};
+
+double as_double(const nvml::FieldValue& v) {
+  return v.valueType == nvml::kDouble ? v.value.dVal
+                                      : static_cast<double>(nvml::to_int64(v.valueType, v.value));
+}
+
+[[noreturn]] void none_on(const std::string& what, const nvml::Api& api, nvml::Return r) {
+  throw unsupported(
+      what + " has no power smoothing (NVML: " + api.error_string(r) +
+      "); Blackwell data-centre GPUs (GB200, GB300) with driver 570 or later have it");
+}
+
+void check(const nvml::Api& api, nvml::Return r, const std::string& step, const std::string& what) {
+  if (r == nvml::kSuccess) return;
+  if (r == nvml::kErrorNotSupported || r == nvml::kErrorFunctionNotFound) none_on(what, api, r);
+  throw device_error(step + " on " + what +
+                     (r == nvml::kErrorNoPermission ? " needs root or CAP_SYS_ADMIN" : " failed") +
+                     " (NVML: " + api.error_string(r) + ")");
+}
+
+template <class F, class... A>
+nvml::Return call(F fn, A... args) {
+  return fn == nullptr ? nvml::kErrorFunctionNotFound : fn(args...);
+}
+
+void set_param(const nvml::Api& api, nvml::Device dev, const std::string& what, int profile,
+               const Param& p, double value) {
+  nvml::PowerSmoothingProfile q{nvml::kPowerSmoothingProfileV1, static_cast<unsigned>(profile),
+                                p.id, value};
+  check(
+      api, call(api.DevicePowerSmoothingUpdatePresetProfileParam, dev, &q),
+      std::string("setting power smoothing's ") + p.name + " of profile " + std::to_string(profile),
+      what);
+}
+
+void set_profile_and_state(const nvml::Api& api, nvml::Device dev, const std::string& what,
+                           int profile, bool enabled) {
+  nvml::PowerSmoothingProfile q{nvml::kPowerSmoothingProfileV1, static_cast<unsigned>(profile), 0,
+                                0};
+  check(api, call(api.DevicePowerSmoothingActivatePresetProfile, dev, &q),
+        "activating power smoothing profile " + std::to_string(profile), what);
+  nvml::PowerSmoothingState st{nvml::kPowerSmoothingStateV1, enabled ? 1u : 0u};
+  check(api, call(api.DevicePowerSmoothingSetState, dev, &st),
+        std::string(enabled ? "enabling" : "disabling") + " power smoothing", what);
+}
+
+}  // namespace
+
+std::string SmoothingChange::describe() const {
+  std::string out = enabled.value_or(true) ? "power smoothing on" : "power smoothing off";
+  if (profile) out += ", profile " + std::to_string(*profile);
+  std::string params;
+  char buf[64];
+  const std::optional<double> SmoothingChange::*fields[] = {
+      &SmoothingChange::floor_pct, &SmoothingChange::ramp_up_w_per_s,
+      &SmoothingChange::ramp_down_w_per_s, &SmoothingChange::hysteresis_ms};
+  const char* const formats[] = {"floor %g%%", "up %g W/s", "down %g W/s", "hysteresis %g ms"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (!(this->*fields[i])) continue;
+    std::snprintf(buf, sizeof buf, formats[i], *(this->*fields[i]));
+    params += (params.empty() ? "" : ", ") + std::string(buf);
+  }
+  return params.empty() ? out : out + " (" + params + ")";
+}
+
+SmoothingStatus read_smoothing(const nvml::Api& api, nvml::Device dev, const std::string& what) {
+  const unsigned head[] = {nvml::kFiSmoothingEnabled,      nvml::kFiSmoothingActiveProfile,
+                           nvml::kFiSmoothingAppliedFloor, nvml::kFiSmoothingAppliedCeiling,
+                           nvml::kFiSmoothingMinFloorPct,  nvml::kFiSmoothingMaxFloorPct,
+                           nvml::kFiSmoothingLifetimePct,  nvml::kFiSmoothingProfiles};
+  const unsigned per_profile[] = {
+      nvml::kFiSmoothingProfileFloorPct, nvml::kFiSmoothingProfileRampUp,
+      nvml::kFiSmoothingProfileRampDown, nvml::kFiSmoothingProfileHysteresis};
+  constexpr std::size_t kHead = std::size(head), kPer = std::size(per_profile);
+  std::array<nvml::FieldValue, kHead + kPer * nvml::kSmoothingMaxProfiles> v{};
+  for (std::size_t i = 0; i < kHead; ++i) v[i].fieldId = head[i];
+  for (unsigned p = 0; p < nvml::kSmoothingMaxProfiles; ++p) {
+    for (std::size_t k = 0; k < kPer; ++k) {
+      v[kHead + p * kPer + k].fieldId = per_profile[k];
+      v[kHead + p * kPer + k].scopeId = p;
+    }
+  }
+  const nvml::Return r = call(api.DeviceGetFieldValues, dev, static_cast<int>(v.size()), v.data());
+  if (r != nvml::kSuccess) check(api, r, "reading power smoothing", what);
+  if (v[0].nvmlReturn != nvml::kSuccess)
+    check(api, v[0].nvmlReturn, "reading power smoothing", what);
+  const auto value = [&](std::size_t i) {
+    if (v[i].nvmlReturn != nvml::kSuccess)
+      check(api, v[i].nvmlReturn, "reading power smoothing field " + std::to_string(v[i].fieldId),
+            what);
+    return as_double(v[i]);
+  };
+  SmoothingStatus s;
+  s.enabled = value(0) != 0;
+  s.active_profile = static_cast<int>(value(1));
+  s.applied_floor_w = value(2) / 1e3;
+  s.applied_ceiling_w = value(3) / 1e3;
+  s.min_floor_pct = value(4);
+  s.max_floor_pct = value(5);
+  if (v[6].nvmlReturn == nvml::kSuccess) s.lifetime_pct = as_double(v[6]);
+  const double n = value(7);
+  if (!(n >= 1 && n <= nvml::kSmoothingMaxProfiles))
+    throw device_error(what + " reports " + std::to_string(n) + " power smoothing profiles");
+  for (unsigned p = 0; p < static_cast<unsigned>(n); ++p) {
+    SmoothingProfile q;
+    q.floor_pct = value(kHead + p * kPer);
+    q.ramp_up_w_per_s = value(kHead + p * kPer + 1) / 1e3;  // the fields are in mW/s
+    q.ramp_down_w_per_s = value(kHead + p * kPer + 2) / 1e3;
+    q.hysteresis_ms = value(kHead + p * kPer + 3);
+    s.profiles.push_back(q);
+  }
+  if (s.active_profile < 0 || s.active_profile >= static_cast<int>(s.profiles.size()))
+    throw device_error(what + " reports power smoothing profile " +
+                       std::to_string(s.active_profile) + " of " + std::to_string(n));
+  return s;
+}
+
+json to_json(const SmoothingStatus& s) {
+  json profiles = json::array();
+  for (const auto& p : s.profiles) {
+    json j;
+    for (std::size_t i = 0; i < kParams.size(); ++i) j[kJsonNames[i]] = p.*kParams[i].field;
+    profiles.push_back(j);
+  }
+  json j = {{"enabled", s.enabled},
+            {"active_profile", s.active_profile},
+            {"applied_floor_w", s.applied_floor_w},
+            {"applied_ceiling_w", s.applied_ceiling_w},
+            {"floor_range_pct", {s.min_floor_pct, s.max_floor_pct}},
+            {"profiles", profiles}};
+  j["lifetime_remaining_pct"] = s.lifetime_pct ? json(*s.lifetime_pct) : json();
+  return j;
+}
+
+void check_smoothing(const SmoothingChange& c, const SmoothingStatus& now,
+                     const std::string& what) {
+  const int profile = c.profile.value_or(now.active_profile);
+  const int n = static_cast<int>(now.profiles.size());
+  if (profile < 0 || profile >= n)
+    throw invalid_input("profile", std::to_string(profile) + " is not one of " + what +
+                                       "'s power smoothing profiles (0-" + std::to_string(n - 1) +
+                                       ")");
+  const std::optional<double> asked[] = {c.floor_pct, c.ramp_up_w_per_s, c.ramp_down_w_per_s,
+                                         c.hysteresis_ms};
+  for (std::size_t i = 0; i < kParams.size(); ++i) {
+    if (!asked[i]) continue;
+    const double lo = i == 0 ? now.min_floor_pct : kParams[i].lo;
+    const double hi = i == 0 ? now.max_floor_pct : kParams[i].hi;
+    const double x = *asked[i];
+    const bool positive = i == 1 || i == 2;  // a ramp of 0 W/s would pin the power
+    if (!std::isfinite(x) || x < lo || x > hi || (positive && x <= 0)) {
+      char buf[160];
+      if (i == 0)
+        std::snprintf(buf, sizeof buf, "%g%% is outside %s's floors, %g-%g%%", x, what.c_str(), lo,
+                      hi);
+      else if (positive)
+        std::snprintf(buf, sizeof buf, "%g W/s: a ramp is above 0 and at most %g W/s", x, hi);
+      else
+        std::snprintf(buf, sizeof buf, "%g ms is not 0-%g ms", x, hi);
+      throw invalid_input(kParams[i].name, buf);
+    }
+  }
+}
+
+void apply_smoothing(const nvml::Api& api, nvml::Device dev, const std::string& what,
+                     const SmoothingChange& c, const SmoothingStatus& now) {
+  check_smoothing(c, now, what);
+  const int profile = c.profile.value_or(now.active_profile);
+  const std::optional<double> asked[] = {c.floor_pct, c.ramp_up_w_per_s, c.ramp_down_w_per_s,
+                                         c.hysteresis_ms};
+  for (std::size_t i = 0; i < kParams.size(); ++i)
+    if (asked[i]) set_param(api, dev, what, profile, kParams[i], *asked[i]);
+  set_profile_and_state(api, dev, what, profile, c.enabled.value_or(true));
+}
+
+json smoothing_snapshot(const SmoothingStatus& now, const SmoothingChange& c) {
+  const int profile = c.profile.value_or(now.active_profile);
+  json params = {{"profile", profile}};
+  if (profile >= 0 && profile < static_cast<int>(now.profiles.size())) {
+    for (std::size_t i = 0; i < kParams.size(); ++i)
+      params[kJsonNames[i]] = now.profiles[static_cast<std::size_t>(profile)].*kParams[i].field;
+  }
+  return {{"enabled", now.enabled}, {"profile", now.active_profile}, {"params", params}};
+}
+
+void restore_smoothing(const nvml::Api& api, nvml::Device dev, const std::string& what,
+                       const json& snap) {
+  const auto profile_id = [](const json& j) {
+    if (!j.is_number_integer() || j.get<int64_t>() < 0 ||
+        j.get<int64_t>() >= nvml::kSmoothingMaxProfiles)
+      throw invalid_input("power_smoothing: a profile is not 0-4");
+    return j.get<int>();
+  };
+  if (!snap.is_object() || !snap.value("enabled", json()).is_boolean() ||
+      !snap.value("params", json()).is_object())
+    throw invalid_input("power_smoothing is not a record of power smoothing");
+  const int active = profile_id(snap.value("profile", json()));
+  const json& params = snap.at("params");
+  const int profile = profile_id(params.value("profile", json()));
+  std::array<std::optional<double>, 4> values;
+  for (std::size_t i = 0; i < kParams.size(); ++i) {
+    if (!params.contains(kJsonNames[i])) continue;
+    const json& x = params.at(kJsonNames[i]);
+    if (!x.is_number() || !(x.get<double>() >= kParams[i].lo) ||
+        !(x.get<double>() <= kParams[i].hi))
+      throw invalid_input(std::string("power_smoothing: ") + kJsonNames[i] + " is out of range");
+    values[i] = x.get<double>();
+  }
+  for (std::size_t i = 0; i < kParams.size(); ++i)
+    if (values[i]) set_param(api, dev, what, profile, kParams[i], *values[i]);
+  set_profile_and_state(api, dev, what, active, snap.at("enabled").get<bool>());
+}
+
+}  // namespace powershape::advise
