@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "advise_apply.hpp"
+#include "powershape/analysis/grid_spec.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
@@ -23,7 +24,7 @@ namespace {
 struct OptimizeArgs {
   optimize::Options o;
   bool apply = false;
-  std::string chunks = "1,2,4,8,16", out, report;
+  std::string chunks = "1,2,4,8,16", out, report, grid;
   double max_slowdown_pct = 5;
 };
 
@@ -88,6 +89,15 @@ void print_knobs(const optimize::Result& r, bool applied) {
                   pick.energy_ratio.lo, pick.energy_ratio.hi);
     std::printf("\n");
   }
+  if (!r.grid.empty()) {
+    std::printf("\ngrid spec:\n");
+    for (const auto& c : r.grid) {
+      std::string exceeded;
+      for (const auto& e : c.exceeded()) exceeded += (exceeded.empty() ? "" : ", ") + e;
+      std::printf("  %-28s %s%s\n", (c.name + (c.predicted ? " (predicted)" : "")).c_str(),
+                  c.pass() ? "within it" : "exceeds: ", exceeded.c_str());
+    }
+  }
   for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
 }
 
@@ -99,8 +109,9 @@ void print_recommendation(const optimize::Result& r) {
     } else {
       std::printf(
           "\nrecommendation: none: nothing tried beat the job as found on %s by more than its "
-          "noise\n",
-          r.objective.describe().c_str());
+          "noise%s\n",
+          r.objective.describe().c_str(),
+          r.grid.empty() ? "" : ", or nothing else was within the grid spec");
     }
     return;
   }
@@ -141,6 +152,11 @@ int run_optimize(OptimizeArgs& a) {
     a.o.progress = [](const std::string& line) {
       std::fprintf(stderr, "optimize: %s\n", line.c_str());
     };
+  }
+  if (!a.grid.empty()) a.o.grid = analysis::load_grid_spec(a.grid);
+  if (!a.o.floors.empty()) {
+    std::error_code ec;
+    a.o.smooth_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   }
   const optimize::Result r = optimize::run(a.o);
   std::printf("powershape optimize on %s, objective %s, %.0f s of a %.0f s budget\n",
@@ -207,6 +223,25 @@ void add_optimize(CLI::App& app) {
   cmd->add_flag("--apply", a.apply,
                 "Measure the predicted power limit or clock cap: set for a run at a time, put back "
                 "after each (needs root; as advise --apply)");
+  cmd->add_option("--grid", a.grid,
+                  "A grid spec (a file, or grid-example) the recommendation must be within: each "
+                  "configuration's runs held to it");
+  cmd->add_option("--grid-gpus", a.o.grid_gpus,
+                  "With --grid: the GPUs in step the job's GPU stands for (default 1)")
+      ->check(finite_in(1, 1e8));
+  cmd->add_option("--floor", a.o.floors,
+                  "A power floor raced as one more configuration (W or N%; repeat for several): "
+                  "the job under `powershape smooth --floor` (a GPU)")
+      ->check(checked_by([](const std::string& f) {
+        optimize::Options o;
+        o.floors = {f};
+        o.smooth_exe = "powershape";
+        optimize::floor_commands({"job"}, o);
+      }));
+  cmd->add_option("--floor-gap", a.o.floor_gap,
+                  "With --floor: the region the job marks its gaps with (smooth --gap)");
+  cmd->add_option("--floor-ramp", a.o.floor_ramp_w_per_s, "With --floor: smooth --ramp, W/s")
+      ->check(finite_in(1, 1e7));
   cmd->add_option("--source", a.o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
   cmd->add_option("--seed", a.o.seed, "Seed of the run order (default 1)")->check(seed_value());
   cmd->add_option("-o,--output", a.out, "Write everything measured and the choice as JSON");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "powershape/analysis/grid_spec.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::optimize {
@@ -73,6 +74,69 @@ TEST(Optimize, RacesTheCountsAndRecommendsTheFastestWithinTheBudget) {
   bool named = false;
   for (const auto& g : r.trace.regions) named |= g.name == "POWERSHAPE_CHUNKS=4";
   EXPECT_TRUE(named);
+}
+
+// A spec of a range and ramps alone, in W: `max_w` for the range, `ramp_w` each way; windows
+// short enough for a run of 40 ms.
+analysis::GridSpec spec(double max_w, double ramp_w) {
+  return analysis::grid_spec_from_json(
+      {{"name", "test"},
+       {"source", "a test"},
+       {"ramp",
+        {{"window_s", 0.01},
+         {"up_max_w_per_s", ramp_w},
+         {"down_max_w_per_s", ramp_w},
+         {"source", "a test"}}},
+       {"range", {{"window_s", 0.02}, {"max_w", max_w}, {"source", "a test"}}}});
+}
+
+TEST(Optimize, WithinALooseGridSpecTheChoiceIsAsWithoutOne) {
+  Options o = options(kJob, 30);
+  o.grid = spec(1e6, 1e9);
+  const Result r = run(o);
+  ASSERT_TRUE(r.race.has_value());
+  EXPECT_EQ(r.recommendation.kind, Recommendation::kChunks);
+  EXPECT_EQ(r.recommendation.what, "POWERSHAPE_CHUNKS=4");
+  ASSERT_GE(r.grid.size(), 3u);  // the job as found and each count raced
+  EXPECT_EQ(r.grid.front().name, "as found");
+  for (const auto& c : r.grid) EXPECT_TRUE(c.pass()) << c.name;
+  EXPECT_EQ(to_json(r)["grid"].size(), r.grid.size());
+}
+
+TEST(Optimize, OutsideEveryConfigurationNothingIsRecommendedAndTheClosestNamed) {
+  Options o = options(kJob, 30);
+  o.grid = spec(1e-3, 1e9);  // a range no replayed GPU holds
+  o.grid_gpus = 1000;
+  const Result r = run(o);
+  EXPECT_EQ(r.recommendation.kind, Recommendation::kNone);
+  bool named = false;
+  for (const auto& n : r.notes)
+    named |= n.find("no configuration is within the grid spec; the closest") != std::string::npos;
+  EXPECT_TRUE(named);
+  for (const auto& c : r.grid) {
+    EXPECT_FALSE(c.pass()) << c.name;
+    EXPECT_EQ(c.exceeded(), std::vector<std::string>{"range"}) << c.name;
+  }
+}
+
+TEST(FloorCommands, TheJobAsFoundUnderSmoothForEachFloor) {
+  Options o;
+  o.floors = {"60%", "450"};
+  o.smooth_exe = "/usr/bin/powershape";
+  o.floor_gap = "gap";
+  std::vector<std::string> names;
+  const auto c = floor_commands({"python3", "train.py"}, o, &names);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0], (std::vector<std::string>{"/usr/bin/powershape", "smooth", "--floor", "60%",
+                                            "--gap", "gap", "--", "python3", "train.py"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"floor 60%", "floor 450"}));
+  for (const char* bad : {"", "%", "6x", "-5", "nan"}) {
+    o.floors = {bad};
+    EXPECT_THROW(floor_commands({"x"}, o), Error) << bad;
+  }
+  o.floors = {"60%"};
+  o.smooth_exe.clear();
+  EXPECT_THROW(floor_commands({"x"}, o), Error);
 }
 
 TEST(Optimize, AJobTheCountDoesNotChangeGetsNoRecommendation) {

@@ -3,6 +3,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 #include <utility>
 
@@ -15,6 +16,7 @@ Session::Session(telemetry::Source& source, SessionOptions o, trace::Warn warn)
     : source_(source), o_(std::move(o)), warn_(std::move(warn)) {
   if (!(o_.turn_ms >= 1 && o_.turn_ms <= 1000))
     throw invalid_input("session: a turn's wait must be 1-1000 ms");
+  if (const char* outer = std::getenv(telemetry::kControlEnv)) outer_control_ = outer;
   trace_.source = source_.describe();
   trace_.devices = source_.devices();
   trace_.wall_minus_steady_ns = telemetry::wall_minus_steady_ns();
@@ -65,7 +67,7 @@ void Session::run(const std::function<void()>& each_turn) {
 void Session::turn(int wait_ms) {
   pollfd p{fifo_.fd(), POLLIN, 0};
   ::poll(&p, 1, std::clamp(wait_ms, 0, 1000));
-  trace::apply_marks(fifo_, *sampler_, warn_);
+  trace::apply_marks(fifo_, *sampler_, warn_, outer_control_);
   recording_->drain();
 }
 
@@ -75,7 +77,7 @@ int Session::finish() {
   if (finished_) return code_;
   finished_ = true;
   if (started_) sampler_->stop();
-  trace::apply_marks(fifo_, *sampler_, warn_);
+  trace::apply_marks(fifo_, *sampler_, warn_, outer_control_);
   for (const auto& r : sampler_->close_open_regions())
     warn_("region '" + r.name + "' began but never ended: closed at the end");
   recording_->drain();

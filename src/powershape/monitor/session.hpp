@@ -2,7 +2,8 @@
 // One "telemetry around a program": a sampler on a source, a command run with the marks FIFO in
 // its environment (its regions recorded), the readings moved into a Trace and, when asked, into a
 // CSV as they arrive. `monitor`, `exporter` and `smooth` each run one; what they add (a live
-// view, /metrics, the filler) happens in the turn callback.
+// view, /metrics, the filler) happens in the turn callback. Run under another recorder (its
+// $POWERSHAPE_CONTROL set), a session passes the command's marks on to it.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -83,6 +84,8 @@ class Session {
   std::optional<util::Child> child_;
   bool started_ = false, failed_to_start_ = false, finished_ = false;
   int code_ = 0;
+  // An enclosing recorder's FIFO ($POWERSHAPE_CONTROL when this session began): marks go on there.
+  std::string outer_control_;
 };
 
 }  // namespace powershape::monitor

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "powershape/analysis/summary.hpp"
@@ -190,6 +191,125 @@ void measure_setting(const Options& o, Result& r, const std::vector<std::string>
   }
 }
 
+// Each raced configuration's runs (the race's regions named as it) held to the grid spec.
+void check_raced(Result& r, const trace::Trace& raced, const analysis::GridSpec& spec,
+                 double gpus) {
+  for (const auto& name : r.candidates) {
+    std::vector<std::pair<int64_t, int64_t>> runs;
+    for (const auto& g : raced.regions)
+      if (g.gpu == -1 && g.name == name) runs.emplace_back(g.begin_ns, g.end_ns);
+    if (runs.empty()) continue;
+    GridCheck c = check_runs(name, raced, runs, spec, gpus);
+    // The race's runs of the job as found stand for it in place of its single first run.
+    if (!r.grid.empty() && r.grid.front().name == name)
+      r.grid.front() = std::move(c);
+    else
+      r.grid.push_back(std::move(c));
+  }
+}
+
+// The note when no configuration is within the spec: the one that exceeds the fewest limits.
+void note_none_within(Result& r) {
+  const GridCheck* closest = nullptr;
+  for (const auto& c : r.grid)
+    if (!closest || c.exceeded().size() < closest->exceeded().size()) closest = &c;
+  if (closest == nullptr) return;
+  std::string what;
+  for (const auto& e : closest->exceeded()) what += (what.empty() ? "" : ", ") + e;
+  r.notes.push_back("no configuration is within the grid spec; the closest, " + closest->name +
+                    ", exceeds: " + what);
+}
+
+// The raced configuration of the best median objective among those within the grid spec (and
+// the slowdown bound), with its ratios to the baseline on the rounds both ran; none where that is
+// the baseline or no configuration is within the spec. The spec comes first: a baseline outside
+// it gives way to one within it even at a worse objective.
+std::optional<Recommendation> raced_within_grid(const Options& o, Result& r) {
+  const auto& race = *r.race;
+  const auto within = [&](const std::string& name) {
+    return std::any_of(r.grid.begin(), r.grid.end(), [&](const GridCheck& c) {
+      return !c.predicted && c.name == name && c.pass();
+    });
+  };
+  const auto& base = race.candidates[race.baseline];
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < race.candidates.size(); ++i) {
+    const auto& c = race.candidates[i];
+    if (c.rounds == 0 || !within(c.name)) continue;
+    if (i != race.baseline && o.max_slowdown >= 0 && c.ms > base.ms * (1 + o.max_slowdown))
+      continue;
+    if (!best || c.score < race.candidates[*best].score) best = i;
+  }
+  if (!best) {
+    note_none_within(r);
+    return std::nullopt;
+  }
+  if (*best == race.baseline) return std::nullopt;
+  std::map<int, const experiment::Measurement*> rounds[2];
+  for (const auto& m : race.all) {
+    if (m.round >= 0 && (m.config == *best || m.config == race.baseline))
+      rounds[m.config == *best ? 1 : 0][m.round] = &m;
+  }
+  std::vector<double> ms[2], joules[2], score[2];
+  for (const auto& [round, m1] : rounds[1]) {
+    const auto it = rounds[0].find(round);
+    if (it == rounds[0].end()) continue;
+    for (int k = 0; k < 2; ++k) {
+      const experiment::Measurement& m = k == 1 ? *m1 : *it->second;
+      ms[k].push_back(m.ms_per_iteration);
+      joules[k].push_back(m.j_per_iteration());
+      score[k].push_back(r.objective.score(m.ms_per_iteration, m.j_per_iteration()));
+    }
+  }
+  Recommendation x;
+  x.kind = r.candidates[*best].rfind("floor ", 0) == 0 ? Recommendation::kFloor
+                                                       : Recommendation::kChunks;
+  x.what = r.candidates[*best];
+  x.measured = true;
+  const auto& pick = race.candidates[*best];
+  if (ms[0].size() >= 2) {
+    x.time_ratio = experiment::ratio_interval(ms[1], ms[0], o.seed);
+    x.energy_ratio = experiment::ratio_interval(joules[1], joules[0], o.seed + 1);
+    x.score_ratio = experiment::ratio_interval(score[1], score[0], o.seed + 2);
+  } else {  // one shared round: the medians, without an interval
+    const double t = base.ms > 0 ? pick.ms / base.ms : 1,
+                 e = base.joules > 0 ? pick.joules / base.joules : 1;
+    const double q = base.score > 0 ? pick.score / base.score : 1;
+    x.time_ratio = {t, t, t};
+    x.energy_ratio = {e, e, e};
+    x.score_ratio = {q, q, q};
+  }
+  return x;
+}
+
+// The predicted setting of the best objective whose predicted swing is within the grid spec (and
+// whose slowdown within the bound); as found where it is within the spec and no setting beats
+// it. The chosen setting's check joins r.grid.
+void choose_within_grid(const Options& o, Result& r, int64_t b0, int64_t e0) {
+  auto& a = *r.advice;
+  const auto score = [&](const advise::Outcome& x) { return r.objective.score(x.ms, x.joules); };
+  const double base = score(a.outcomes[0]);
+  const bool base_within = !r.grid.empty() && r.grid.front().pass();
+  std::vector<std::size_t> order;
+  for (std::size_t i = 1; i < a.outcomes.size(); ++i) {
+    if (o.max_slowdown >= 0 && a.outcomes[i].time_ratio.mid > 1 + o.max_slowdown) continue;
+    order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return score(a.outcomes[x]) < score(a.outcomes[y]);
+  });
+  a.chosen = 0;
+  for (std::size_t i : order) {
+    if (base_within && score(a.outcomes[i]) >= base * (1 - advise::kMinGain)) break;
+    GridCheck c =
+        check_predicted(r.trace, b0, e0, a.outcomes[0], a.outcomes[i], *o.grid, o.grid_gpus);
+    if (!c.pass()) continue;
+    a.chosen = i;
+    r.grid.push_back(std::move(c));
+    return;
+  }
+}
+
 }  // namespace
 
 std::vector<std::vector<std::string>> chunk_commands(const std::vector<std::string>& command,
@@ -221,6 +341,37 @@ std::vector<std::vector<std::string>> chunk_commands(const std::vector<std::stri
   return out;
 }
 
+std::vector<std::vector<std::string>> floor_commands(const std::vector<std::string>& command,
+                                                     const Options& o,
+                                                     std::vector<std::string>* names) {
+  std::vector<std::vector<std::string>> out;
+  if (o.floors.empty()) return out;
+  if (o.smooth_exe.empty()) throw invalid_input("floor", "no powershape to run smooth with");
+  if (o.floors.size() > 8) throw invalid_input("floor", "at most 8 floors");
+  for (const auto& f : o.floors) {
+    // W, or N% of the power limit: smooth checks the range; here, the shape.
+    const std::string num = !f.empty() && f.back() == '%' ? f.substr(0, f.size() - 1) : f;
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(num, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (num.empty() || used != num.size() || !(v > 0) || !std::isfinite(v))
+      throw invalid_input("floor", "'" + f + "' is not W or N%");
+    std::vector<std::string> c = {o.smooth_exe, "smooth", "--floor", f};
+    if (!o.floor_gap.empty()) c.insert(c.end(), {"--gap", o.floor_gap});
+    if (o.floor_ramp_w_per_s > 0)
+      c.insert(c.end(), {"--ramp", std::to_string(o.floor_ramp_w_per_s)});
+    c.push_back("--");
+    c.insert(c.end(), command.begin(), command.end());
+    out.push_back(std::move(c));
+    if (names) names->push_back("floor " + f);
+  }
+  return out;
+}
+
 Result run(const Options& o) {
   if (!(o.budget_s >= 1 && o.budget_s <= 7 * 86400))
     throw invalid_input("budget", "1 s to a week, not " + std::to_string(o.budget_s));
@@ -232,8 +383,11 @@ Result run(const Options& o) {
   const auto say = [&](const std::string& line) {
     if (o.progress) o.progress(line);
   };
+  if (o.grid && !(o.grid_gpus >= 1 && o.grid_gpus <= 1e8))
+    throw invalid_input("grid-gpus", "1 to 10^8 GPUs");
   Result r;
   auto commands = chunk_commands(o.command, o.chunks, &r.candidates);
+  for (auto& c : floor_commands(commands[0], o, &r.candidates)) commands.push_back(std::move(c));
   say("the job as found");
   int64_t b0 = 0, e0 = 0;
   experiment::Measurement m0;
@@ -253,6 +407,8 @@ Result run(const Options& o) {
     steps = backend.steps();
   }
   r.diagnosis = diagnose(r.trace, m0, b0, e0, steps);
+  if (o.grid)
+    r.grid.push_back(check_runs(r.candidates[0], r.trace, {{b0, e0}}, *o.grid, o.grid_gpus));
 
   // Settings, predicted from the as-found run's trace (no setting is changed).
   try {
@@ -313,14 +469,18 @@ Result run(const Options& o) {
       if (kind_of(e) != ErrorKind::kDevice || util::received_signal() != 0) r.failure = e.what();
     }
     trace::Trace more = racer.recorded();
+    if (o.grid) check_raced(r, more, *o.grid, o.grid_gpus);
     r.trace.samples.insert(r.trace.samples.end(), more.samples.begin(), more.samples.end());
     r.trace.regions.insert(r.trace.regions.end(), more.regions.begin(), more.regions.end());
   }
+  if (o.grid && r.advice) choose_within_grid(o, r, b0, e0);
 
   // One recommendation: the better objective of the measured chunk count and the predicted
   // (or, given a target, measured) setting, each only where it beats the job as found.
   std::optional<Recommendation> chunks, setting;
-  if (r.race && r.race->chosen != r.race->baseline && r.race->score_ratio.hi < 1) {
+  if (o.grid && r.race) {
+    chunks = raced_within_grid(o, r);
+  } else if (r.race && r.race->chosen != r.race->baseline && r.race->score_ratio.hi < 1) {
     Recommendation c;
     c.kind = Recommendation::kChunks;
     c.what = r.candidates[r.race->chosen];
@@ -391,9 +551,15 @@ nlohmann::json to_json(const Result& r) {
                       {"failure", r.failure},
                       {"elapsed_s", r.elapsed_s}};
   if (r.race) j["race"] = experiment::to_json(*r.race);
+  if (!r.grid.empty()) {
+    nlohmann::json g = nlohmann::json::array();
+    for (const auto& c : r.grid) g.push_back(to_json(c));
+    j["grid"] = g;
+  }
   const Recommendation& x = r.recommendation;
   j["recommendation"] = {{"kind", x.kind == Recommendation::kNone     ? "none"
                                   : x.kind == Recommendation::kChunks ? "chunks"
+                                  : x.kind == Recommendation::kFloor  ? "floor"
                                                                       : "setting"},
                          {"what", x.what},
                          {"measured", x.measured},

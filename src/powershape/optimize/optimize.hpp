@@ -16,9 +16,11 @@
 
 #include "powershape/advise/advice.hpp"
 #include "powershape/advise/apply.hpp"
+#include "powershape/analysis/grid_spec.hpp"
 #include "powershape/analysis/phases.hpp"
 #include "powershape/experiment/backend.hpp"
 #include "powershape/experiment/tune.hpp"
+#include "powershape/optimize/grid_check.hpp"
 #include "powershape/trace/trace.hpp"
 
 namespace powershape::optimize {
@@ -40,6 +42,16 @@ struct Options {
   // Where a predicted setting may be applied to measure it (paired runs of the job as found, with
   // and without it, each put back at once: advise::Applied); null: predicted only.
   std::function<std::unique_ptr<advise::SettingsTarget>()> apply_target;
+  // The grid as a constraint: every configuration's runs held to the spec (grid_check.hpp), the
+  // job's GPU standing for `grid_gpus` in step; the recommendation is the best objective among
+  // the configurations within it, and none where none is.
+  std::optional<analysis::GridSpec> grid;
+  double grid_gpus = 1;
+  // Power floors raced as configurations: the job as found run under `smooth_exe smooth --floor
+  // F` (with --gap floor_gap, --ramp floor_ramp_w_per_s where given). Needs a GPU.
+  std::vector<std::string> floors;
+  std::string floor_gap, smooth_exe;
+  double floor_ramp_w_per_s = 0;
 };
 
 struct Diagnosis {
@@ -58,8 +70,8 @@ struct Diagnosis {
 };
 
 struct Recommendation {
-  enum Kind { kNone, kChunks, kSetting } kind = kNone;
-  std::string what;       // "POWERSHAPE_CHUNKS=8", "power limit 405 W"; empty for kNone
+  enum Kind { kNone, kChunks, kSetting, kFloor } kind = kNone;
+  std::string what;  // "POWERSHAPE_CHUNKS=8", "power limit 405 W", "floor 60%"; empty for kNone
   bool measured = false;  // false: predicted from the trace
   experiment::Interval time_ratio, energy_ratio, score_ratio;
   double ms_saved_per_step = 0, j_saved_per_step = 0;
@@ -79,6 +91,8 @@ struct Result {
   // there); empty when none did. What was measured before it is kept.
   std::string failure;
   Recommendation recommendation;
+  // With a grid spec: the job as found, each raced configuration, and the predicted setting.
+  std::vector<GridCheck> grid;
   double elapsed_s = 0;
   trace::Trace trace;  // everything recorded, each run a region
 };
@@ -87,6 +101,12 @@ struct Result {
 // then one a chunk count. Throws invalid_input on a bad list.
 std::vector<std::vector<std::string>> chunk_commands(const std::vector<std::string>& command,
                                                      const std::vector<int>& chunks,
+                                                     std::vector<std::string>* names = nullptr);
+
+// The job as found (`command`) under each floor: `smooth_exe smooth --floor F ... -- command`.
+// Throws invalid_input on a floor that is not W or N%.
+std::vector<std::vector<std::string>> floor_commands(const std::vector<std::string>& command,
+                                                     const Options& o,
                                                      std::vector<std::string>* names = nullptr);
 
 // Throws invalid_input (bad options, a job that fails as found) or unsupported (no source).

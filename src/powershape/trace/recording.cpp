@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "powershape/telemetry/mark.hpp"
+
 namespace powershape::trace {
 
 Recording::Recording(telemetry::Sampler& sampler, Trace& trace, CsvWriter* csv, Warn warn)
@@ -41,19 +43,32 @@ void Recording::finish() {
   to_csv([&] { csv_->finish(); });
 }
 
-void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, const Warn& warn) {
+void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, const Warn& warn,
+                 const std::string& forward_to) {
   std::istringstream lines(fifo.read_available());
   std::string line;
+  static bool forward_failed = false;
   while (std::getline(lines, line)) {
     auto m = telemetry::parse_mark(line);
     if (!m) {
       warn("ignored a control line that is not 'begin|end T_NS NAME'");
-    } else if (auto why = telemetry::region_name_problem(m->name); !why.empty()) {
+      continue;
+    }
+    if (auto why = telemetry::region_name_problem(m->name); !why.empty()) {
       warn("ignored a region: " + why);
-    } else if (m->begin) {
+      continue;
+    }
+    if (m->begin) {
       sampler.begin_region(m->name, -1, m->t_ns);
     } else if (!sampler.end_region(m->name, m->t_ns)) {
       warn("region '" + m->name + "' ended but never began");
+    }
+    if (forward_to.empty()) continue;
+    try {
+      telemetry::send_mark(forward_to, *m);
+    } catch (const std::exception& e) {
+      if (!forward_failed) warn(std::string("marks not passed on: ") + e.what());
+      forward_failed = true;
     }
   }
 }

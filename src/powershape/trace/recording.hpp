@@ -37,8 +37,11 @@ class Recording {
 };
 
 // Applies the region marks that arrived on the control FIFO to the sampler; a malformed line, a
-// bad name or an end without a begin is reported to `warn` and skipped.
-void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, const Warn& warn);
+// bad name or an end without a begin is reported to `warn` and skipped. `forward_to` non-empty:
+// each mark applied is sent on to that FIFO too (an enclosing recorder's: `monitor` or `optimize`
+// around `smooth` sees the job's regions); one that cannot be sent is reported once.
+void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, const Warn& warn,
+                 const std::string& forward_to = "");
 
 // Lets go of what a days-long recording no longer needs: samples older than `before_ns`, and all
 // but the last `keep` regions and events.
