@@ -12,10 +12,12 @@
 #include "advise_table.hpp"
 #include "backend_spec.hpp"
 #include "powershape/advise/advice.hpp"
+#include "powershape/advise/grid_check.hpp"
 #include "powershape/advise/mfu_power.hpp"
 #include "powershape/advise/selector.hpp"
 #include "powershape/advise/sim_advisor.hpp"
 #include "powershape/advise/trace_advisor.hpp"
+#include "powershape/analysis/grid_spec.hpp"
 #include "powershape/sim/profile.hpp"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/trace/csv_reader.hpp"
@@ -34,7 +36,8 @@ struct AdviseArgs {
   int gpu = 0, points = 0, rounds = 2;  // points 0: 8 a knob simulated, 4 measured (--sweep)
   bool sweep = false;
   std::string source = "nvml";
-  double max_slowdown_pct = -1, window_s = 1, peak_tflops = 0, gpu_seconds = 30;
+  double max_slowdown_pct = -1, window_s = 1, peak_tflops = 0, gpu_seconds = 30, grid_gpus = 1;
+  std::string grid;  // a grid spec the choice must be within
   advise::SimAdviseOptions sim;
   ApplyArgs apply;
 };
@@ -131,6 +134,35 @@ std::vector<advise::Knob> knobs_of(const AdviseArgs& a) {
   return a.knobs.empty() ? std::vector<advise::Knob>{} : advise::parse_knobs(a.knobs);
 }
 
+// The grid spec as a constraint on the trace's predicted settings (advise/grid_check.hpp): the
+// choice moves to the best setting predicted within it; printed, and returned for the JSON.
+nlohmann::json choose_within_grid(const AdviseArgs& a, const trace::Trace& t,
+                                  advise::TraceAdvice& r, double max_slowdown, std::string& said) {
+  const analysis::GridSpec spec = analysis::load_grid_spec(a.grid);
+  const int64_t begin = t.samples.front().t_ns, end = t.samples.back().t_ns;
+  const advise::GridCheck as_found =
+      advise::check_runs("as found", t, {{begin, end}}, spec, a.grid_gpus);
+  advise::GridCheck chosen;
+  r.chosen = advise::choose_within_grid(r.outcomes, r.objective, max_slowdown, as_found, t, begin,
+                                        end, spec, a.grid_gpus, &chosen);
+  const auto line = [](const advise::GridCheck& c) {
+    std::string what;
+    for (const auto& e : c.exceeded()) what += (what.empty() ? "" : ", ") + e;
+    return c.pass() ? std::string("within it") : "exceeds: " + what;
+  };
+  char head[160];
+  std::snprintf(head, sizeof head, "grid spec %s, %g GPU%s in step: as found ", spec.name.c_str(),
+                a.grid_gpus, a.grid_gpus == 1 ? "" : "s");
+  said = head + line(as_found);
+  if (r.chosen != 0)
+    said += "; " + chosen.name + ", predicted, " + line(chosen);
+  else if (!as_found.pass())
+    said += "; no setting is predicted within it";
+  nlohmann::json j = nlohmann::json::array({to_json(as_found)});
+  if (r.chosen != 0) j.push_back(to_json(chosen));
+  return j;
+}
+
 // From a trace: its classes, the model fitted to them, each setting predicted.
 Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string& label,
                   experiment::Objective& objective, double max_slowdown) {
@@ -141,8 +173,11 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
   if (!a.knobs.empty()) o.knobs = advise::parse_knobs(a.knobs);
   o.objective = objective;
   o.max_slowdown = max_slowdown;
-  const advise::TraceAdvice r = advise::from_trace(t, label, o);
+  advise::TraceAdvice r = advise::from_trace(t, label, o);
   objective = r.objective;
+  nlohmann::json grid;
+  std::string grid_said;
+  if (!a.grid.empty()) grid = choose_within_grid(a, t, r, max_slowdown, grid_said);
   const auto& m = r.model;
   std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", label.c_str(), a.gpu,
               r.device.name.empty() ? "not named in the trace" : r.device.name.c_str(),
@@ -185,6 +220,7 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
   std::printf(":\n");
   print_outcomes(r.outcomes, r.chosen, "s", 1e-3);
   print_choice(r.outcomes, r.chosen, objective, max_slowdown);
+  if (!grid_said.empty()) std::printf("%s\n", grid_said.c_str());
   if (r.selector_pick && within_bound(*r.selector_pick, max_slowdown))
     std::printf("%s", describe_pick(*r.selector_pick).c_str());
   std::printf(
@@ -193,6 +229,7 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
       "your job then measures it\n");
   Advice out{r.outcomes, r.chosen, {}};
   out.out["source"] = label;
+  if (!grid.is_null()) out.out["grid"] = grid;
   return out;
 }
 
@@ -265,6 +302,9 @@ int run_advise(AdviseArgs& a) {
     const trace::Trace t = run_on_gpu(a, label);
     r = from_trace(a, t, label, objective, max_slowdown);
   } else {
+    if (!a.grid.empty())
+      throw CLI::ValidationError(
+          "--grid", "predicts a swing from recorded power: with --trace or --device gpu");
     r = on_simulator(a, objective, max_slowdown);
   }
   r.out["objective"] = objective.describe();
@@ -289,6 +329,12 @@ void add_advise(CLI::App& app) {
   cmd->add_option("--trace", a.trace,
                   "Predict from a recorded trace (monitor -o T.csv): no setting is changed");
   cmd->add_option("--gpu", a.gpu, "The trace's GPU (default 0)")->check(CLI::Range(0, 1023));
+  cmd->add_option("--grid", a.grid,
+                  "A grid spec (a file, or grid-example) the recommendation must be predicted "
+                  "within (with --trace or --device gpu)");
+  cmd->add_option("--grid-gpus", a.grid_gpus,
+                  "With --grid: the GPUs in step the trace's GPUs stand for (default 1)")
+      ->check(finite_in(1, 1e8));
   cmd->add_option("--window", a.window_s, "Seconds per classified window of a trace (default 1)")
       ->check(finite_in(0.01, 3600));
   cmd->add_option("--profile", a.profile,

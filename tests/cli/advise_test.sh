@@ -30,6 +30,20 @@ check "the recommendation's interval respects the bound" "$py" -c "
 import json, sys; r = json.load(open('$tmp/trace.json'))['recommended']
 sys.exit(not (r['time_ratio'][2] <= 1.05 + 1e-9))"
 
+# --grid: the choice held to a grid spec, each setting's swing predicted from the recording.
+for m in 250 300; do
+  printf '{"name": "range-%s", "source": "a test", "range": {"window_s": 10, "max_w": %s, "source": "a test"}}' $m $m >"$tmp/range$m.json"
+done
+"$ps" advise --trace "$data/h200/finetune_qwen2_0.5b_trace.csv" --grid "$tmp/range300.json" --max-slowdown 10 -o "$tmp/grid.json" >"$tmp/grid.out" 2>&1; rc=$?
+check "advise --grid exits 0" test $rc -eq 0
+check "as found is outside a 300 W range; a power limit is predicted within it" grep -q "as found exceeds: range; power limit [0-9]* W, predicted, within it" "$tmp/grid.out"
+check "the JSON holds both checks and the recommendation is the one within" "$py" -c "
+import json, sys; j = json.load(open('$tmp/grid.json')); g = j['grid']
+sys.exit(not (len(g) == 2 and not g[0]['pass'] and g[1]['pass'] and g[1]['predicted'] and j['recommended']['setting'] == g[1]['name']))"
+"$ps" advise --trace "$data/h200/finetune_qwen2_0.5b_trace.csv" --grid "$tmp/range250.json" --max-slowdown 10 >"$tmp/grid250.out" 2>&1
+check "none predicted within a 250 W range: the GPU stays as found" grep -q "no setting is predicted within it" "$tmp/grid250.out"
+check "and the recommendation says so" grep -q "^recommended: leave the GPU as found" "$tmp/grid250.out"
+
 "$ps" advise --mfu "$data/h200/record" >"$tmp/mfu.out" 2>&1; rc=$?
 check "the MFU model fits the H200 recording" test $rc -eq 0
 check "it names where the model breaks" grep -q "at the power cap" "$tmp/mfu.out"

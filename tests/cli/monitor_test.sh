@@ -66,6 +66,11 @@ with_fake "$ps" monitor --interval 1 -o "$tmp/c.csv" -- sh -c "sleep 0.2; '$ps' 
 check "mark + monitor exit 0" test $rc -eq 0
 check "the region is in the trace" grep -q '^# region {"begin_ns":[0-9]*,"end_ns":[0-9]*,"gpu":-1,"name":"phase"}' "$tmp/c.csv"
 check "the region is summarised" grep -q "region 'phase'" "$tmp/c.err"
+# a recorder inside another passes its command's marks on: both traces have the region
+"$ps" monitor --source "fake:$trace" -o "$tmp/outer.csv" -- "$ps" monitor --source "fake:$trace" -o "$tmp/inner.csv" -- sh -c "'$ps' mark begin nested; sleep 0.2; '$ps' mark end nested" 2>/dev/null; rc=$?
+check "nested monitors exit 0" test $rc -eq 0
+check "the inner trace has the region" grep -q '"name":"nested"' "$tmp/inner.csv"
+check "and so has the outer one" grep -q '"name":"nested"' "$tmp/outer.csv"
 check "driver samples are harvested" awk -F, '!/^#/ && NR>3 && $7 != "" {n++} END {exit !(n > 10)}' "$tmp/c.csv"
 # a region left open is closed at the end with a warning; a bad name is refused by mark and
 # ignored by the monitor, whose summary survives (invalid UTF-8 once aborted it)

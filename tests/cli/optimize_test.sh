@@ -74,6 +74,19 @@ mkdir -p "$tmp/bin" && printf '#!/bin/sh\nsleep 0.05\n' >"$tmp/bin/found" && chm
 PATH=$tmp/bin:$PATH timeout 60 "$ps" optimize --source "$fake" --chunks 1,2 --budget 20 -- found >"$tmp/found.out" 2>&1; rc=$?
 check "a job named like a label ends" test $rc -eq 0
 
+# --grid: each configuration's runs held to a spec; one no run can keep leaves nothing to recommend.
+printf '{"name": "tight", "source": "a test", "range": {"window_s": 0.05, "max_w": 0.001, "source": "a test"}}' >"$tmp/tight.json"
+"$ps" optimize --source "$fake" --chunks 2 --budget 20 --grid "$tmp/tight.json" --grid-gpus 100 \
+  -o "$tmp/grid.json" -- sh -c "sleep 0.3" >"$tmp/grid.out" 2>&1; rc=$?
+check "--grid: exit 0" test $rc -eq 0
+check "each configuration's verdict is printed" grep -q "^  as found  *exceeds: range" "$tmp/grid.out"
+check "none within: no recommendation, the closest named" grep -q "^note: no configuration is within the grid spec; the closest" "$tmp/grid.out"
+check "the JSON has a check a configuration" python3 -c "
+import json
+j = json.load(open('$tmp/grid.json'))
+assert len(j['grid']) >= 2 and not any(c['pass'] for c in j['grid']), j['grid']
+assert j['recommendation']['kind'] == 'none'"
+
 # --apply measures the predicted setting against the fake NVML: set for a run at a time, put back.
 (
   export LD_LIBRARY_PATH=$fake_nvml POWERSHAPE_FAKE_NVML_TRACE=$data/h200/gemm_sustained_trace.csv

@@ -15,6 +15,7 @@
 #include "powershape/util/error.hpp"
 
 namespace powershape::optimize {
+using advise::GridCheck;
 namespace {
 
 constexpr const char* kPlaceholder = "{chunks}";
@@ -199,7 +200,7 @@ void check_raced(Result& r, const trace::Trace& raced, const analysis::GridSpec&
     for (const auto& g : raced.regions)
       if (g.gpu == -1 && g.name == name) runs.emplace_back(g.begin_ns, g.end_ns);
     if (runs.empty()) continue;
-    GridCheck c = check_runs(name, raced, runs, spec, gpus);
+    GridCheck c = advise::check_runs(name, raced, runs, spec, gpus);
     // The race's runs of the job as found stand for it in place of its single first run.
     if (!r.grid.empty() && r.grid.front().name == name)
       r.grid.front() = std::move(c);
@@ -282,32 +283,13 @@ std::optional<Recommendation> raced_within_grid(const Options& o, Result& r) {
   return x;
 }
 
-// The predicted setting of the best objective whose predicted swing is within the grid spec (and
-// whose slowdown within the bound); as found where it is within the spec and no setting beats
-// it. The chosen setting's check joins r.grid.
+// The predicted setting chosen within the grid spec; its check joins r.grid.
 void choose_within_grid(const Options& o, Result& r, int64_t b0, int64_t e0) {
-  auto& a = *r.advice;
-  const auto score = [&](const advise::Outcome& x) { return r.objective.score(x.ms, x.joules); };
-  const double base = score(a.outcomes[0]);
-  const bool base_within = !r.grid.empty() && r.grid.front().pass();
-  std::vector<std::size_t> order;
-  for (std::size_t i = 1; i < a.outcomes.size(); ++i) {
-    if (o.max_slowdown >= 0 && a.outcomes[i].time_ratio.mid > 1 + o.max_slowdown) continue;
-    order.push_back(i);
-  }
-  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    return score(a.outcomes[x]) < score(a.outcomes[y]);
-  });
-  a.chosen = 0;
-  for (std::size_t i : order) {
-    if (base_within && score(a.outcomes[i]) >= base * (1 - advise::kMinGain)) break;
-    GridCheck c =
-        check_predicted(r.trace, b0, e0, a.outcomes[0], a.outcomes[i], *o.grid, o.grid_gpus);
-    if (!c.pass()) continue;
-    a.chosen = i;
-    r.grid.push_back(std::move(c));
-    return;
-  }
+  GridCheck c;
+  r.advice->chosen =
+      advise::choose_within_grid(r.advice->outcomes, r.objective, o.max_slowdown, r.grid.front(),
+                                 r.trace, b0, e0, *o.grid, o.grid_gpus, &c);
+  if (r.advice->chosen != 0) r.grid.push_back(std::move(c));
 }
 
 }  // namespace
@@ -408,7 +390,8 @@ Result run(const Options& o) {
   }
   r.diagnosis = diagnose(r.trace, m0, b0, e0, steps);
   if (o.grid)
-    r.grid.push_back(check_runs(r.candidates[0], r.trace, {{b0, e0}}, *o.grid, o.grid_gpus));
+    r.grid.push_back(
+        advise::check_runs(r.candidates[0], r.trace, {{b0, e0}}, *o.grid, o.grid_gpus));
 
   // Settings, predicted from the as-found run's trace (no setting is changed).
   try {

@@ -16,11 +16,11 @@
 
 #include "powershape/advise/advice.hpp"
 #include "powershape/advise/apply.hpp"
+#include "powershape/advise/grid_check.hpp"
 #include "powershape/analysis/grid_spec.hpp"
 #include "powershape/analysis/phases.hpp"
 #include "powershape/experiment/backend.hpp"
 #include "powershape/experiment/tune.hpp"
-#include "powershape/optimize/grid_check.hpp"
 #include "powershape/trace/trace.hpp"
 
 namespace powershape::optimize {
@@ -92,7 +92,7 @@ struct Result {
   std::string failure;
   Recommendation recommendation;
   // With a grid spec: the job as found, each raced configuration, and the predicted setting.
-  std::vector<GridCheck> grid;
+  std::vector<advise::GridCheck> grid;
   double elapsed_s = 0;
   trace::Trace trace;  // everything recorded, each run a region
 };

@@ -1,4 +1,4 @@
-#include "powershape/optimize/grid_check.hpp"
+#include "powershape/advise/grid_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include "powershape/analysis/power_input.hpp"
 #include "powershape/util/error.hpp"
 
-namespace powershape::optimize {
+namespace powershape::advise {
 namespace {
 
 // The driver's power samples are 20 ms means; a run shorter than 64 of them is resampled finer
@@ -80,9 +80,8 @@ GridCheck check_runs(const std::string& name, const trace::Trace& t,
   return c;
 }
 
-GridCheck check_predicted(const trace::Trace& t, int64_t begin, int64_t end,
-                          const advise::Outcome& base, const advise::Outcome& pick,
-                          const analysis::GridSpec& spec, double gpus) {
+GridCheck check_predicted(const trace::Trace& t, int64_t begin, int64_t end, const Outcome& base,
+                          const Outcome& pick, const analysis::GridSpec& spec, double gpus) {
   analysis::PowerInput in = analysis::trace_power(t, begin, end, dt_for(begin, end));
   auto& w = in.power.w;
   const double low = w.empty() ? 0 : *std::min_element(w.begin(), w.end());
@@ -106,6 +105,31 @@ GridCheck check_predicted(const trace::Trace& t, int64_t begin, int64_t end,
   return c;
 }
 
+std::size_t choose_within_grid(const std::vector<Outcome>& outcomes,
+                               const experiment::Objective& objective, double max_slowdown,
+                               const GridCheck& as_found, const trace::Trace& t, int64_t begin,
+                               int64_t end, const analysis::GridSpec& spec, double gpus,
+                               GridCheck* chosen) {
+  if (outcomes.empty()) return 0;
+  const auto score = [&](const Outcome& x) { return objective.score(x.ms, x.joules); };
+  const double base = score(outcomes[0]);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 1; i < outcomes.size(); ++i) {
+    if (max_slowdown >= 0 && outcomes[i].time_ratio.mid > 1 + max_slowdown) continue;
+    order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t x, std::size_t y) { return score(outcomes[x]) < score(outcomes[y]); });
+  for (std::size_t i : order) {
+    if (as_found.pass() && score(outcomes[i]) >= base * (1 - kMinGain)) break;
+    GridCheck c = check_predicted(t, begin, end, outcomes[0], outcomes[i], spec, gpus);
+    if (!c.pass()) continue;
+    if (chosen) *chosen = std::move(c);
+    return i;
+  }
+  return 0;
+}
+
 nlohmann::json to_json(const GridCheck& c) {
   nlohmann::json v = nlohmann::json::array();
   for (const auto& x : c.verdicts) {
@@ -121,4 +145,4 @@ nlohmann::json to_json(const GridCheck& c) {
           {"pass", c.pass()}, {"exceeded", c.exceeded()}, {"verdicts", v}};
 }
 
-}  // namespace powershape::optimize
+}  // namespace powershape::advise

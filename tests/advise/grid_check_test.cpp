@@ -1,9 +1,9 @@
 // Grid checks of runs and of predicted settings on a synthetic square wave with known answers.
-#include "powershape/optimize/grid_check.hpp"
+#include "powershape/advise/grid_check.hpp"
 
 #include <gtest/gtest.h>
 
-namespace powershape::optimize {
+namespace powershape::advise {
 namespace {
 
 using telemetry::Reading;
@@ -68,16 +68,16 @@ TEST(GridCheck, ARunWithoutReadingsIsNotKnownToBeWithin) {
 
 TEST(GridCheck, APowerLimitClipsThePeaksAClockCapScalesThem) {
   const trace::Trace t = square(10, 200, 700);
-  advise::Outcome base;
+  Outcome base;
   base.mean_power_w = 450;
-  advise::Outcome limit = base;
-  limit.setting = advise::Setting(0, 500);
+  Outcome limit = base;
+  limit.setting = Setting(0, 500);
   const GridCheck l = check_predicted(t, 0, 9'000'000'000, base, limit, range_spec(400), 1);
   EXPECT_TRUE(l.predicted);
   EXPECT_NEAR(range_of(l).measured, 300, 1);  // 500 - 200
   EXPECT_TRUE(l.pass());
-  advise::Outcome cap = base;
-  cap.setting = advise::Setting(1200, 0);
+  Outcome cap = base;
+  cap.setting = Setting(1200, 0);
   cap.mean_power_w = 325;  // half the power above the trough
   const GridCheck c = check_predicted(t, 0, 9'000'000'000, base, cap, range_spec(200), 1);
   EXPECT_NEAR(range_of(c).measured, 250, 1);
@@ -86,4 +86,4 @@ TEST(GridCheck, APowerLimitClipsThePeaksAClockCapScalesThem) {
 }
 
 }  // namespace
-}  // namespace powershape::optimize
+}  // namespace powershape::advise

@@ -13,7 +13,7 @@
 #include "powershape/analysis/swing.hpp"
 #include "powershape/trace/trace.hpp"
 
-namespace powershape::optimize {
+namespace powershape::advise {
 
 struct GridCheck {
   std::string name;
@@ -33,10 +33,20 @@ GridCheck check_runs(const std::string& name, const trace::Trace& t,
                      const analysis::GridSpec& spec, double gpus);
 
 // `pick` predicted from the as-found run [begin, end) of `t` whose predicted outcome is `base`.
-GridCheck check_predicted(const trace::Trace& t, int64_t begin, int64_t end,
-                          const advise::Outcome& base, const advise::Outcome& pick,
-                          const analysis::GridSpec& spec, double gpus);
+GridCheck check_predicted(const trace::Trace& t, int64_t begin, int64_t end, const Outcome& base,
+                          const Outcome& pick, const analysis::GridSpec& spec, double gpus);
+
+// Among predicted `outcomes` (as found first, its own check `as_found`), the best `objective`
+// whose predicted swing is within the spec and whose predicted slowdown is within `max_slowdown`
+// (< 0: any): as found where it is within the spec and no setting within beats it by kMinGain, or
+// where none is within. The spec comes first: as found outside it gives way to a setting within
+// it at a worse objective. `chosen` gets the chosen setting's check (untouched for as found).
+std::size_t choose_within_grid(const std::vector<Outcome>& outcomes,
+                               const experiment::Objective& objective, double max_slowdown,
+                               const GridCheck& as_found, const trace::Trace& t, int64_t begin,
+                               int64_t end, const analysis::GridSpec& spec, double gpus,
+                               GridCheck* chosen);
 
 nlohmann::json to_json(const GridCheck& c);
 
-}  // namespace powershape::optimize
+}  // namespace powershape::advise
