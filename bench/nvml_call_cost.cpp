@@ -50,6 +50,13 @@ int main(int argc, char** argv) {
         {"field THROTTLE_SW_THERMAL", field(nvml::kFiThrottleSwThermal, 0)},
         {"field THROTTLE_HW_THERMAL", field(nvml::kFiThrottleHwThermal, 0)},
         {"field THROTTLE_HW_POWER_BRAKE", field(nvml::kFiThrottleHwPowerBrake, 0)},
+        // The ids this bench read the three throttle counters with before 2026-12-05: power
+        // smoothing's active profile and two administrator overrides.
+        {"field 269 (old SW thermal id)", field(269, 0)},
+        {"field 270 (old HW thermal id)", field(270, 0)},
+        {"field 271 (old power brake id)", field(271, 0)},
+        {"field PWR_SMOOTHING_ENABLED", field(nvml::kFiSmoothingEnabled, 0)},
+        {"field PWR_SMOOTHING_FLOOR", field(nvml::kFiSmoothingAppliedFloor, 0)},
         {"GetSamples(count)",
          [&] {
            nvml::ValueType t{};

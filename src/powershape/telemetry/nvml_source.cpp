@@ -112,6 +112,7 @@ Status NvmlSource::status_of(nvml::Return r, Gpu& g) const {
     case nvml::kErrorNotSupported:
     case nvml::kErrorFunctionNotFound:
     case nvml::kErrorNoPermission:
+    case nvml::kErrorInvalidArgument:  // a field id a driver older than it does not know
       return Status::kNotSupported;
     case nvml::kErrorGpuIsLost:
       if (!g.lost) g.retry_ns = steady_now_ns() + 1'000'000'000;
