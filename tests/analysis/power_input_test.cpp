@@ -160,6 +160,12 @@ TEST_F(PowerInputTest, BadFilesAreNamedWithWhatIsWrong) {
             std::string::npos);
   const auto text = write("t.csv", "t_s,power_w\n0,abc\n");
   EXPECT_NE(error_of([&] { read_power_inputs({text}, 0); }).find("line 2"), std::string::npos);
+  // A number with junk after it is no reading, in either column.
+  for (const char* junk : {"t_s,power_w\n0,5\n1,5x\n", "t_s,power_w\n0,5\n1s,5\n"}) {
+    const auto j = write("j.csv", junk);
+    EXPECT_NE(error_of([&] { read_power_inputs({j}, 0); }).find("line 3"), std::string::npos)
+        << junk;
+  }
   const auto one = write("o.csv", "t_s,power_w\n0,5\n");
   EXPECT_NE(error_of([&] { read_power_inputs({one}, 0); }).find("o.csv"), std::string::npos);
   const auto nopower = write("np.csv", "t_s,sm_clock_mhz\n0,1980\n1,1980\n");

@@ -115,14 +115,18 @@ Part read_meter(const std::string& path, std::istream& in) {
     if (line.empty()) continue;
     const std::string where = "line " + std::to_string(line_no);
     const auto comma = line.find(',');
-    double t = 0, w = 0;
-    try {
-      std::size_t used = 0;
-      t = std::stod(line.substr(0, comma), &used);
-      w = comma == std::string::npos ? NAN : std::stod(line.substr(comma + 1), &used);
-    } catch (const std::exception&) {
-      w = NAN;
-    }
+    // A number and nothing after it ("12.5x" is no reading).
+    const auto number = [](const std::string& text) {
+      try {
+        std::size_t used = 0;
+        const double v = std::stod(text, &used);
+        return used == text.size() ? v : NAN;
+      } catch (const std::exception&) {
+        return static_cast<double>(NAN);
+      }
+    };
+    const double t = number(line.substr(0, comma));
+    const double w = comma == std::string::npos ? NAN : number(line.substr(comma + 1));
     if (comma == std::string::npos || !std::isfinite(t))
       throw invalid_input(path + ": " + where + ": expected t_s,power_w");
     if (!r.t_s.empty() && !(t > r.t_s.back()))

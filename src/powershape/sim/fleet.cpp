@@ -73,10 +73,15 @@ Fleet simulate_fleet(const RankStep& r, const FleetOptions& o) {
   const auto per_bin =
       std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(o.resolution_s / dt)));
   const double fine_s = o.lead_in_s + o.seconds * 1.5 + o.tail_s;  // a late last step included
-  if (fine_s / dt * (kNormalNodes + kStragglerNodes) > kMaxWork)
-    throw invalid_input("resolution", "the rank's step at " + std::to_string(dt) + " s over " +
-                                          std::to_string(o.seconds) +
-                                          " s is too fine to simulate; sample it coarser");
+  if (fine_s / dt * (kNormalNodes + kStragglerNodes) > kMaxWork) {
+    // The rank's step is sampled every 1 ms whatever the output's resolution: the bound is time.
+    const double most_s =
+        (kMaxWork / (kNormalNodes + kStragglerNodes) * dt - o.lead_in_s - o.tail_s) / 1.5;
+    throw invalid_input("seconds", "at most " + std::to_string(static_cast<int64_t>(most_s)) +
+                                       " s in one run (the rank's step is simulated every " +
+                                       std::to_string(dt * 1e3).substr(0, 4) +
+                                       " ms); simulate less at a time");
+  }
   // The quadrature: each node a rank's slowness, with the share of ranks it stands for.
   std::vector<double> node_f, node_w;
   for (int q = 0; q < kNormalNodes; ++q) {
