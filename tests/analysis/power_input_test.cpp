@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "error_of.hpp"
+#include "powershape/trace/csv_reader.hpp"
 #include "powershape/trace/csv_writer.hpp"
 
 namespace powershape::analysis {
@@ -66,6 +67,23 @@ TEST_F(PowerInputTest, OneTraceItsLimitAndItsResolution) {
   EXPECT_NEAR(in.power.t0_s, 0, 1e-9);
   EXPECT_NEAR(in.power.w[0], 700, 1e-6);
   EXPECT_NEAR(in.power.w[60], 100, 1e-6);
+}
+
+// A second GPU read once is no series: its power and its limit stay out.
+TEST_F(PowerInputTest, AGpuReadOnceNeitherAddsPowerNorCounts) {
+  trace::Trace t = trace::read_csv(node("a.csv", 0, 0));
+  telemetry::DeviceInfo d = t.devices[0];
+  d.index = 1;
+  t.devices.push_back(d);
+  trace::Sample once;
+  once.gpu = 1;
+  once.t_ns = 1'000'000'000;
+  once[telemetry::Signal::kPowerInstant] = telemetry::Reading::of(500000);
+  t.samples.insert(t.samples.begin() + 100, once);
+  const PowerInput in = trace_power(t, t.samples.front().t_ns, t.samples.back().t_ns, 0);
+  EXPECT_EQ(in.gpus, 1);
+  EXPECT_NEAR(in.rated_w, 700, 1e-9);
+  EXPECT_NEAR(in.power.w[0], 700, 1e-6);
 }
 
 TEST_F(PowerInputTest, TwoNodesOutOfPhaseOnTheWallClockCancel) {

@@ -175,6 +175,12 @@ Part part_of(const trace::Trace& t, int64_t from, int64_t to) {
     }
     r = std::move(sorted);
   }
+  // A GPU read once in the span is no series: it neither adds power nor counts as a GPU.
+  for (std::size_t i = p.sources.size(); i-- > 0;) {
+    if (p.sources[i].t_s.size() >= 2) continue;
+    p.sources.erase(p.sources.begin() + static_cast<std::ptrdiff_t>(i));
+    seen.erase(seen.begin() + static_cast<std::ptrdiff_t>(i));
+  }
   p.gpus = static_cast<int>(seen.size());
   for (int g : seen) {
     for (const auto& d : t.devices) {
