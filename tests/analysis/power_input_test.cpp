@@ -150,6 +150,20 @@ TEST_F(PowerInputTest, PrometheusRangeQueriesAddTheirSeries) {
   EXPECT_NEAR(in.power.w[2], 300, 1e-9);
 }
 
+// powershape_node_power_watts is a node's GPUs summed: its `gpus` label counts them.
+TEST_F(PowerInputTest, ANodeSeriesCountsTheGpusItSums) {
+  const auto p = write("n.json", R"({"status":"success","data":{"resultType":"matrix","result":[
+    {"metric":{"__name__":"powershape_node_power_watts","Hostname":"a","gpus":"8"},
+     "values":[[1700000000,"5600"],[1700000001,"800"],[1700000002,"5600"]]},
+    {"metric":{"__name__":"powershape_node_power_watts","Hostname":"b","gpus":"4"},
+     "values":[[1700000000,"2800"],[1700000001,"400"],[1700000002,"2800"]]}]}})");
+  EXPECT_EQ(read_power_inputs({p}, 0).gpus, 12);
+  const auto bad = write("b.json", R"({"data":{"resultType":"matrix","result":[
+    {"metric":{"__name__":"powershape_node_power_watts","gpus":"x8"},"values":[[1,"1"],[2,"1"]]}]}})");
+  EXPECT_NE(error_of([&] { read_power_inputs({bad}, 0); }).find("label gpus='x8'"),
+            std::string::npos);
+}
+
 TEST_F(PowerInputTest, AMetersCsvIsOneSource) {
   const PowerInput in =
       read_power_inputs({write("m.csv", "t_s,power_w\n0,5e7\n0.5,7e7\n1.0,5e7\n1.5,7e7\n")}, 0);

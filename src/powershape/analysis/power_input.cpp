@@ -61,6 +61,7 @@ Part read_prometheus(const std::string& path) {
     throw invalid_input(path + ": not a Prometheus range query's JSON (data.resultType matrix)");
   Part p;
   p.wall_clock = true;
+  int gpus = 0;  // a node's series says how many GPUs it sums (powershape_node_power_watts)
   for (std::size_t i = 0; i < result->size(); ++i) {
     const json& series = (*result)[i];
     const std::string where = "data.result[" + std::to_string(i) + "]";
@@ -73,6 +74,24 @@ Part read_prometheus(const std::string& path) {
       throw invalid_input(path + ": two metrics, " + p.signal + " and " + name +
                           ": query one power metric (they would be added)");
     p.signal = name;
+    int holds = 1;
+    if (series.contains("metric") && series.at("metric").is_object()) {
+      const json& label = series.at("metric").value("gpus", json());
+      if (label.is_string()) {
+        const std::string g = label.get<std::string>();
+        std::size_t used = 0;
+        int n = 0;
+        try {
+          n = std::stoi(g, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != g.size() || g.empty() || n < 1 || n > 1'000'000)
+          throw invalid_input(path + ": " + where + ": label gpus='" + g + "' is not a count");
+        holds = n;
+      }
+    }
+    gpus += holds;
     Readings r;
     for (const json& v : series.at("values")) {
       if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_string())
@@ -98,8 +117,8 @@ Part read_prometheus(const std::string& path) {
     p.interval_s = std::max(p.interval_s, median_interval(r));
     p.sources.push_back(std::move(r));
   }
-  p.gpus = static_cast<int>(p.sources.size());
-  if (p.gpus == 0) throw invalid_input(path + ": the query returned no series");
+  p.gpus = gpus;
+  if (p.sources.empty()) throw invalid_input(path + ": the query returned no series");
   return p;
 }
 
