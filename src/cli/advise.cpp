@@ -291,6 +291,8 @@ int run_advise(AdviseArgs& a) {
         "powershape: --apply: at most %g%% slower than as found (--max-slowdown widens it)\n",
         kApplyMaxSlowdownPct);
   }
+  // A spec that cannot be read is said before the trace is read and fitted.
+  if (!a.grid.empty()) analysis::load_grid_spec(a.grid);
   // Zeus' cost weighs time by the device's power limit, set per device.
   experiment::Objective objective = experiment::parse_objective(a.objective, 1);
   const double max_slowdown = a.max_slowdown_pct >= 0 ? a.max_slowdown_pct / 100 : -1;

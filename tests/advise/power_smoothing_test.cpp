@@ -87,6 +87,15 @@ TEST_F(PowerSmoothingTest, AGpuWithoutItIsNamedAndNothingIsRecorded) {
   auto target = nvml_target(0);
   EXPECT_THROW(Applied(*target, smoothing({.profile = 1, .floor_pct = 60}), records_), Error);
   EXPECT_EQ(records(), 0u);
+  // A driver older than the fields refuses their ids as invalid: none, said so.
+  setenv("POWERSHAPE_FAKE_NVML_SMOOTHING", (dir_ / "smoothing").c_str(), 1);
+  setenv("POWERSHAPE_FAKE_NVML_FAULTS", "code=fields:2", 1);
+  try {
+    status();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported) << e.what();
+  }
 }
 
 TEST_F(PowerSmoothingTest, SetWhileHeldAndPutBackAfter) {
@@ -170,7 +179,11 @@ TEST_F(PowerSmoothingTest, ACrashedRunIsRestoredAndABadRecordRefused) {
        {nlohmann::json{
             {"enabled", true}, {"profile", 1}, {"params", {{"profile", 1}, {"floor_pct", 250}}}},
         nlohmann::json{{"enabled", true}, {"profile", 9}, {"params", {{"profile", 1}}}},
-        nlohmann::json{{"enabled", "yes"}, {"profile", 1}, {"params", {}}}}) {
+        nlohmann::json{{"enabled", "yes"}, {"profile", 1}, {"params", {}}},
+        // a ramp of 0 W/s would pin the power: refused as a change asking it would be
+        nlohmann::json{{"enabled", true},
+                       {"profile", 1},
+                       {"params", {{"profile", 1}, {"ramp_up_w_per_s", 0}}}}}) {
     nvml::Library lib;
     nvml::Device dev = nullptr;
     ASSERT_EQ(lib.api().DeviceGetHandleByIndex(0, &dev), nvml::kSuccess);

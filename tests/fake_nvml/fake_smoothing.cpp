@@ -32,6 +32,7 @@ std::map<int, Smoothing> load() {
   while (in >> gpu >> s.enabled >> s.profile) {
     for (auto& p : s.profiles) in >> p.floor_pct >> p.up_w_s >> p.down_w_s >> p.hysteresis_ms;
     if (!in) break;
+    if (s.profile >= nvml::kSmoothingMaxProfiles) s.profile = 0;  // a file edited by hand
     out[gpu] = s;
   }
   return out;
@@ -92,10 +93,11 @@ void read_smoothing_field(int gpu, unsigned limit_mw, nvml::FieldValue& v) {
     case nvml::kFiSmoothingPrivLevel:
       return put_uint(v, 0);
     case nvml::kFiSmoothingAppliedCeiling:
-      return put_uint(v, limit_mw);
+      return put_uint(v, limit_mw / 1000);  // W
     case nvml::kFiSmoothingAppliedFloor:
-      return put_uint(
-          v, s.enabled ? static_cast<unsigned>(std::lround(limit_mw * active.floor_pct / 100)) : 0);
+      return put_uint(v, s.enabled ? static_cast<unsigned>(
+                                         std::lround(limit_mw / 1000.0 * active.floor_pct / 100))
+                                   : 0);
     case nvml::kFiSmoothingMaxFloorPct:
       return put(v, kMaxFloorPct);
     case nvml::kFiSmoothingMinFloorPct:

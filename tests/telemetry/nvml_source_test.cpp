@@ -67,9 +67,9 @@ TEST_F(NvmlSourceTest, RecordsPowerSmoothingWhereTheGpuHasIt) {
   std::remove(file.c_str());
   EXPECT_EQ(s[Signal::kSmoothingEnabled], Reading::of(1));
   EXPECT_EQ(s[Signal::kSmoothingProfile], Reading::of(2));
-  EXPECT_EQ(s[Signal::kSmoothingFloor], Reading::of(350000));  // 50% of 700 W, in mW
-  EXPECT_EQ(s[Signal::kSmoothingCeiling], Reading::of(700000));
-  EXPECT_EQ(column_name(Signal::kSmoothingFloor), "smoothing_floor_mw");
+  EXPECT_EQ(s[Signal::kSmoothingFloor], Reading::of(350));  // 50% of 700 W
+  EXPECT_EQ(s[Signal::kSmoothingCeiling], Reading::of(700));
+  EXPECT_EQ(column_name(Signal::kSmoothingFloor), "smoothing_floor_w");
   EXPECT_EQ(column_name(Signal::kSmoothingEnabled), "smoothing_enabled");
 }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -58,6 +59,12 @@ class NvmlTarget : public SettingsTarget {
       const SmoothingStatus now = read_smoothing(api, dev_, name());
       check_smoothing(*s.smoothing, now, name());
       j["power_smoothing"] = smoothing_snapshot(now, *s.smoothing);
+      try {  // what the GPU holds now must be what a restore will accept
+        check_record(j["power_smoothing"], now, name());
+      } catch (const std::exception& e) {
+        throw unsupported(name() + "'s power smoothing as found could not be put back (" +
+                          e.what() + "); nothing was set");
+      }
     }
     return j;
   }
@@ -113,15 +120,25 @@ class NvmlTarget : public SettingsTarget {
                             std::to_string(hi));
       }
     }
-    // Checks its part of the record before it sets anything.
+    // Each part is put back even when one before it failed; the first failure is then thrown
+    // (the record stays for the next run). Power smoothing checks its part before it sets any.
+    std::exception_ptr first;
+    const auto step = [&](const std::function<void()>& f) {
+      try {
+        f();
+      } catch (...) {
+        if (!first) first = std::current_exception();
+      }
+    };
     if (snap.contains("power_smoothing"))
-      restore_smoothing(api, dev_, name(), snap.at("power_smoothing"));
+      step([&] { restore_smoothing(api, dev_, name(), snap.at("power_smoothing")); });
     // A record from before "clock_cap" was written held a cap or a limit: both are put back.
     const bool capped = snap.value("clock_cap", json(true)) != json(false);
     if (capped && api.DeviceResetGpuLockedClocks != nullptr)
-      check(api.DeviceResetGpuLockedClocks(dev_), "the SM clocks back");
+      step([&] { check(api.DeviceResetGpuLockedClocks(dev_), "the SM clocks back"); });
     if (mw && api.DeviceSetPowerManagementLimit != nullptr)
-      check(api.DeviceSetPowerManagementLimit(dev_, *mw), "the power limit back");
+      step([&] { check(api.DeviceSetPowerManagementLimit(dev_, *mw), "the power limit back"); });
+    if (first) std::rethrow_exception(first);
   }
 
  private:

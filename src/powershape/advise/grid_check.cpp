@@ -82,22 +82,22 @@ GridCheck check_runs(const std::string& name, const trace::Trace& t,
 
 GridCheck check_predicted(const trace::Trace& t, int64_t begin, int64_t end, const Outcome& base,
                           const Outcome& pick, const analysis::GridSpec& spec, double gpus) {
-  analysis::PowerInput in = analysis::trace_power(t, begin, end, dt_for(begin, end));
-  auto& w = in.power.w;
-  const double low = w.empty() ? 0 : *std::min_element(w.begin(), w.end());
-  // The trace's GPUs each held at the limit: the sum at the limit times their number.
-  const double gpus_in = std::max(1, in.gpus);
-  const double cap =
-      pick.setting.power_limit_w > 0 ? pick.setting.power_limit_w * gpus_in : HUGE_VAL;
-  const double above = base.mean_power_w - low / gpus_in;
-  const double k = pick.setting.clock_cap_mhz > 0 && above > 0
-                       ? std::clamp((pick.mean_power_w - low / gpus_in) / above, 0.0, 1.5)
-                       : 1.0;
-  for (double& x : w) x = std::min(cap, low + (x - low) * k);
   GridCheck c;
   c.name = pick.setting.describe();
   c.predicted = true;
-  try {
+  try {  // a span without readings enough is not known to be within it
+    analysis::PowerInput in = analysis::trace_power(t, begin, end, dt_for(begin, end));
+    auto& w = in.power.w;
+    const double low = w.empty() ? 0 : *std::min_element(w.begin(), w.end());
+    // The trace's GPUs each held at the limit: the sum at the limit times their number.
+    const double gpus_in = std::max(1, in.gpus);
+    const double cap =
+        pick.setting.power_limit_w > 0 ? pick.setting.power_limit_w * gpus_in : HUGE_VAL;
+    const double above = base.mean_power_w - low / gpus_in;
+    const double k = pick.setting.clock_cap_mhz > 0 && above > 0
+                         ? std::clamp((pick.mean_power_w - low / gpus_in) / above, 0.0, 1.5)
+                         : 1.0;
+    for (double& x : w) x = std::min(cap, low + (x - low) * k);
     keep_worst(c, swing_of(in.power, in.rated_w, spec, gpus));
   } catch (const std::runtime_error& x) {
     c.problem = x.what();

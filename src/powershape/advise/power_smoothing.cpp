@@ -47,7 +47,10 @@ void check(const nvml::Api& api, nvml::Return r, const std::string& step, const 
   if (r == nvml::kSuccess) return;
   if (r == nvml::kErrorNotSupported || r == nvml::kErrorFunctionNotFound) none_on(what, api, r);
   throw device_error(step + " on " + what +
-                     (r == nvml::kErrorNoPermission ? " needs root or CAP_SYS_ADMIN" : " failed") +
+                     (r == nvml::kErrorNoPermission
+                          ? " needs root or CAP_SYS_ADMIN, and power smoothing's privilege level "
+                            "(NVML_FI_PWR_SMOOTHING_PRIV_LVL, set out of band) to allow it"
+                          : " failed") +
                      " (NVML: " + api.error_string(r) + ")");
 }
 
@@ -114,9 +117,14 @@ SmoothingStatus read_smoothing(const nvml::Api& api, nvml::Device dev, const std
     }
   }
   const nvml::Return r = call(api.DeviceGetFieldValues, dev, static_cast<int>(v.size()), v.data());
-  if (r != nvml::kSuccess) check(api, r, "reading power smoothing", what);
-  if (v[0].nvmlReturn != nvml::kSuccess)
-    check(api, v[0].nvmlReturn, "reading power smoothing", what);
+  // Any refusal but a permission or a lost GPU means none: a driver older than the fields
+  // refuses their ids as invalid rather than unsupported.
+  for (const nvml::Return e : {r, r == nvml::kSuccess ? v[0].nvmlReturn : r}) {
+    if (e == nvml::kSuccess) continue;
+    if (e == nvml::kErrorNoPermission || e == nvml::kErrorGpuIsLost)
+      check(api, e, "reading power smoothing", what);
+    none_on(what, api, e);
+  }
   const auto value = [&](std::size_t i) {
     if (v[i].nvmlReturn != nvml::kSuccess)
       check(api, v[i].nvmlReturn, "reading power smoothing field " + std::to_string(v[i].fieldId),
@@ -125,9 +133,10 @@ SmoothingStatus read_smoothing(const nvml::Api& api, nvml::Device dev, const std
   };
   SmoothingStatus s;
   s.enabled = value(0) != 0;
-  s.active_profile = static_cast<int>(value(1));
-  s.applied_floor_w = value(2) / 1e3;
-  s.applied_ceiling_w = value(3) / 1e3;
+  const double active = value(1);
+  // DCGM's header gives the applied floor and ceiling in W (NVML's does not say).
+  s.applied_floor_w = value(2);
+  s.applied_ceiling_w = value(3);
   s.min_floor_pct = value(4);
   s.max_floor_pct = value(5);
   if (v[6].nvmlReturn == nvml::kSuccess) s.lifetime_pct = as_double(v[6]);
@@ -142,9 +151,10 @@ SmoothingStatus read_smoothing(const nvml::Api& api, nvml::Device dev, const std
     q.hysteresis_ms = value(kHead + p * kPer + 3);
     s.profiles.push_back(q);
   }
-  if (s.active_profile < 0 || s.active_profile >= static_cast<int>(s.profiles.size()))
-    throw device_error(what + " reports power smoothing profile " +
-                       std::to_string(s.active_profile) + " of " + std::to_string(n));
+  if (!(active >= 0 && active < static_cast<double>(s.profiles.size())))
+    throw device_error(what + " reports power smoothing profile " + std::to_string(active) +
+                       " of " + std::to_string(n));
+  s.active_profile = static_cast<int>(active);
   return s;
 }
 
@@ -216,8 +226,16 @@ json smoothing_snapshot(const SmoothingStatus& now, const SmoothingChange& c) {
   return {{"enabled", now.enabled}, {"profile", now.active_profile}, {"params", params}};
 }
 
-void restore_smoothing(const nvml::Api& api, nvml::Device dev, const std::string& what,
-                       const json& snap) {
+namespace {
+
+// A record's power smoothing: the state, the active profile, and the changed profile's values.
+struct Record {
+  bool enabled = false;
+  int active = 0;
+  SmoothingChange values;  // values.profile: the profile they are of
+};
+
+Record parse_record(const json& snap) {
   const auto profile_id = [](const json& j) {
     if (!j.is_number_integer() || j.get<int64_t>() < 0 ||
         j.get<int64_t>() >= nvml::kSmoothingMaxProfiles)
@@ -227,21 +245,47 @@ void restore_smoothing(const nvml::Api& api, nvml::Device dev, const std::string
   if (!snap.is_object() || !snap.value("enabled", json()).is_boolean() ||
       !snap.value("params", json()).is_object())
     throw invalid_input("power_smoothing is not a record of power smoothing");
-  const int active = profile_id(snap.value("profile", json()));
+  Record r;
+  r.enabled = snap.at("enabled").get<bool>();
+  r.active = profile_id(snap.value("profile", json()));
   const json& params = snap.at("params");
-  const int profile = profile_id(params.value("profile", json()));
-  std::array<std::optional<double>, 4> values;
+  r.values.profile = profile_id(params.value("profile", json()));
+  std::optional<double> SmoothingChange::*const fields[] = {
+      &SmoothingChange::floor_pct, &SmoothingChange::ramp_up_w_per_s,
+      &SmoothingChange::ramp_down_w_per_s, &SmoothingChange::hysteresis_ms};
   for (std::size_t i = 0; i < kParams.size(); ++i) {
     if (!params.contains(kJsonNames[i])) continue;
     const json& x = params.at(kJsonNames[i]);
-    if (!x.is_number() || !(x.get<double>() >= kParams[i].lo) ||
-        !(x.get<double>() <= kParams[i].hi))
-      throw invalid_input(std::string("power_smoothing: ") + kJsonNames[i] + " is out of range");
-    values[i] = x.get<double>();
+    if (!x.is_number())
+      throw invalid_input(std::string("power_smoothing: ") + kJsonNames[i] + " is not a number");
+    r.values.*fields[i] = x.get<double>();
   }
+  return r;
+}
+
+}  // namespace
+
+void check_record(const json& snap, const SmoothingStatus& now, const std::string& what) {
+  const Record r = parse_record(snap);
+  if (r.active >= static_cast<int>(now.profiles.size()))
+    throw invalid_input("power_smoothing: profile " + std::to_string(r.active) + " is not one of " +
+                        what + "'s");
+  try {
+    check_smoothing(r.values, now, what);  // as a change asked now would be
+  } catch (const Error& e) {
+    throw invalid_input(std::string("power_smoothing: ") + e.what());
+  }
+}
+
+void restore_smoothing(const nvml::Api& api, nvml::Device dev, const std::string& what,
+                       const json& snap) {
+  check_record(snap, read_smoothing(api, dev, what), what);
+  const Record r = parse_record(snap);
+  const std::optional<double> values[] = {r.values.floor_pct, r.values.ramp_up_w_per_s,
+                                          r.values.ramp_down_w_per_s, r.values.hysteresis_ms};
   for (std::size_t i = 0; i < kParams.size(); ++i)
-    if (values[i]) set_param(api, dev, what, profile, kParams[i], *values[i]);
-  set_profile_and_state(api, dev, what, active, snap.at("enabled").get<bool>());
+    if (values[i]) set_param(api, dev, what, *r.values.profile, kParams[i], *values[i]);
+  set_profile_and_state(api, dev, what, r.active, r.enabled);
 }
 
 }  // namespace powershape::advise

@@ -56,7 +56,10 @@ void apply_smoothing(const telemetry::nvml::Api& api, telemetry::nvml::Device de
 // What restore_smoothing needs to undo `c`: the state, the active profile and the changed
 // profile's parameters as they are now.
 nlohmann::json smoothing_snapshot(const SmoothingStatus& now, const SmoothingChange& c);
-// Puts back what smoothing_snapshot recorded; a record's values are checked before any is set.
+// Throws invalid_input where a record (smoothing_snapshot's) asks what the GPU (`now`) does not
+// allow, as check_smoothing would refuse it asked now.
+void check_record(const nlohmann::json& snap, const SmoothingStatus& now, const std::string& what);
+// Puts back what smoothing_snapshot recorded, the record checked against the GPU first.
 void restore_smoothing(const telemetry::nvml::Api& api, telemetry::nvml::Device dev,
                        const std::string& what, const nlohmann::json& snap);
 

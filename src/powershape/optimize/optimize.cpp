@@ -280,6 +280,8 @@ std::optional<Recommendation> raced_within_grid(const Options& o, Result& r) {
     x.energy_ratio = {e, e, e};
     x.score_ratio = {q, q, q};
   }
+  // Where the job as found is within the spec too, only a win beyond the noise is one.
+  if (within(r.candidates[race.baseline]) && !(x.score_ratio.hi < 1)) return std::nullopt;
   return x;
 }
 

@@ -40,8 +40,8 @@ inline constexpr unsigned kFiThrottleHwPowerBrake = 253;
 // profile's id as their scope.
 inline constexpr unsigned kFiSmoothingEnabled = 256;
 inline constexpr unsigned kFiSmoothingPrivLevel = 257;
-inline constexpr unsigned kFiSmoothingAppliedCeiling = 259;  // mW
-inline constexpr unsigned kFiSmoothingAppliedFloor = 260;    // mW
+inline constexpr unsigned kFiSmoothingAppliedCeiling = 259;  // W (DCGM's header)
+inline constexpr unsigned kFiSmoothingAppliedFloor = 260;    // W
 inline constexpr unsigned kFiSmoothingMaxFloorPct = 261;
 inline constexpr unsigned kFiSmoothingMinFloorPct = 262;
 inline constexpr unsigned kFiSmoothingLifetimePct = 263;

@@ -112,7 +112,6 @@ Status NvmlSource::status_of(nvml::Return r, Gpu& g) const {
     case nvml::kErrorNotSupported:
     case nvml::kErrorFunctionNotFound:
     case nvml::kErrorNoPermission:
-    case nvml::kErrorInvalidArgument:  // a field id a driver older than it does not know
       return Status::kNotSupported;
     case nvml::kErrorGpuIsLost:
       if (!g.lost) g.retry_ns = steady_now_ns() + 1'000'000'000;
@@ -210,6 +209,8 @@ void NvmlSource::read_fields(Gpu& g, const DeviceInfo& info, const SignalSet& wh
   for (int k = 0; k < n; ++k) {
     Signal sig = kFields[field_of[k]].signal;
     nvml::Return fr = (r == nvml::kSuccess) ? values[k].nvmlReturn : r;
+    // A field id a driver older than it does not know is refused as invalid: not supported.
+    if (r == nvml::kSuccess && fr == nvml::kErrorInvalidArgument) fr = nvml::kErrorNotSupported;
     s[sig] = reading_of(fr, nvml::to_int64(values[k].valueType, values[k].value), status_of(fr, g));
   }
 }

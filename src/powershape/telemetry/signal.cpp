@@ -23,8 +23,8 @@ const std::array<SignalSpec, kSignalCount>& signal_specs() {
       {Signal::kUtilMem, "util_mem", "%"},
       {Signal::kSmoothingEnabled, "smoothing_enabled", ""},
       {Signal::kSmoothingProfile, "smoothing_profile", ""},
-      {Signal::kSmoothingFloor, "smoothing_floor", "mW"},
-      {Signal::kSmoothingCeiling, "smoothing_ceiling", "mW"},
+      {Signal::kSmoothingFloor, "smoothing_floor", "W"},
+      {Signal::kSmoothingCeiling, "smoothing_ceiling", "W"},
   }};
   return kSpecs;
 }

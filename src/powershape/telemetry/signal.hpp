@@ -30,8 +30,8 @@ enum class Signal : uint8_t {
   // Blackwell's power smoothing (NVML_FI_PWR_SMOOTHING_*); not supported on earlier GPUs.
   kSmoothingEnabled,  // 0 or 1
   kSmoothingProfile,  // the active preset profile
-  kSmoothingFloor,    // the floor the firmware holds now, mW
-  kSmoothingCeiling,  // the ceiling it holds now, mW
+  kSmoothingFloor,    // the floor the firmware holds now, W
+  kSmoothingCeiling,  // the ceiling it holds now, W
   kCount
 };
 inline constexpr std::size_t kSignalCount = static_cast<std::size_t>(Signal::kCount);

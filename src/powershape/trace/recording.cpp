@@ -62,6 +62,7 @@ void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, cons
       sampler.begin_region(m->name, -1, m->t_ns);
     } else if (!sampler.end_region(m->name, m->t_ns)) {
       warn("region '" + m->name + "' ended but never began");
+      continue;  // warned here; not passed on to be warned of again
     }
     if (forward_to.empty()) continue;
     try {
