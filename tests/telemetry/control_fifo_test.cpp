@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -30,6 +31,26 @@ TEST(ControlFifo, MarksArriveAsWholeLines) {
     EXPECT_EQ(fifo.read_available(), "");
   }
   EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+// A mark goes only to a FIFO: a regular file named in its place, or a link to one, is left as
+// it was (a recorder running as root passes marks on to the path its environment names).
+TEST(ControlFifo, AMarkIsNeverWrittenToAFileOrThroughALink) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ps_mark_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "precious";
+  { std::ofstream(file) << "kept\n"; }
+  EXPECT_THROW(send_mark(file.string(), {true, 1, "step"}), std::runtime_error);
+  ControlFifo fifo;
+  std::filesystem::create_symlink(fifo.path(), dir / "link");
+  EXPECT_THROW(send_mark((dir / "link").string(), {true, 1, "step"}), std::runtime_error);
+  EXPECT_EQ(fifo.read_available(), "");
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "kept");
+  std::filesystem::remove_all(dir);
 }
 
 // A writer faster than the reader: each call returns at most kMaxRead bytes of lines, so the

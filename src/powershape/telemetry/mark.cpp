@@ -1,6 +1,7 @@
 #include "powershape/telemetry/mark.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,8 +32,15 @@ std::string format_mark(const Mark& m) {
 
 void send_mark(const std::string& path, const Mark& m) {
   const std::string line = format_mark(m);
-  const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  // Only a FIFO, never through a link: a recorder passes marks on to whatever path its
+  // environment names, and may run as root, so a regular file there is never written.
+  const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) throw device_error("cannot open " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+    close(fd);
+    throw invalid_input(path + " is not a FIFO: no mark is written to it");
+  }
   const ssize_t n = write(fd, line.data(), line.size());
   close(fd);
   if (n != static_cast<ssize_t>(line.size())) throw device_error("cannot write " + path);
