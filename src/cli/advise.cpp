@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,7 +38,8 @@ struct AdviseArgs {
   bool sweep = false;
   std::string source = "nvml";
   double max_slowdown_pct = -1, window_s = 1, peak_tflops = 0, gpu_seconds = 30, grid_gpus = 1;
-  std::string grid;  // a grid spec the choice must be within
+  std::string grid;                             // a grid spec the choice must be within
+  std::optional<analysis::GridSpec> grid_spec;  // read from it before anything else
   advise::SimAdviseOptions sim;
   ApplyArgs apply;
 };
@@ -138,7 +140,7 @@ std::vector<advise::Knob> knobs_of(const AdviseArgs& a) {
 // choice moves to the best setting predicted within it; printed, and returned for the JSON.
 nlohmann::json choose_within_grid(const AdviseArgs& a, const trace::Trace& t,
                                   advise::TraceAdvice& r, double max_slowdown, std::string& said) {
-  const analysis::GridSpec spec = analysis::load_grid_spec(a.grid);
+  const analysis::GridSpec& spec = *a.grid_spec;
   const int64_t begin = t.samples.front().t_ns, end = t.samples.back().t_ns;
   const advise::GridCheck as_found =
       advise::check_runs("as found", t, {{begin, end}}, spec, a.grid_gpus);
@@ -177,7 +179,7 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
   objective = r.objective;
   nlohmann::json grid;
   std::string grid_said;
-  if (!a.grid.empty()) grid = choose_within_grid(a, t, r, max_slowdown, grid_said);
+  if (a.grid_spec) grid = choose_within_grid(a, t, r, max_slowdown, grid_said);
   const auto& m = r.model;
   std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", label.c_str(), a.gpu,
               r.device.name.empty() ? "not named in the trace" : r.device.name.c_str(),
@@ -292,7 +294,7 @@ int run_advise(AdviseArgs& a) {
         kApplyMaxSlowdownPct);
   }
   // A spec that cannot be read is said before the trace is read and fitted.
-  if (!a.grid.empty()) analysis::load_grid_spec(a.grid);
+  if (!a.grid.empty()) a.grid_spec = analysis::load_grid_spec(a.grid);
   // Zeus' cost weighs time by the device's power limit, set per device.
   experiment::Objective objective = experiment::parse_objective(a.objective, 1);
   const double max_slowdown = a.max_slowdown_pct >= 0 ? a.max_slowdown_pct / 100 : -1;

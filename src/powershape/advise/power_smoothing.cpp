@@ -13,24 +13,29 @@ using nlohmann::json;
 
 namespace {
 
-// The limits a value must keep, in the order of NVML's profile parameters.
+// Each of NVML's profile parameters, in its order: where a profile holds it and a change asks
+// it, its name in errors and in records, and the limits a value must keep.
 struct Param {
   unsigned id;
   const char* name;  // the subject of an error about it
   double SmoothingProfile::*field;
+  std::optional<double> SmoothingChange::*asked;
+  const char* json;    // its key in a record
+  const char* format;  // in describe()
   double lo, hi;
 };
 constexpr double kMaxRate = 1e7;           // W/s: far above any GPU's
 constexpr double kMaxHysteresis = 600000;  // ms: ten minutes
 const std::array<Param, 4> kParams = {{
-    {nvml::kSmoothingParamFloorPct, "floor", &SmoothingProfile::floor_pct, 0, 100},
-    {nvml::kSmoothingParamRampUp, "ramp-up", &SmoothingProfile::ramp_up_w_per_s, 0, kMaxRate},
-    {nvml::kSmoothingParamRampDown, "ramp-down", &SmoothingProfile::ramp_down_w_per_s, 0, kMaxRate},
-    {nvml::kSmoothingParamHysteresis, "hysteresis", &SmoothingProfile::hysteresis_ms, 0,
-     kMaxHysteresis},
+    {nvml::kSmoothingParamFloorPct, "floor", &SmoothingProfile::floor_pct,
+     &SmoothingChange::floor_pct, "floor_pct", "floor %g%%", 0, 100},
+    {nvml::kSmoothingParamRampUp, "ramp-up", &SmoothingProfile::ramp_up_w_per_s,
+     &SmoothingChange::ramp_up_w_per_s, "ramp_up_w_per_s", "up %g W/s", 0, kMaxRate},
+    {nvml::kSmoothingParamRampDown, "ramp-down", &SmoothingProfile::ramp_down_w_per_s,
+     &SmoothingChange::ramp_down_w_per_s, "ramp_down_w_per_s", "down %g W/s", 0, kMaxRate},
+    {nvml::kSmoothingParamHysteresis, "hysteresis", &SmoothingProfile::hysteresis_ms,
+     &SmoothingChange::hysteresis_ms, "hysteresis_ms", "hysteresis %g ms", 0, kMaxHysteresis},
 }};
-const char* const kJsonNames[] = {"floor_pct", "ramp_up_w_per_s", "ramp_down_w_per_s",
-                                  "hysteresis_ms"};
 
 double as_double(const nvml::FieldValue& v) {
   return v.valueType == nvml::kDouble ? v.value.dVal
@@ -87,13 +92,9 @@ std::string SmoothingChange::describe() const {
   if (profile) out += ", profile " + std::to_string(*profile);
   std::string params;
   char buf[64];
-  const std::optional<double> SmoothingChange::*fields[] = {
-      &SmoothingChange::floor_pct, &SmoothingChange::ramp_up_w_per_s,
-      &SmoothingChange::ramp_down_w_per_s, &SmoothingChange::hysteresis_ms};
-  const char* const formats[] = {"floor %g%%", "up %g W/s", "down %g W/s", "hysteresis %g ms"};
-  for (std::size_t i = 0; i < 4; ++i) {
-    if (!(this->*fields[i])) continue;
-    std::snprintf(buf, sizeof buf, formats[i], *(this->*fields[i]));
+  for (const Param& p : kParams) {
+    if (!(this->*p.asked)) continue;
+    std::snprintf(buf, sizeof buf, p.format, *(this->*p.asked));
     params += (params.empty() ? "" : ", ") + std::string(buf);
   }
   return params.empty() ? out : out + " (" + params + ")";
@@ -162,7 +163,7 @@ json to_json(const SmoothingStatus& s) {
   json profiles = json::array();
   for (const auto& p : s.profiles) {
     json j;
-    for (std::size_t i = 0; i < kParams.size(); ++i) j[kJsonNames[i]] = p.*kParams[i].field;
+    for (const Param& q : kParams) j[q.json] = p.*q.field;
     profiles.push_back(j);
   }
   json j = {{"enabled", s.enabled},
@@ -183,13 +184,12 @@ void check_smoothing(const SmoothingChange& c, const SmoothingStatus& now,
     throw invalid_input("profile", std::to_string(profile) + " is not one of " + what +
                                        "'s power smoothing profiles (0-" + std::to_string(n - 1) +
                                        ")");
-  const std::optional<double> asked[] = {c.floor_pct, c.ramp_up_w_per_s, c.ramp_down_w_per_s,
-                                         c.hysteresis_ms};
   for (std::size_t i = 0; i < kParams.size(); ++i) {
-    if (!asked[i]) continue;
+    const std::optional<double>& asked = c.*kParams[i].asked;
+    if (!asked) continue;
     const double lo = i == 0 ? now.min_floor_pct : kParams[i].lo;
     const double hi = i == 0 ? now.max_floor_pct : kParams[i].hi;
-    const double x = *asked[i];
+    const double x = *asked;
     const bool positive = i == 1 || i == 2;  // a ramp of 0 W/s would pin the power
     if (!std::isfinite(x) || x < lo || x > hi || (positive && x <= 0)) {
       char buf[160];
@@ -209,10 +209,8 @@ void apply_smoothing(const nvml::Api& api, nvml::Device dev, const std::string& 
                      const SmoothingChange& c, const SmoothingStatus& now) {
   check_smoothing(c, now, what);
   const int profile = c.profile.value_or(now.active_profile);
-  const std::optional<double> asked[] = {c.floor_pct, c.ramp_up_w_per_s, c.ramp_down_w_per_s,
-                                         c.hysteresis_ms};
-  for (std::size_t i = 0; i < kParams.size(); ++i)
-    if (asked[i]) set_param(api, dev, what, profile, kParams[i], *asked[i]);
+  for (const Param& p : kParams)
+    if (c.*p.asked) set_param(api, dev, what, profile, p, *(c.*p.asked));
   set_profile_and_state(api, dev, what, profile, c.enabled.value_or(true));
 }
 
@@ -220,8 +218,8 @@ json smoothing_snapshot(const SmoothingStatus& now, const SmoothingChange& c) {
   const int profile = c.profile.value_or(now.active_profile);
   json params = {{"profile", profile}};
   if (profile >= 0 && profile < static_cast<int>(now.profiles.size())) {
-    for (std::size_t i = 0; i < kParams.size(); ++i)
-      params[kJsonNames[i]] = now.profiles[static_cast<std::size_t>(profile)].*kParams[i].field;
+    for (const Param& p : kParams)
+      params[p.json] = now.profiles[static_cast<std::size_t>(profile)].*p.field;
   }
   return {{"enabled", now.enabled}, {"profile", now.active_profile}, {"params", params}};
 }
@@ -250,15 +248,30 @@ Record parse_record(const json& snap) {
   r.active = profile_id(snap.value("profile", json()));
   const json& params = snap.at("params");
   r.values.profile = profile_id(params.value("profile", json()));
-  std::optional<double> SmoothingChange::*const fields[] = {
-      &SmoothingChange::floor_pct, &SmoothingChange::ramp_up_w_per_s,
-      &SmoothingChange::ramp_down_w_per_s, &SmoothingChange::hysteresis_ms};
-  for (std::size_t i = 0; i < kParams.size(); ++i) {
-    if (!params.contains(kJsonNames[i])) continue;
-    const json& x = params.at(kJsonNames[i]);
+  for (const Param& p : kParams) {
+    if (!params.contains(p.json)) continue;
+    const json& x = params.at(p.json);
     if (!x.is_number())
-      throw invalid_input(std::string("power_smoothing: ") + kJsonNames[i] + " is not a number");
-    r.values.*fields[i] = x.get<double>();
+      throw invalid_input(std::string("power_smoothing: ") + p.json + " is not a number");
+    r.values.*p.asked = x.get<double>();
+  }
+  return r;
+}
+
+}  // namespace
+
+namespace {
+
+// The record, parsed and checked against the GPU (`now`) as a change asking it would be.
+Record checked(const json& snap, const SmoothingStatus& now, const std::string& what) {
+  const Record r = parse_record(snap);
+  if (r.active >= static_cast<int>(now.profiles.size()))
+    throw invalid_input("power_smoothing: profile " + std::to_string(r.active) + " is not one of " +
+                        what + "'s");
+  try {
+    check_smoothing(r.values, now, what);
+  } catch (const Error& e) {
+    throw invalid_input(std::string("power_smoothing: ") + e.what());
   }
   return r;
 }
@@ -266,25 +279,14 @@ Record parse_record(const json& snap) {
 }  // namespace
 
 void check_record(const json& snap, const SmoothingStatus& now, const std::string& what) {
-  const Record r = parse_record(snap);
-  if (r.active >= static_cast<int>(now.profiles.size()))
-    throw invalid_input("power_smoothing: profile " + std::to_string(r.active) + " is not one of " +
-                        what + "'s");
-  try {
-    check_smoothing(r.values, now, what);  // as a change asked now would be
-  } catch (const Error& e) {
-    throw invalid_input(std::string("power_smoothing: ") + e.what());
-  }
+  checked(snap, now, what);
 }
 
 void restore_smoothing(const nvml::Api& api, nvml::Device dev, const std::string& what,
                        const json& snap) {
-  check_record(snap, read_smoothing(api, dev, what), what);
-  const Record r = parse_record(snap);
-  const std::optional<double> values[] = {r.values.floor_pct, r.values.ramp_up_w_per_s,
-                                          r.values.ramp_down_w_per_s, r.values.hysteresis_ms};
-  for (std::size_t i = 0; i < kParams.size(); ++i)
-    if (values[i]) set_param(api, dev, what, *r.values.profile, kParams[i], *values[i]);
+  const Record r = checked(snap, read_smoothing(api, dev, what), what);
+  for (const Param& p : kParams)
+    if (r.values.*p.asked) set_param(api, dev, what, *r.values.profile, p, *(r.values.*p.asked));
   set_profile_and_state(api, dev, what, r.active, r.enabled);
 }
 
