@@ -76,18 +76,18 @@ TEST(Optimize, RacesTheCountsAndRecommendsTheFastestWithinTheBudget) {
   EXPECT_TRUE(named);
 }
 
-// A spec of a range and ramps alone, in W: `max_w` for the range, `ramp_w` each way; windows
-// short enough for a run of 40 ms.
-analysis::GridSpec spec(double max_w, double ramp_w) {
+// A spec of a range and ramps alone, in W: `max_w` for the range, `ramp_w` each way; the ramp's
+// window (the range's twice it) short enough for the runs (10 ms for a run of 40 ms).
+analysis::GridSpec spec(double max_w, double ramp_w, double window_s = 0.01) {
   return analysis::grid_spec_from_json(
       {{"name", "test"},
        {"source", "a test"},
        {"ramp",
-        {{"window_s", 0.01},
+        {{"window_s", window_s},
          {"up_max_w_per_s", ramp_w},
          {"down_max_w_per_s", ramp_w},
          {"source", "a test"}}},
-       {"range", {{"window_s", 0.02}, {"max_w", max_w}, {"source", "a test"}}}});
+       {"range", {{"window_s", 2 * window_s}, {"max_w", max_w}, {"source", "a test"}}}});
 }
 
 TEST(Optimize, WithinALooseGridSpecTheChoiceIsAsWithoutOne) {
@@ -105,8 +105,12 @@ TEST(Optimize, WithinALooseGridSpecTheChoiceIsAsWithoutOne) {
 }
 
 TEST(Optimize, OutsideEveryConfigurationNothingIsRecommendedAndTheClosestNamed) {
-  Options o = options(kJob, 30);
-  o.grid = spec(1e-3, 1e9);  // a range no replayed GPU holds
+  // Runs of 0.3 s and more: a 40 ms run may see a single replayed reading, whose range of 0 W
+  // any spec holds.
+  const std::vector<std::string> job = {
+      "sh", "-c", "if [ \"${POWERSHAPE_CHUNKS:-1}\" = 4 ]; then sleep 0.3; else sleep 0.6; fi"};
+  Options o = options(job, 30);
+  o.grid = spec(1e-3, 1e9, 0.05);  // a range no replayed GPU holds
   o.grid_gpus = 1000;
   const Result r = run(o);
   EXPECT_EQ(r.recommendation.kind, Recommendation::kNone);
