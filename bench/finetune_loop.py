@@ -5,10 +5,11 @@ each step after the first 5 marked as a region named "step" when run under `powe
 (POWERSHAPE_CONTROL set), so that the advisor sees steps. Prints its ms per step. --gap-ms waits
 on the host after each backward pass, as an exposed all-reduce leaves the GPU idle; --floor fills
 that gap with powershape's filler in process (powershape.floor); --mark-gap marks it as a region
-named "gap", for `powershape smooth --gap gap` to fill from outside.
+named "gap", for `powershape smooth --gap gap` to fill from outside. --chunks runs the LM head and
+loss as powershape's op in that many chunks (powershape.hf.patch_causal_lm); without, as HF does.
 
   powershape monitor -o T.csv -- python3 bench/finetune_loop.py [--batch 16] [--seq 1024] [--seconds 60]
-      [--gap-ms 200 [--floor 0.5 | --mark-gap]]
+      [--gap-ms 200 [--floor 0.5 | --mark-gap]] [--chunks N]
   powershape advise --trace T.csv
 """
 import argparse
@@ -40,11 +41,18 @@ def main():
         "--floor", type=float, default=None, help="fill the gap with powershape's filler at this intensity (0-1)"
     )
     ap.add_argument("--mark-gap", action="store_true", help='mark each gap as a region named "gap"')
+    ap.add_argument("--chunks", type=int, default=None, help="the LM head as powershape's op, in N chunks")
     a = ap.parse_args()
+    if a.chunks is not None and not 1 <= a.chunks <= 1024:
+        sys.exit("finetune_loop.py: --chunks: expected 1 to 1024")
     if not 0 <= a.gap_ms <= 10000:
         sys.exit("finetune_loop.py: --gap-ms: expected 0 to 10000")
     floor = smooth(intensity=a.floor) if a.floor is not None else None
     model = qwen2_0_5b(a.seq)
+    if a.chunks is not None:
+        from powershape.hf import patch_causal_lm
+
+        model = patch_causal_lm(model, chunks=a.chunks)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
     ids = torch.randint(0, model.config.vocab_size, (a.batch, a.seq), device="cuda")
     marked = bool(os.environ.get("POWERSHAPE_CONTROL"))

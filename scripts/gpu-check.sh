@@ -13,18 +13,20 @@
 #   grid       the power floor's filler against its intensity, then a Qwen2-0.5B training loop with
 #              a 45 ms gap a step (the modelled all-reduce of its 1 GB gradient) as it is, with the
 #              in-process floor and under `smooth` three ways, each measured by `swing` (~6 min)
+#   grid2      the same loop under `smooth --pace` (its start paced), under a 90% floor, and as it
+#              is with the LM head as powershape's op at 1 and at 8 chunks (~5 min)
 #   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
 #              on the GPU through the installed package (~4 min)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
-#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [pip]
+#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [grid2] [pip]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock readme docs grid pip)
+[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock readme docs grid grid2 pip)
 for p in "${parts[@]}"; do
-  case $p in tests|telemetry|lmhead|peers|clock|readme|docs|grid|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, readme, docs, grid, pip)" >&2; exit 2 ;; esac
+  case $p in tests|telemetry|lmhead|peers|clock|readme|docs|grid|grid2|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, readme, docs, grid, grid2, pip)" >&2; exit 2 ;; esac
 done
 
 tests() {
@@ -91,25 +93,37 @@ docs() {
 }
 
 grid() {
-  export POWERSHAPE_LIB=$PWD/build/libpowershape_c.so  # the jobs mark their steps and gaps
   echo "== the power floor's filler: its power against its intensity"
   POWERSHAPE_LIB=build/libpowershape_c.so python3 bench/floor_power.py --seconds 3 | tee "$out/floor_power.txt"
-  # A training loop with a 45 ms gap a step (the modelled all-reduce), as it is, with the
-  # in-process filler, and under `smooth` (marked gaps, gaps found in the power, marked with ramps).
+  grid_runs none inprocess marked unmarked ramped
+}
+
+grid2() { grid_runs paced marked90 chunks1 chunks8; }
+
+# A training loop with a 45 ms gap a step (the modelled all-reduce), 30 s a run, each measured by
+# `swing` over its steps (and over the whole run where the ramps are the point).
+grid_runs() {
+  export POWERSHAPE_LIB=$PWD/build/libpowershape_c.so  # the jobs mark their steps and gaps
   local run
-  for run in none inprocess marked unmarked ramped; do
+  for run in "$@"; do
     echo "== a training loop with a 45 ms gap a step: $run"
     local job=(python3 bench/finetune_loop.py --seconds 30 --gap-ms 45)
+    local smooth=(build/powershape smooth -o "$out/grid_$run.csv")
+    local monitor=(build/powershape monitor --interval 5 -o "$out/grid_$run.csv")
     case $run in
-      none) build/powershape monitor --interval 5 -o "$out/grid_$run.csv" -- "${job[@]}" ;;
-      inprocess) build/powershape monitor --interval 5 -o "$out/grid_$run.csv" -- "${job[@]}" --floor 0.5 ;;
-      marked) build/powershape smooth --floor 60% --gap gap -o "$out/grid_$run.csv" -- "${job[@]}" --mark-gap ;;
-      unmarked) build/powershape smooth --floor 60% -o "$out/grid_$run.csv" -- "${job[@]}" ;;
-      ramped) build/powershape smooth --floor 60% --ramp 100 --gap gap -o "$out/grid_$run.csv" -- "${job[@]}" --mark-gap ;;
+      none) "${monitor[@]}" -- "${job[@]}" ;;
+      inprocess) "${monitor[@]}" -- "${job[@]}" --floor 0.5 ;;
+      marked) "${smooth[@]}" --floor 60% --gap gap -- "${job[@]}" --mark-gap ;;
+      marked90) "${smooth[@]}" --floor 90% --gap gap -- "${job[@]}" --mark-gap ;;
+      unmarked) "${smooth[@]}" --floor 60% -- "${job[@]}" ;;
+      ramped) "${smooth[@]}" --floor 60% --ramp 100 --gap gap -- "${job[@]}" --mark-gap ;;
+      paced) "${smooth[@]}" --floor 60% --ramp 100 --pace --gap gap -- "${job[@]}" --mark-gap ;;
+      chunks1) "${monitor[@]}" -- "${job[@]}" --chunks 1 ;;
+      chunks8) "${monitor[@]}" -- "${job[@]}" --chunks 8 ;;
     esac > "$out/grid_$run.log" 2>&1
-    grep -E "ms per step|^smooth|^filler|powershape: " "$out/grid_$run.log" | head -n 8
+    grep -E "ms per step|^smooth|^filler|^pacing|powershape: |Error|error" "$out/grid_$run.log" | head -n 8
     build/powershape swing "$out/grid_$run.csv" --region step --json "$out/swing_$run.json"
-    [ $run = ramped ] && { echo "-- the whole run, ramps included"; build/powershape swing "$out/grid_$run.csv"; }
+    case $run in ramped|paced) echo "-- the whole run, ramps included"; build/powershape swing "$out/grid_$run.csv" ;; esac
   done
 }
 

@@ -26,6 +26,7 @@ namespace {
 struct SmoothArgs {
   std::string floor, gap, out_csv, spec = analysis::kDefaultGridSpec;
   double ramp_w_per_s = 0, back_off_w = 0, interval_ms = 10;
+  bool pace = false;
   int gpu = 0;
   std::vector<std::string> command;
 };
@@ -56,6 +57,8 @@ double floor_watts(const std::string& text, const telemetry::DeviceInfo& gpu) {
 }
 
 int run_smooth(const SmoothArgs& a) {
+  if (a.pace && !(a.ramp_w_per_s > 0))
+    throw CLI::ValidationError("--pace", "paces the job at the --ramp rate: give one");
   std::optional<OutputLock> csv_lock;
   if (!a.out_csv.empty()) csv_lock.emplace(a.out_csv, "-o", OutputLock::Written::kLive);
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
@@ -67,6 +70,14 @@ int run_smooth(const SmoothArgs& a) {
   fo.back_off_w = a.back_off_w;
   fo.marked = !a.gap.empty();
   shape::FloorController controller(fo);
+  std::optional<shape::Pacer> pacer;
+  if (a.pace) {
+    shape::PacerOptions po;
+    po.ramp_w_per_s = a.ramp_w_per_s;
+    po.window_ns = static_cast<int64_t>(spec.ramp_window_s * 1e9);
+    po.armed_below_w = fo.floor_w + controller.options().back_off_w;
+    pacer.emplace(po);
+  }
   auto filler = experiment::open_gpu_filler(gpu.uuid);
 
   monitor::SessionOptions so;
@@ -77,6 +88,7 @@ int run_smooth(const SmoothArgs& a) {
   so.csv_path = a.out_csv;
   so.command = a.command;
   so.turn_ms = 5;
+  so.own_group = a.pace;  // a hold stops all the job started
   monitor::Session session(*source, so, warn);
   std::fprintf(stderr, "powershape smooth: a floor of %.0f W on GPU %d (%s)%s; filler: %s\n",
                fo.floor_w, gpu.index, gpu.name.c_str(),
@@ -86,7 +98,8 @@ int run_smooth(const SmoothArgs& a) {
   shape::SmoothOptions opts;
   opts.gap_region = a.gap;
   opts.turn_ms = so.turn_ms;
-  const shape::SmoothResult r = shape::run_smoothed(session, *filler, controller, opts);
+  const shape::SmoothResult r =
+      shape::run_smoothed(session, *filler, controller, opts, pacer ? &*pacer : nullptr);
 
   const trace::Trace& t = session.trace();
   std::printf(
@@ -98,6 +111,9 @@ int run_smooth(const SmoothArgs& a) {
   std::printf(
       "filler   %.2f s of products, ending at intensity %.2f; ramps %.1f s up, %.1f s down\n",
       r.filled_s, r.learned, r.ramp_up_s, r.ramp_down_s);
+  if (pacer)
+    std::printf("pacing   the job held %.2f s in %d holds, its rises kept under %.0f W/s\n",
+                r.held_s, r.holds, a.ramp_w_per_s);
   if (!t.samples.empty()) {
     const analysis::PowerInput in =
         analysis::trace_power(t, t.samples.front().t_ns, t.samples.back().t_ns, 0);
@@ -140,6 +156,10 @@ void add_smooth(CLI::App& app) {
                   "W/s: ramp the floor up from the power found before the job starts, and down "
                   "from the job's power after it ends (default: no ramps)")
       ->check(finite_in(0, 1e9));
+  cmd->add_flag("--pace", a.pace,
+                "Hold the job (its process group stopped) while its own power would rise faster "
+                "than --ramp over the spec's ramp window: its first steps, and its return from a "
+                "phase at the floor (a checkpoint)");
   cmd->add_option("--gap", a.gap,
                   "The region the job marks its gaps with (powershape mark, the Python Monitor): "
                   "fill exactly there; without, gaps are found in the power")

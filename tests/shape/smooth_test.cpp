@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "powershape/analysis/power_input.hpp"
+#include "powershape/analysis/swing.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/util/error.hpp"
 
@@ -138,6 +142,68 @@ TEST(Smooth, WithoutMarksHoldsTheFloorFromThePower) {
   EXPECT_NEAR(r.learned, 0.6, 0.05);
   EXPECT_NEAR(r.filled_s, 0.5 * 0.6, 0.1);
   EXPECT_EQ(filler.intensity(), 0);
+}
+
+// A job that draws 600 W whenever it runs (not stopped), on the FilledSource's GPU; it writes its
+// pid to `pid_file` when it starts.
+class JobSource : public FilledSource {
+ public:
+  JobSource(const FakeFiller& f, std::string pid_file)
+      : FilledSource(f), pid_file_(std::move(pid_file)) {}
+  telemetry::Sample poll(int gpu, const telemetry::SignalSet& want) override {
+    telemetry::Sample s = FilledSource::poll(gpu, want);
+    if (running()) s[telemetry::Signal::kPowerInstant] = telemetry::Reading::of(600'000);
+    return s;
+  }
+
+ private:
+  bool running() {
+    if (pid_ <= 0) std::ifstream(pid_file_) >> pid_;
+    if (pid_ <= 0) return false;
+    std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+    std::string pid, name, state;
+    stat >> pid >> name >> state;
+    return stat && state != "T" && state != "Z";
+  }
+  std::string pid_file_;
+  int pid_ = 0;
+};
+
+// A job that starts at 600 W from a 150 W floor, paced at 200 W/s over 0.5 s windows: its rise
+// takes seconds of holds instead of a single step, and it still ends with its own code.
+TEST(Smooth, PacesTheJobsRise) {
+  const std::string pid_file = ::testing::TempDir() + "/powershape_paced_job.pid";
+  std::remove(pid_file.c_str());
+  FakeFiller filler;
+  JobSource source(filler, pid_file);
+  auto so = session({"sh", "-c", "echo $$ >" + pid_file + "; sleep 0.3; exec sleep 3"});
+  so.own_group = true;
+  so.sampler.max_drain_period = std::chrono::milliseconds(5);  // the pacer sees readings soon
+  monitor::Session s(source, so, [](const std::string& w) { ADD_FAILURE() << w; });
+  FloorOptions fo;
+  fo.floor_w = 150;
+  fo.start_intensity = 0.1;  // what holds 150 W on this GPU
+  FloorController c(fo);
+  PacerOptions po;
+  po.ramp_w_per_s = 200;
+  po.window_ns = 500'000'000;
+  po.armed_below_w = 165;
+  Pacer pacer(po);
+  SmoothOptions o;
+  o.turn_ms = 2;
+  o.settle_ns = 4'000'000;
+  const SmoothResult r = run_smoothed(s, filler, c, o, &pacer);
+  std::remove(pid_file.c_str());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_GT(r.holds, 0);
+  EXPECT_GT(r.held_s, 0.5);  // 450 W at 160 W/s: 2.8 s of rise, about half of it held
+  EXPECT_LT(r.held_s, 3.0);
+  EXPECT_FALSE(s.held());
+  // The power's ramp over 0.5 s windows: 900 W/s unpaced; the readings' lag (tens of ms here) and
+  // the floor's own step from idle add to the 200 W/s.
+  const analysis::PowerInput in = analysis::trace_power(s.trace(), s.trace().samples.front().t_ns,
+                                                        s.trace().samples.back().t_ns, 0);
+  EXPECT_LT(analysis::ramp_rates(in.power, 0.5).up_max_w_per_s, 400);
 }
 
 TEST(Smooth, RefusesADeviceTheSourceLacks) {

@@ -3,6 +3,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <stdexcept>
 #include <utility>
@@ -30,6 +31,7 @@ Session::Session(telemetry::Source& source, SessionOptions o, trace::Warn warn)
 }
 
 Session::~Session() {
+  if (held_ && child_) child_->signal(SIGCONT);  // never left stopped
   if (started_ && !finished_) sampler_->stop();
   util::forward_signals_to(0);
 }
@@ -45,14 +47,16 @@ bool Session::start() {
   start_sampler();
   if (o_.command.empty()) return true;
   try {
-    child_.emplace(o_.command, std::vector<std::string>{std::string(telemetry::kControlEnv) + "=" +
-                                                        fifo_.path()});
+    child_.emplace(
+        o_.command,
+        std::vector<std::string>{std::string(telemetry::kControlEnv) + "=" + fifo_.path()},
+        o_.own_group);
   } catch (const std::exception& e) {
     warn_(e.what());
     failed_to_start_ = true;
     return false;
   }
-  util::forward_signals_to(child_->pid());
+  util::forward_signals_to(o_.own_group ? -child_->pid() : child_->pid());
   return true;
 }
 
@@ -71,11 +75,19 @@ void Session::turn(int wait_ms) {
   recording_->drain();
 }
 
+void Session::hold(bool held) {
+  if (held && signalled()) held = false;  // a held job would never see the signal it was sent
+  if (held == held_ || !child_ || child_->poll()) return;
+  child_->signal(held ? SIGSTOP : SIGCONT);
+  held_ = held;
+}
+
 bool Session::signalled() const { return util::received_signal() != 0; }
 
 int Session::finish() {
   if (finished_) return code_;
   finished_ = true;
+  hold(false);
   if (started_) sampler_->stop();
   trace::apply_marks(fifo_, *sampler_, warn_, outer_control_);
   for (const auto& r : sampler_->close_open_regions())

@@ -32,6 +32,9 @@ struct SessionOptions {
   std::vector<std::string> command;
   // The longest wait for a mark between two turns, in ms (1-1000).
   int turn_ms = 50;
+  // The command leads a process group of its own (util::Child): hold() and the forwarded signals
+  // reach all it started. Not for a command that reads the terminal.
+  bool own_group = false;
 };
 
 class Session {
@@ -54,6 +57,10 @@ class Session {
   // Runs until the command exits or a signal arrives, a turn of at most turn_ms at a time, calling
   // `each_turn` after each.
   void run(const std::function<void()>& each_turn = {});
+  // Holds the command (SIGSTOP; its group with own_group) or lets it go on (SIGCONT); nothing
+  // without a running command. A signal that stops the session lets it go on.
+  void hold(bool held);
+  bool held() const { return held_; }
   // Whether the command (or, without one, the session) has been told to stop by a signal.
   bool signalled() const;
   // Whether a region of that name is open now.
@@ -82,7 +89,7 @@ class Session {
   std::unique_ptr<telemetry::Sampler> sampler_;
   std::unique_ptr<trace::Recording> recording_;
   std::optional<util::Child> child_;
-  bool started_ = false, failed_to_start_ = false, finished_ = false;
+  bool started_ = false, failed_to_start_ = false, finished_ = false, held_ = false;
   int code_ = 0;
   // An enclosing recorder's FIFO ($POWERSHAPE_CONTROL when this session began): marks go on there.
   std::string outer_control_;

@@ -18,8 +18,13 @@ constexpr double kNoReading = std::numeric_limits<double>::quiet_NaN();
 // over the time it covers, and sets the filler to what it decides.
 class Feed {
  public:
-  Feed(monitor::Session& s, Filler& f, FloorController& c, const SmoothOptions& o)
-      : s_(s), f_(f), c_(c), o_(o), signal_(signal_of(s.source().devices().at(o.gpu))) {
+  Feed(monitor::Session& s, Filler& f, FloorController& c, const SmoothOptions& o, Pacer* pacer)
+      : s_(s),
+        f_(f),
+        c_(c),
+        o_(o),
+        pacer_(pacer),
+        signal_(signal_of(s.source().devices().at(o.gpu))) {
     // How far back a reading reaches: the driver's samples average 20 ms; the instantaneous
     // field is refreshed every ~100 ms on Hopper, the usage is a 1 s mean.
     settle_ns_ = o.settle_ns > 0                               ? o.settle_ns
@@ -46,6 +51,7 @@ class Feed {
       const auto [t, w] = waiting_.front();
       waiting_.pop_front();
       c_.observe(t, w, ran(t - settle_ns_, t + guard));
+      if (pacer_) pacer_->observe(t, w);
       last_w_ = w;
       recent_.push_back({t, w});
     }
@@ -53,6 +59,7 @@ class Feed {
     const double x = c_.decide(now, gap);
     if (x != schedule_.back().second) schedule_.push_back({now, x});
     f_.set_intensity(x);
+    if (pacer_) hold(pacer_->hold(now) && !s_.signalled(), now);
     while (!recent_.empty() && recent_.front().first < now - 1'000'000'000) recent_.pop_front();
     while (schedule_.size() > 1 && schedule_[1].first < now - 2 * settle_ns_ - 1'000'000'000)
       schedule_.pop_front();
@@ -65,6 +72,10 @@ class Feed {
     return sum / static_cast<double>(recent_.size());
   }
   bool any() const { return !std::isnan(last_w_); }
+  // Lets a held job go on, and counts how long it was held.
+  void release() { hold(false, telemetry::steady_now_ns()); }
+  double held_s() const { return held_s_; }
+  int holds() const { return holds_; }
 
  private:
   static telemetry::Signal signal_of(const telemetry::DeviceInfo& d) {
@@ -72,6 +83,17 @@ class Feed {
       if (d.support[static_cast<std::size_t>(sig)] == telemetry::Status::kOk) return sig;
     }
     return telemetry::Signal::kPowerUsage;
+  }
+  void hold(bool held, int64_t now) {
+    if (held == s_.held()) return;
+    s_.hold(held);
+    if (!s_.held() && held_since_ >= 0) {
+      held_s_ += static_cast<double>(now - held_since_) * 1e-9;
+      held_since_ = -1;
+    } else if (s_.held()) {
+      held_since_ = now;
+      ++holds_;
+    }
   }
   // The intensity set throughout [from, to], or NaN where it changed then.
   double ran(int64_t from, int64_t to) const {
@@ -90,7 +112,11 @@ class Feed {
   Filler& f_;
   FloorController& c_;
   const SmoothOptions& o_;
+  Pacer* pacer_;
   telemetry::Signal signal_;
+  int64_t held_since_ = -1;
+  double held_s_ = 0;
+  int holds_ = 0;
   int64_t settle_ns_;
   std::size_t seen_ = 0;
   double last_w_ = kNoReading;
@@ -104,7 +130,7 @@ double seconds_since(int64_t t0) {
 }  // namespace
 
 SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& c,
-                          const SmoothOptions& o) {
+                          const SmoothOptions& o, Pacer* pacer) {
   if (!(o.turn_ms >= 1 && o.turn_ms <= 1000)) throw invalid_input("turn: expected 1-1000 ms");
   if (o.gpu < 0 || o.gpu >= static_cast<int>(s.source().devices().size()))
     throw invalid_input("gpu: the source has no device " + std::to_string(o.gpu));
@@ -113,7 +139,7 @@ SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& 
     ~Stop() { f.set_intensity(0); }
   } stop{filler};
   SmoothResult r;
-  Feed feed(s, filler, c, o);
+  Feed feed(s, filler, c, o, pacer);
   s.start_sampler();
   // The power found: the first reading, waited for at most a second.
   const int64_t t0 = telemetry::steady_now_ns();
@@ -123,6 +149,7 @@ SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& 
     feed.turn();
   r.ramp_up_s = seconds_since(t0);
   if (!s.signalled() && s.start()) s.run([&] { feed.turn(); });
+  feed.release();
   const int64_t t1 = telemetry::steady_now_ns();
   // From the job's last second, or from where a long low phase's fall has come to.
   c.ramp_down(t1, std::max(feed.recent_w(), c.target_w(t1)));
@@ -135,6 +162,8 @@ SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& 
   r.filled_s = filler.filled_s();
   r.filler_failure = filler.failure();
   r.learned = c.learned();
+  r.held_s = feed.held_s();
+  r.holds = feed.holds();
   return r;
 }
 

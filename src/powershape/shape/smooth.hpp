@@ -9,6 +9,7 @@
 #include "powershape/monitor/session.hpp"
 #include "powershape/shape/filler.hpp"
 #include "powershape/shape/floor_controller.hpp"
+#include "powershape/shape/pacer.hpp"
 
 namespace powershape::shape {
 
@@ -26,6 +27,8 @@ struct SmoothResult {
   double ramp_up_s = 0;        // the ramp's time before the job started
   double ramp_down_s = 0;      // and after it ended
   double learned = 0;          // the floor's intensity at the end
+  double held_s = 0;           // paced: how long the job was held
+  int holds = 0;               // and how many times
   bool interrupted = false;    // a SIGINT or SIGTERM cut the ramps short
   std::string filler_failure;  // why the filler stopped before the end (the job ran on without it)
 };
@@ -33,8 +36,9 @@ struct SmoothResult {
 // Starts the session's sampler, ramps the floor up, runs the session's command under the floor,
 // ramps down and finishes the session. A SIGINT or SIGTERM stops the ramps at once (the job gets
 // the signal as under `monitor`). A filler that fails leaves the job to run on unshaped. The filler
-// is at 0 when it returns, also on an exception.
+// is at 0 when it returns, also on an exception. With a pacer, the job is held while it says so
+// (the session's hold()), and never left held.
 SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& c,
-                          const SmoothOptions& o);
+                          const SmoothOptions& o, Pacer* pacer = nullptr);
 
 }  // namespace powershape::shape

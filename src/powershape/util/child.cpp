@@ -23,7 +23,7 @@ std::atomic<int> g_signal{0};
 void on_signal(int sig) {
   g_signal = sig;
   pid_t p = g_target;
-  if (p > 0) kill(p, sig);
+  if (p != 0) kill(p, sig);  // -pid: a process group
 }
 }  // namespace
 
