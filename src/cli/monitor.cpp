@@ -70,6 +70,9 @@ std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) 
     }
     locks.push_back(std::make_unique<OutputLock>(path, option, when));
   }
+  // The textfile is rewritten whole each second, by rename: checked, not locked.
+  if (!o.out_textfile.empty())
+    OutputLock(o.out_textfile, "--textfile", OutputLock::Written::kAtEnd);
   return locks;
 }
 

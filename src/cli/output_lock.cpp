@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "powershape/util/output_file.hpp"
 #include "powershape/util/stdout_data.hpp"
 
 namespace powershape::cli {
@@ -20,16 +21,24 @@ OutputLock::OutputLock(const std::string& path, const std::string& option, Writt
   auto fail = [&](const std::string& why) {
     throw std::runtime_error(option + ": cannot write " + path + ": " + why);
   };
-  struct stat st {};
-  const bool existed = stat(path.c_str(), &st) == 0;
-  if (existed && S_ISDIR(st.st_mode)) fail("it is a folder");
+  util::OutputKind kind{};
+  try {
+    kind = util::check_output(path);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(option + ": " + e.what());
+  }
+  if (kind == util::OutputKind::kNull) return;  // nothing kept, nothing to lock
+  const bool existed = kind != util::OutputKind::kAbsent;
   if (!existed && when == Written::kAtEnd) {
     const auto dir = std::filesystem::path(path).parent_path();
     if (access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) fail(std::strerror(errno));
     return;
   }
-  fd_ = open(path.c_str(), O_WRONLY | (existed ? 0 : O_CREAT) | O_CLOEXEC, 0644);
-  if (fd_ < 0) fail(std::strerror(errno));
+  try {
+    fd_ = util::open_output(path, /*truncate=*/false);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(option + ": " + e.what());
+  }
   created_ = !existed;
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;

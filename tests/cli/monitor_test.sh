@@ -109,6 +109,13 @@ check "a bad interval is refused" test $rc -ne 0 -a "$(wc -l <"$tmp/g.err")" -eq
 check "a bad GPU list is refused" grep -q "^powershape: --gpus: expected comma-separated non-negative integers" "$tmp/h.err"
 "$ps" monitor --source "fake:/nonexistent.csv" -- true 2>"$tmp/i.err"; rc=$?
 check "a missing trace is named" grep -q "cannot read /nonexistent.csv" "$tmp/i.err"
+# Outputs are regular files: a FIFO (no reader: it would block the run forever) is refused at once.
+mkfifo "$tmp/out.fifo"
+timeout 10 "$ps" monitor --source "fake:$trace" --textfile "$tmp/out.fifo" -- true 2>"$tmp/j.err"; rc=$?
+check "a FIFO as the textfile is refused at once" test $rc -eq 1
+check "and named" grep -q "^powershape: --textfile: cannot write $tmp/out.fifo: it is a FIFO" "$tmp/j.err"
+timeout 10 "$ps" monitor --source "fake:$trace" -o "$tmp/out.fifo" -- true 2>"$tmp/k.err"; rc=$?
+check "a FIFO as -o is refused at once" test $rc -eq 1
 
 # --textfile: a Prometheus text file for node_exporter, with dcgm-exporter's names
 "$ps" monitor --interval 5 --source "fake:$trace" --textfile "$tmp/ps.prom" -- sleep 1.3 2>/dev/null

@@ -2,10 +2,11 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "powershape/trace/csv_writer.hpp"
+#include "powershape/util/atomic_file.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/builders.hpp"
@@ -103,7 +104,7 @@ double record_probe(Backend& b, const RecordPlan& rp, const std::string& dir) {
     regions.push_back({"clock probe", -1, probe_t0, b.now_ns()});
     // 100 us means of the probe's 10 us bins (as data/h200's probe file): a tenth of the rows,
     // and the fast limiter's ~100 us alternation still shows.
-    std::ofstream f(dir + "/clock_probe.csv");
+    std::ostringstream f;
     f << "t_ms,sm_clock_mhz\n";
     for (std::size_t i = 0; i < clock.size(); i += 10) {
       double sum = 0;
@@ -112,7 +113,7 @@ double record_probe(Backend& b, const RecordPlan& rp, const std::string& dir) {
       f << clock[i].first << ',' << static_cast<int64_t>(sum / static_cast<double>(n) + 0.5)
         << '\n';
     }
-    if (!f.flush()) throw device_error("cannot write " + dir + "/clock_probe.csv");
+    util::write_file_atomic(dir + "/clock_probe.csv", f.str());
   }
   // Each kernel on its own, at every chunk count.
   std::vector<workload::KernelTime> kernels;

@@ -9,6 +9,7 @@
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/output_file.hpp"
 #include "powershape/util/stdout_data.hpp"
 
 namespace powershape::trace {
@@ -29,8 +30,9 @@ bool is_poll(const Sample& s) {
 }  // namespace
 
 CsvWriter::CsvWriter(const std::string& path, bool every_row) : path_(path), every_row_(every_row) {
-  f_ = util::is_stdout(path) ? fdopen(dup(fileno(util::data_stdout())), "w")
-                             : std::fopen(path.c_str(), "w");
+  f_ = fdopen(util::is_stdout(path) ? dup(fileno(util::data_stdout()))
+                                    : util::open_output(path, /*truncate=*/true),
+              "w");
   if (f_ == nullptr) {
     throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
   }

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "powershape/util/error.hpp"
+#include "powershape/util/output_file.hpp"
 #include "powershape/util/stdout_data.hpp"
 
 namespace powershape::util {
@@ -29,8 +30,7 @@ int write_all(int fd, std::string_view text) {
 }
 
 void write_into(const std::string& path, std::string_view text) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
+  const int fd = open_output(path, /*truncate=*/true);
   const int err = write_all(fd, text);
   close(fd);
   if (err != 0) throw invalid_input("cannot write " + path + ": " + std::strerror(err));
@@ -40,14 +40,15 @@ void write_into(const std::string& path, std::string_view text) {
 
 void write_file_atomic(const std::string& path, std::string_view text, unsigned mode) {
   if (is_stdout(path)) return write_stdout(std::string(text));
+  // /dev/null is written into, never renamed over: a rename would replace the node itself, which
+  // root may do. Links, devices, FIFOs and folders are refused (output_file.hpp).
+  const OutputKind kind = check_output(path);
+  if (kind == OutputKind::kNull) return write_into(path, text);
   struct stat st {};
-  if (stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw invalid_input("cannot write " + path + ": it is a folder");
-    // A device, FIFO or socket (-o /dev/null, a pipe) is written into, never renamed over: a
-    // rename would replace the node itself, which root may do.
-    if (!S_ISREG(st.st_mode)) return write_into(path, text);
+  // A file of ours keeps its mode; one another user left there does not lend us its (0666)
+  // mode.
+  if (kind == OutputKind::kRegular && lstat(path.c_str(), &st) == 0 && st.st_uid == geteuid())
     mode = st.st_mode & 07777;
-  }
   static std::atomic<unsigned> serial{0};  // threads of one process each get their own file
   const std::string tmp = path + ".tmp" + std::to_string(getpid()) + "." + std::to_string(serial++);
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);

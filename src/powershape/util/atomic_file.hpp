@@ -8,8 +8,9 @@
 
 namespace powershape::util {
 
-// "-" is standard output (util/stdout_data.hpp). mode: the permissions of a file this creates (an
-// existing file's are kept).
+// "-" is standard output (util/stdout_data.hpp); the path is held to output_file.hpp's rule
+// (/dev/null written into; a link, device, FIFO or folder refused). mode: the permissions of a
+// file this creates (an existing file of the caller's keeps its own).
 void write_file_atomic(const std::string& path, std::string_view text, unsigned mode = 0644);
 
 }  // namespace powershape::util

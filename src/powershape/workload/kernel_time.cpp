@@ -7,6 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "powershape/util/atomic_file.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/lines.hpp"
 #include "powershape/util/printable.hpp"
@@ -28,9 +29,7 @@ void check_cell(const std::string& s, const char* what) {
 }  // namespace
 
 void write_kernel_times(const std::string& path, const std::vector<KernelTime>& ks) {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
-  f << kHeader << '\n';
+  std::string f = std::string(kHeader) + '\n';
   char line[512];
   for (const auto& k : ks) {
     check_cell(k.config, "config");
@@ -38,9 +37,9 @@ void write_kernel_times(const std::string& path, const std::vector<KernelTime>& 
     std::snprintf(line, sizeof line, ",%d,%s,%lld,%lld,%lld,%.6g,%.6f,%.1f,%.1f\n", k.index,
                   k.name.c_str(), static_cast<long long>(k.m), static_cast<long long>(k.n),
                   static_cast<long long>(k.k), k.bytes, k.ms, k.sm_clock_mhz, k.real_mhz);
-    f << k.config << line;
+    f += k.config + line;
   }
-  if (!f.flush()) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
+  util::write_file_atomic(path, f);
 }
 
 std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& name) {
