@@ -1,6 +1,7 @@
 #include "powershape/experiment/tune_cache.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -106,6 +107,41 @@ TEST(TuneCache, AFolderAtThePathIsRefusedCleanly) {
   const std::string why = testing::error_of([] { store_chunks("a", 2, {}); });
   EXPECT_NE(why.find("it is a folder"), std::string::npos) << why;
   EXPECT_EQ(d.files(), (std::vector<std::string>{"tune.json"}));
+}
+
+// POWERSHAPE_CACHE=/dev/null switches the cache off: nothing stored, nothing found, the device
+// left a device (it was once renamed aside and replaced by a file, as root). A device, a FIFO or
+// a link at the path is refused, and nothing is moved or written.
+TEST(TuneCache, DevNullIsNoCacheAndNoOtherNodeIsTouched) {
+  setenv("POWERSHAPE_CACHE", "/dev/null", 1);
+  EXPECT_EQ(store_chunks("a", 2, {}), "");
+  EXPECT_FALSE(cached_chunks("a").has_value());
+  struct stat st {};
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_FALSE(std::filesystem::exists("/dev/null.lock"));
+  if (std::filesystem::exists("/dev/full")) {
+    setenv("POWERSHAPE_CACHE", "/dev/full", 1);
+    EXPECT_NE(testing::error_of([] { store_chunks("a", 2, {}); }).find("it is a device"),
+              std::string::npos);
+    ASSERT_EQ(stat("/dev/full", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode));
+  }
+  CacheDir d("nodes");
+  std::filesystem::create_directories(std::filesystem::path(d.path()).parent_path());
+  ASSERT_EQ(mkfifo(d.path().c_str(), 0600), 0);
+  EXPECT_NE(testing::error_of([] { store_chunks("a", 2, {}); }).find("it is a FIFO"),
+            std::string::npos);
+  std::filesystem::remove(d.path());
+  const std::string target = d.path() + ".target";
+  std::ofstream(target) << "not json";
+  std::filesystem::create_symlink(target, d.path());
+  EXPECT_NE(testing::error_of([] { store_chunks("a", 2, {}); }).find("symbolic link"),
+            std::string::npos);
+  std::stringstream kept;
+  kept << std::ifstream(target).rdbuf();
+  EXPECT_EQ(kept.str(), "not json");
+  EXPECT_EQ(d.files(), (std::vector<std::string>{"tune.json", "tune.json.target"}));
 }
 
 // Entries are bounded: at the bound, a new one replaces the one stored longest ago.

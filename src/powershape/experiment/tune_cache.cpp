@@ -16,6 +16,7 @@
 
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/output_file.hpp"
 
 namespace powershape::experiment {
 
@@ -132,14 +133,15 @@ std::optional<int> cached_chunks(const std::string& key) {
 
 std::string store_chunks(const std::string& key, int chunks, const nlohmann::json& detail) {
   const std::string path = tune_cache_path();
+  // A regular file or none; /dev/null switches the cache off; a link, a device, a FIFO or a
+  // folder is refused before anything is locked, moved or written (output_file.hpp).
+  if (util::check_output(path) == util::OutputKind::kNull) return {};
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (std::filesystem::is_directory(path, ec))
-    throw invalid_input("cannot write " + path + ": it is a folder");
   const CacheLock lock(path, std::chrono::seconds(30));
   std::string set_aside;
   nlohmann::json all = nlohmann::json::object();
-  if (std::filesystem::exists(path, ec)) {
+  if (util::check_output(path) == util::OutputKind::kRegular) {  // again, under the lock
     if (auto j = read_cache(path)) {
       all = std::move(*j);
     } else {
