@@ -156,8 +156,9 @@ typedef struct ps_chunker ps_chunker;
 ps_chunker* ps_chunker_open(const int* arms, int n_arms, const char* objective, double p_max_w);
 /* The chunk count for the next step. */
 int ps_chunker_next(const ps_chunker* c);
-/* What the step that used `chunks` took (ms > 0; joules may be 0 for the time objective). 0 or -1.
- */
+/* What the step that used `chunks` (one of its counts) took: ms above 0 and at most a week;
+ * joules 0 (unknown, for the time objective) or more, at most 100 kW for that time. 0, or -1 on
+ * any other value, which changes nothing (ps_last_error says which). */
 int ps_chunker_report(ps_chunker* c, int chunks, double ms, double joules);
 /* Its current choice, and whether it has settled on it (1) or is exploring (0). */
 int ps_chunker_best(const ps_chunker* c);

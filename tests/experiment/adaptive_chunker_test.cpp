@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
+#include <tuple>
 
 #include "powershape/sim/simulator.hpp"
 #include "powershape/util/error.hpp"
@@ -84,6 +87,33 @@ TEST(AdaptiveChunker, BadOptionsAreRefused) {
   EXPECT_THROW(AdaptiveChunker{o}, powershape::Error);
   AdaptiveChunker c({});
   EXPECT_THROW(c.report(1, 0, 1), powershape::Error);
+}
+
+// Reports no GPU step could give are refused and change nothing: a negative or NaN energy (once a
+// crash, or a silently wrong count), an infinite or NaN time, a count it does not choose from.
+// Any order of such reports between good ones leaves the search where the good ones put it.
+TEST(AdaptiveChunker, ReportsNoStepCouldGiveChangeNothing) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = INFINITY;
+  for (const auto& objective : {"time", "energy", "edp"}) {
+    ChunkerOptions o;
+    o.objective = parse_objective(objective, 700);
+    AdaptiveChunker c(o), same(o);
+    for (int step = 0; step < 60; ++step) {
+      const int k = c.next();
+      ASSERT_EQ(k, same.next());
+      for (const auto& [chunks, ms, j] :
+           {std::tuple{k, 10.0, -5.0}, std::tuple{k, 10.0, nan}, std::tuple{k, inf, 5.0},
+            std::tuple{k, nan, 5.0}, std::tuple{k, -1.0, 5.0}, std::tuple{k, 10.0, 1e12},
+            std::tuple{3, 10.0, 5.0}, std::tuple{-1, 10.0, 5.0}}) {
+        EXPECT_THROW(c.report(chunks, ms, j), powershape::Error) << objective << " " << chunks;
+      }
+      const double ms = 10 + std::abs(k - 8) * 0.5, joules = ms * 0.5;
+      c.report(k, ms, joules);
+      same.report(k, ms, joules);
+    }
+    EXPECT_EQ(c.best(), same.best());
+    EXPECT_EQ(c.steps(), 60);
+  }
 }
 
 // On the simulator (dgx-spark and jetson-agx-orin, the LM head at 8192x896x151936): settled within

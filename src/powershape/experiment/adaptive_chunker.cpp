@@ -2,11 +2,18 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "powershape/experiment/stats.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::experiment {
+namespace {
+
+constexpr double kMaxStepMs = 7 * 24 * 3600e3;
+constexpr double kMaxWatts = 1e5;
+
+}  // namespace
 
 AdaptiveChunker::AdaptiveChunker(ChunkerOptions o) : o_(std::move(o)) {
   if (o_.arms.empty()) throw invalid_input("AdaptiveChunker: no chunk counts");
@@ -78,7 +85,17 @@ void AdaptiveChunker::halve_if_due() {
 }
 
 void AdaptiveChunker::report(int chunks, double ms, double joules) {
-  if (!(ms > 0)) throw invalid_input("AdaptiveChunker: a step's time must be positive");
+  // A step of a week, or a joule count a GPU could not draw in it (a 100 kW node), is a unit or
+  // a counter gone wrong: believed, it would pick a wrong count, or (negative) empty the search.
+  if (std::find(o_.arms.begin(), o_.arms.end(), chunks) == o_.arms.end())
+    throw invalid_input("AdaptiveChunker: " + std::to_string(chunks) +
+                        " chunks is not one of the counts it chooses from");
+  if (!(ms > 0 && ms <= kMaxStepMs))
+    throw invalid_input("AdaptiveChunker: a step's time must be above 0 and at most a week (ms)");
+  if (!(joules >= 0 && joules <= kMaxWatts * ms * 1e-3))
+    throw invalid_input(
+        "AdaptiveChunker: a step's energy must be 0 (unknown) or more, at most 100 kW for its "
+        "time (J)");
   ++steps_;
   const double s = o_.objective.score(ms, joules);
   if (phase_ == Phase::kExplore) {

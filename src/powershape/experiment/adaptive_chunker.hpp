@@ -35,7 +35,9 @@ class AdaptiveChunker {
   explicit AdaptiveChunker(ChunkerOptions o);
   // The chunk count for the next step.
   int next() const { return next_; }
-  // What the step that used `chunks` took; ms must be positive.
+  // What the step that used `chunks` (one of the arms) took: ms above 0, at most a week; joules
+  // 0 (unknown) or more, at most 100 kW for that time. Throws invalid_input otherwise, changing
+  // nothing.
   void report(int chunks, double ms, double joules);
   int best() const { return best_; }
   bool settled() const { return phase_ == Phase::kSettled; }
