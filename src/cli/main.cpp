@@ -19,8 +19,11 @@ int main(int argc, char** argv) {
   powershape::cli::started_ns() = powershape::telemetry::steady_now_ns();
   // A file-size limit (ulimit -f) makes a write fail (EFBIG) like a full disk, which every writer
   // reports, instead of killing powershape and, with it, the command it watches. A command started
-  // by powershape gets the signal's default back (util::Child).
+  // by powershape gets the signal's default back (util::Child). Likewise a reader that goes
+  // (`monitor -o - | head -1`) makes a write fail (EPIPE) instead of killing powershape: the
+  // recording goes on in memory, the command runs on and its exit code comes back.
   std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{
       "powershape: measure GPU power, clocks and throttling, and remove the time and energy "
       "they waste"};

@@ -109,6 +109,14 @@ check "a bad interval is refused" test $rc -ne 0 -a "$(wc -l <"$tmp/g.err")" -eq
 check "a bad GPU list is refused" grep -q "^powershape: --gpus: expected comma-separated non-negative integers" "$tmp/h.err"
 "$ps" monitor --source "fake:/nonexistent.csv" -- true 2>"$tmp/i.err"; rc=$?
 check "a missing trace is named" grep -q "cannot read /nonexistent.csv" "$tmp/i.err"
+# A reader that goes (`-o - | head -1`) ends neither the recording nor the command: its exit code
+# comes back, the summary follows; the command gets SIGPIPE's default (not powershape's ignore).
+"$ps" monitor --interval 5 --source "fake:$trace" -o - -- sh -c 'sleep 1; exit 3' 2>"$tmp/pipe.err" | head -n 1 >/dev/null
+check "-o - into a reader that went: the command's exit code" test "${PIPESTATUS[0]}" -eq 3
+check "and a word that its reader went" grep -q "its reader went" "$tmp/pipe.err"
+check "and the summary" grep -q "average power" "$tmp/pipe.err"
+ign=$("$ps" monitor --source "fake:$trace" -- grep SigIgn /proc/self/status 2>/dev/null | awk '{print $2}')
+check "the command's SIGPIPE is not ignored" test $((0x${ign:-1000} & 0x1000)) -eq 0
 # Outputs are regular files: a FIFO (no reader: it would block the run forever) is refused at once.
 mkfifo "$tmp/out.fifo"
 timeout 10 "$ps" monitor --source "fake:$trace" --textfile "$tmp/out.fifo" -- true 2>"$tmp/j.err"; rc=$?

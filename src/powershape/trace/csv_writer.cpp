@@ -57,8 +57,11 @@ void CsvWriter::finish() {
 }
 
 void CsvWriter::flush() {
-  if (std::fflush(f_) != 0)
-    throw invalid_input("cannot write " + path_ + ": " + std::strerror(errno));
+  if (std::fflush(f_) == 0) return;
+  const int err = errno;
+  reader_gone_ = err == EPIPE;
+  throw invalid_input("cannot write " + (util::is_stdout(path_) ? "standard output" : path_) +
+                      ": " + std::strerror(err));
 }
 
 void CsvWriter::header(const std::string& source, const std::vector<DeviceInfo>& devices) {

@@ -33,6 +33,8 @@ class CsvWriter {
   // Writes each GPU's last left-out row, if any.
   void finish();
   void flush();
+  // The last failure was EPIPE: the reader of a pipe went (`-o - | head`), not a lost disk.
+  bool reader_gone() const { return reader_gone_; }
 
  private:
   struct Held {
@@ -44,6 +46,7 @@ class CsvWriter {
   std::FILE* f_ = nullptr;
   std::string path_;
   bool every_row_ = false;
+  bool reader_gone_ = false;
   std::map<int, Held> held_;
 };
 

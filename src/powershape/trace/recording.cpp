@@ -18,9 +18,11 @@ void Recording::to_csv(F&& write) {
   try {
     write();
   } catch (const std::runtime_error& e) {
-    warn_(std::string(e.what()) + "; recording goes on in memory, the summary follows at the end");
+    // A reader that went (`-o - | head -1`) took what it wanted: said, and no failure of the run.
+    failed_ = !csv_->reader_gone();
+    warn_(std::string(e.what()) + (failed_ ? "" : " (its reader went)") +
+          "; recording goes on in memory, the summary follows at the end");
     csv_ = nullptr;
-    failed_ = true;
   }
 }
 

@@ -52,10 +52,11 @@ Child::Child(const std::vector<std::string>& argv, const std::vector<std::string
     if (getppid() != parent) _exit(127);  // it died before the line above took effect
     if (own_group) setpgid(0, 0);
     // An ignored signal stays ignored across exec: the command gets the default powershape set
-    // aside for itself (SIGXFSZ, see cli/main.cpp).
+    // aside for itself (SIGXFSZ and SIGPIPE, see cli/main.cpp).
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigaction(SIGXFSZ, &dfl, nullptr);
+    sigaction(SIGPIPE, &dfl, nullptr);
     execvpe(args[0], args.data(), envp.data());
     int err = errno;
     ssize_t n = write(fds[1], &err, sizeof err);
