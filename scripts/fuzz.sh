@@ -4,13 +4,13 @@
 # target for SECONDS (default 30) from its seed corpus (tests/fuzz/corpus/TARGET), with a 5 s limit
 # per input (a hang is a finding) and 2 GiB of memory. Prints the runs of each; a finding (its
 # input is saved under build-fuzz/findings/) fails the script.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: trace plan timeline profile calibration
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: trace plan timeline profile calibration lmhead_size
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(trace plan timeline profile calibration)
+[ ${#targets[@]} -eq 0 ] && targets=(trace plan timeline profile calibration lmhead_size)
 case $seconds in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is needed (apt-get install clang)" >&2; exit 2; }
 flags="-fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow -fno-sanitize-recover=all -g -O1"

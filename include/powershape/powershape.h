@@ -128,7 +128,9 @@ void ps_lmhead_options_default(ps_lmhead_options* o);
 /* 0 when the options are ones the op takes; else -1, and ps_last_error names the option and its
  * range (PS_ERROR_INVALID_INPUT). Needs no GPU: the Python package checks its arguments with it. */
 int ps_lmhead_options_check(const ps_lmhead_options* o);
-/* Workspace bytes ps_lmhead_run needs for this shape and options; 0 on error. */
+/* Workspace bytes ps_lmhead_run needs for this shape and options (no GPU needed); 0 on error:
+ * N above 2^40, D above 2^20, V above 2^31 - 1, a workspace larger than memory can address, or
+ * a bad option (ps_last_error says which). */
 size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o);
 /* Runs the LM head forward (and backward) on `stream` (a cudaStream_t; NULL: the default
  * stream), asynchronously. 0, or -1 (a bad shape or option, a CUDA failure, a build without

@@ -8,6 +8,7 @@
 #include "powershape/telemetry/nvml_source.hpp"
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/workload/lmhead_options.hpp"
+#include "powershape/workload/lmhead_workspace.hpp"
 #ifdef POWERSHAPE_CAPI_CUDA
 #include "powershape/kernels/lmhead.hpp"
 #endif
@@ -110,17 +111,9 @@ int ps_lmhead_options_check(const ps_lmhead_options* o) {
 }
 
 size_t ps_lmhead_workspace_bytes(int64_t n, int64_t d, int64_t v, const ps_lmhead_options* o) {
-  return powershape::capi::guarded<size_t>(0, [&]() -> size_t {
-#ifdef POWERSHAPE_CAPI_CUDA
-    if (n < 1 || d < 1 || v < 1)
-      throw powershape::invalid_input("lmhead: N, D and V must be positive");
-    return k::LmHead::workspace_bytes(n, d, v, to_cpp(o));
-#else
-    (void)n, (void)d, (void)v;
-    to_cpp(o);  // a bad option is named before the missing CUDA
-    no_cuda();
-#endif
-  });
+  // Needs no GPU: the layout is the workload's (checked arithmetic), which the op uses too.
+  return powershape::capi::guarded<size_t>(
+      0, [&] { return powershape::workload::lmhead_layout(n, d, v, to_cpp(o)).total; });
 }
 
 int ps_lmhead_run(const ps_lmhead_args* a, const ps_lmhead_options* o, void* stream) {

@@ -87,11 +87,19 @@ int main(int argc, char** argv) {
                                o.grad_scale == 1 && o.dw_fp32 == 0 && o.accumulate == 0 &&
                                o.fuse_exp == 1);
   const size_t ws = ps_lmhead_workspace_bytes(16384, 896, 151936, &o);
-#ifdef CAPI_HAS_CUDA
+  /* Sizes that would wrap the arithmetic around (N = 2^62 once gave a few hundred bytes). */
+  CHECK("N = 2^62 is refused", ps_lmhead_workspace_bytes((int64_t)1 << 62, 896, 151936, &o) == 0);
+  CHECK("and named", strstr(ps_last_error(), "N = ") != NULL);
+  o.chunks = 1;
+  CHECK("a workspace past what memory addresses is refused",
+        ps_lmhead_workspace_bytes((int64_t)1 << 40, 896, ((int64_t)1 << 31) - 1, &o) == 0);
+  CHECK("and said", strstr(ps_last_error(), "larger than memory") != NULL);
+  ps_lmhead_options_default(&o);
   /* The default count: a chunk of at most 0.5 GiB of bf16 logits (rows padded to 8) and per-token
-   * scratch. */
+   * scratch; no GPU needed. */
   CHECK("the default LM head's workspace",
         ws >= (size_t)1024 * 151936 * 2 && ws < ((size_t)512 << 20) + (1 << 20));
+#ifdef CAPI_HAS_CUDA
   o.chunks = 1;
   const size_t ws1 = ps_lmhead_workspace_bytes(16384, 896, 151936, &o);
   /* One chunk: its logits, and the exponent-in-the-product path's pair (8 bytes) a row a 256-logit
@@ -108,10 +116,9 @@ int main(int argc, char** argv) {
   CHECK("scaling by a NULL factor fails", ps_lmhead_scale_gradients(&none, &o, NULL, NULL) == -1);
   CHECK("and names it", strstr(ps_last_error(), "factor") != NULL);
 #else
-  CHECK("without CUDA the LM head says so",
-        ws == 0 && strstr(ps_last_error(), "without CUDA") != NULL);
+  CHECK("without CUDA the LM head's run says so", ps_lmhead_run(NULL, &o, NULL) == -1);
+  CHECK("named", strstr(ps_last_error(), "without CUDA") != NULL);
   CHECK("as what this build lacks", ps_last_error_kind() == PS_ERROR_UNSUPPORTED);
-  CHECK("run too", ps_lmhead_run(NULL, &o, NULL) == -1);
   CHECK("and scaling", ps_lmhead_scale_gradients(NULL, &o, NULL, NULL) == -1);
 #endif
   /* The online chunker: explores every count once first, then settles on the cheapest. */

@@ -12,42 +12,15 @@
 #include "powershape/kernels/logits_exp.cuh"
 #include "powershape/kernels/scale.cuh"
 #include "powershape/util/error.hpp"
+#include "powershape/workload/lmhead_workspace.hpp"
 
 namespace powershape::kernels {
 namespace {
 
-constexpr std::size_t kAlign = 256;
+using Layout = workload::LmHeadLayout;
 
-std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
-
-struct Layout {
-  int64_t ld;    // logits row stride: V rounded up to 8 elements (16 bytes)
-  int64_t rows;  // tokens per chunk
-  std::size_t logits, token_loss, token_zloss, lse, row_scale, count, exp_scratch,
-      total;  // byte offsets, total size
-};
-
-Layout layout(int64_t n, int64_t v, const LmHeadOptions& o) {
-  Layout l{};
-  l.ld = workload::lmhead_row_stride(v);
-  l.rows = lmhead_rows_per_chunk(n, o);
-  std::size_t off = 0;
-  auto take = [&](std::size_t bytes) {
-    std::size_t at = off;
-    off = round_up(off + bytes, kAlign);
-    return at;
-  };
-  l.logits = take(static_cast<std::size_t>(l.rows * l.ld) * 2);
-  l.token_loss = take(static_cast<std::size_t>(n) * 4);
-  l.token_zloss = take(static_cast<std::size_t>(n) * 4);
-  l.lse = take(static_cast<std::size_t>(n) * 4);
-  l.row_scale = take(static_cast<std::size_t>(l.rows) * 4);
-  l.count = take(sizeof(int));
-  // The exponent-in-the-product path's row statistics (8 bytes a row a 256-logit tile); sized
-  // whenever that path may run, so that the size does not depend on the device.
-  l.exp_scratch = take(lmhead_one_read(o) && o.fuse_exp ? logits_exp_scratch_bytes(l.rows, v) : 0);
-  l.total = off;
-  return l;
+Layout layout(int64_t n, int64_t d, int64_t v, const LmHeadOptions& o) {
+  return workload::lmhead_layout(n, d, v, o);
 }
 
 void validate(const LmHeadArgs& a, const LmHeadOptions& o) {
@@ -90,15 +63,15 @@ LmHead& LmHead::for_current_device() {
   return *op;
 }
 
-std::size_t LmHead::workspace_bytes(int64_t n, int64_t /*d*/, int64_t v, const LmHeadOptions& o) {
-  return layout(n, v, lmhead_resolved(o, n, v)).total;
+std::size_t LmHead::workspace_bytes(int64_t n, int64_t d, int64_t v, const LmHeadOptions& o) {
+  return layout(n, d, v, o).total;
 }
 
 void LmHead::run(const LmHeadArgs& a, const LmHeadOptions& given, CUstream_st* stream,
                  const std::function<void(const LmHeadStep&)>& after_step) {
   validate(a, given);
   const LmHeadOptions o = lmhead_resolved(given, a.n, a.v);
-  const Layout l = layout(a.n, a.v, o);
+  const Layout l = layout(a.n, a.d, a.v, o);
   auto* ws = static_cast<char*>(a.workspace);
   auto* logits = reinterpret_cast<__nv_bfloat16*>(ws + l.logits);
   auto* token_loss =

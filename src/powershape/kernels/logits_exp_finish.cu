@@ -5,6 +5,7 @@
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/logits_exp.cuh"
 #include "powershape/kernels/logits_exp_scratch.cuh"
+#include "powershape/workload/lmhead_workspace.hpp"
 
 namespace powershape::kernels {
 namespace {
@@ -64,8 +65,7 @@ __global__ void __launch_bounds__(32 * kFinishRowsPerBlock)
 }  // namespace
 
 std::size_t logits_exp_scratch_bytes(int64_t rows, int64_t v) {
-  return 2 * align256(static_cast<std::size_t>(rows) * 4) +
-         align256(static_cast<std::size_t>(rows * workload::lmhead_exp_tiles(v)) * sizeof(float2));
+  return workload::lmhead_exp_scratch_bytes(rows, v);
 }
 
 void logits_exp_finish(const LogitsExpParams& l, const CrossEntropyParams& pass,
