@@ -56,6 +56,23 @@ TEST_F(RecordTest, FolderAndRecordsArePrivateWhateverTheUmask) {
   EXPECT_EQ(read_record(state_ + "/restore-a.json").at("power_limit_mw"), 700000);
 }
 
+// Its missing parents are 0755 under umask 000 too (they were 0777: another user could move the
+// records away); a parent others can write that is not sticky is refused, a sticky one (/tmp)
+// is not.
+TEST_F(RecordTest, ItsParentsAreNotOthersToWrite) {
+  const mode_t old = umask(0);
+  const std::string deep = (dir_ / "home" / ".local" / "state" / "powershape").string();
+  prepare_state_dir(deep);
+  umask(old);
+  EXPECT_EQ(mode_of(dir_ / "home"), 0755u);
+  EXPECT_EQ(mode_of(dir_ / "home" / ".local" / "state"), 0755u);
+  EXPECT_EQ(mode_of(deep), 0700u);
+  chmod((dir_ / "home" / ".local" / "state").c_str(), 0777);
+  EXPECT_NE(testing::error_of([&] { prepare_state_dir(deep); }).find("parent"), std::string::npos);
+  chmod((dir_ / "home" / ".local" / "state").c_str(), 01777);
+  prepare_state_dir(deep);
+}
+
 // A folder others can write, or a symbolic link standing for it, is refused outright.
 TEST_F(RecordTest, AnOpenFolderIsRefused) {
   fs::create_directories(state_);

@@ -63,8 +63,22 @@ std::optional<Holder> holder_of(const nlohmann::json& record) {
 }
 
 void prepare_state_dir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
+  // Its missing parents are made 0755 whatever the umask (under umask 000 they were 0777, and
+  // another user could move the records away, so that a crashed run's setting was never put
+  // back); a parent another user can write to, and that is not sticky, is refused.
+  const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+  std::filesystem::path at;
+  for (const auto& part : parent) {
+    at /= part;
+    if (mkdir(at.c_str(), 0755) != 0 && errno != EEXIST)
+      throw device_error("cannot create " + at.string() + ": " + std::strerror(errno));
+  }
+  struct stat up {};
+  if (!parent.empty() && stat(parent.c_str(), &up) == 0 && (up.st_mode & 022) != 0 &&
+      (up.st_mode & S_ISVTX) == 0)
+    throw invalid_input("the state folder's parent " + parent.string() +
+                        " is writable by others (mode " + octal(up.st_mode) +
+                        "): its restore records could be moved away; chmod go-w it");
   if (mkdir(dir.c_str(), 0700) == 0) {
     if (chmod(dir.c_str(), 0700) != 0)  // a umask cannot leave it unusable
       throw device_error("cannot set the mode of " + dir + ": " + std::strerror(errno));
