@@ -124,6 +124,9 @@ check "a FIFO as the textfile is refused at once" test $rc -eq 1
 check "and named" grep -q "^powershape: --textfile: cannot write $tmp/out.fifo: it is a FIFO" "$tmp/j.err"
 timeout 10 "$ps" monitor --source "fake:$trace" -o "$tmp/out.fifo" -- true 2>"$tmp/k.err"; rc=$?
 check "a FIFO as -o is refused at once" test $rc -eq 1
+# Inputs are regular files too: a FIFO without a writer is refused, not waited on forever.
+timeout 10 "$ps" monitor --source "fake:$tmp/out.fifo" -- true 2>"$tmp/l.err"; rc=$?
+check "a FIFO as the replayed trace is refused at once" grep -q "cannot read $tmp/out.fifo: it is a FIFO" "$tmp/l.err"
 
 # --textfile: a Prometheus text file for node_exporter, with dcgm-exporter's names
 "$ps" monitor --interval 5 --source "fake:$trace" --textfile "$tmp/ps.prom" -- sleep 1.3 2>/dev/null

@@ -10,6 +10,7 @@
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/util/atomic_file.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/input_file.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/lines.hpp"
 
@@ -239,8 +240,8 @@ Part read_trace(const std::string& path, const std::string& region) {
 }
 
 Part read_part(const std::string& path, const std::string& region) {
-  std::ifstream in(path);
-  if (!in) throw invalid_input("cannot read " + path);
+  std::ifstream in;
+  util::open_input(path, in);
   std::string first;
   util::read_line(in, first);
   if (!first.empty() && first.back() == '\r') first.pop_back();

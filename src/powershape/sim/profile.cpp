@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "powershape/util/error.hpp"
+#include "powershape/util/input_file.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/share_dir.hpp"
 
@@ -250,8 +251,13 @@ std::string profiles_dir() {
 Profile load_profile(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   fs::path path = name_or_path;
-  if (!fs::exists(path)) path = fs::path(profiles_dir()) / (name_or_path + ".json");
-  std::ifstream in(path);
+  std::ifstream in;
+  if (fs::exists(path)) {
+    util::open_input(path.string(), in);  // a device or FIFO named is refused, not read
+  } else {
+    path = fs::path(profiles_dir()) / (name_or_path + ".json");
+    in.open(path);
+  }
   if (!in) {
     std::string names;
     std::error_code ec;

@@ -14,6 +14,7 @@
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/trace/nvidia_smi_log.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/input_file.hpp"
 #include "powershape/util/lines.hpp"
 #include "powershape/util/printable.hpp"
 
@@ -280,8 +281,8 @@ Trace read_csv(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw invalid_input(path + ": a folder, not a trace file");
-  std::ifstream in(path);
-  if (!in) throw invalid_input("cannot read " + path);
+  std::ifstream in;
+  util::open_input(path, in);
   // nvidia-smi's logs (--query-gpu CSV, dmon) are read by their own reader.
   std::string first;
   while (util::read_line(in, first) && first.find_first_not_of(" \t\r") == std::string::npos) {

@@ -5,6 +5,7 @@
 
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/input_file.hpp"
 #include "powershape/util/json_io.hpp"
 
 namespace powershape::trace {
@@ -44,8 +45,8 @@ void write_json(const std::string& path, const JsonFile& f) {
 }
 
 JsonFile read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw invalid_input("cannot read " + path);
+  std::ifstream in;
+  util::open_input(path, in);
   json j;
   try {
     in >> j;

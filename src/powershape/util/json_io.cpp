@@ -8,6 +8,7 @@
 
 #include "powershape/util/atomic_file.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/input_file.hpp"
 #include "powershape/util/printable.hpp"
 
 namespace powershape::util {
@@ -27,8 +28,8 @@ nlohmann::json read_json_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) {
     throw invalid_input(path + ": a folder, not a JSON file");
   }
-  std::ifstream in(path);
-  if (!in) throw invalid_input("cannot read " + path);
+  std::ifstream in;
+  util::open_input(path, in);
   try {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {

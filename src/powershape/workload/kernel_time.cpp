@@ -9,6 +9,7 @@
 
 #include "powershape/util/atomic_file.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/input_file.hpp"
 #include "powershape/util/lines.hpp"
 #include "powershape/util/printable.hpp"
 
@@ -101,8 +102,8 @@ std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& n
 }
 
 std::vector<KernelTime> read_kernel_times(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw invalid_input("cannot read " + path);
+  std::ifstream f;
+  util::open_input(path, f);
   return read_kernel_times(f, path);
 }
 

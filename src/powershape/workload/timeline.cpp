@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "powershape/util/error.hpp"
+#include "powershape/util/input_file.hpp"
 #include "powershape/util/lines.hpp"
 #include "powershape/util/printable.hpp"
 
@@ -137,8 +138,8 @@ Plan read_timeline(const std::string& path, double flops_per_s, double bytes_per
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw invalid_input(path + ": a folder, not a kernel timeline");
-  std::ifstream in(path);
-  if (!in) throw invalid_input("cannot read " + path);
+  std::ifstream in;
+  util::open_input(path, in);
   return plan_from_timeline(in, path, flops_per_s, bytes_per_s);
 }
 
