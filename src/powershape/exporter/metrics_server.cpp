@@ -1,12 +1,14 @@
 #include "powershape/exporter/metrics_server.hpp"
 
 #include <netdb.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -28,6 +30,8 @@ std::string head(const char* status, const std::string& type, std::size_t length
 // One client: its request as it arrives, then its answer as the socket takes it.
 struct Connection {
   int fd = -1;
+  std::string peer;  // the client's address, without its port
+  long seq = 0;      // the order it was accepted in: lower is older
   Clock::time_point deadline;
   std::string request, answer_head;
   std::shared_ptr<const std::string> body;  // the shared text, or null for a short answer
@@ -100,6 +104,32 @@ bool receive_some(Connection& c) {
   }
 }
 
+std::string peer_of(const sockaddr_storage& sa) {
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (sa.ss_family == AF_INET)
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&sa)->sin_addr, text, sizeof text);
+  if (sa.ss_family == AF_INET6)
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&sa)->sin6_addr, text, sizeof text);
+  return text;
+}
+
+// Closes the oldest connection that has not yet sent a whole request (else the oldest of all),
+// among those of `peer` (empty: any), to make room for a new one; false when there is none.
+bool make_room(std::vector<Connection>& conns, const std::string& peer) {
+  Connection* oldest = nullptr;
+  for (const bool idle_only : {true, false}) {
+    for (auto& c : conns) {
+      if (c.fd < 0 || (!peer.empty() && c.peer != peer) || (idle_only && c.answering)) continue;
+      if (oldest == nullptr || c.seq < oldest->seq) oldest = &c;
+    }
+    if (oldest != nullptr) break;
+  }
+  if (oldest == nullptr) return false;
+  close(oldest->fd);
+  oldest->fd = -1;
+  return true;
+}
+
 bool complete(const std::string& r) {
   return r.find("\r\n\r\n") != std::string::npos || r.find("\n\n") != std::string::npos ||
          r.size() > kMaxRequest;
@@ -107,9 +137,11 @@ bool complete(const std::string& r) {
 
 }  // namespace
 
-MetricsServer::MetricsServer(const std::string& listen, int client_timeout_ms, int max_connections)
+MetricsServer::MetricsServer(const std::string& listen, int client_timeout_ms, int max_connections,
+                             int max_per_client)
     : timeout_ms_(client_timeout_ms),
       max_connections_(max_connections),
+      max_per_client_(max_per_client),
       metrics_(std::make_shared<const std::string>()) {
   const auto bad = [&](const std::string& why) {
     throw invalid_input("listen", "cannot serve /metrics on " + listen + ": " + why);
@@ -172,6 +204,7 @@ void MetricsServer::set_metrics(std::string text) {
 void MetricsServer::run() {
   std::vector<Connection> conns;
   std::vector<pollfd> fds;
+  long accepted = 0;
   while (!stop_) {
     fds.assign(1, {listen_fd_, POLLIN, 0});
     for (const auto& c : conns) {
@@ -212,18 +245,30 @@ void MetricsServer::run() {
     std::erase_if(conns, [](const Connection& c) { return c.fd < 0; });
     if (fds[0].revents & POLLIN) {
       for (;;) {
-        const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        sockaddr_storage sa{};
+        socklen_t len = sizeof sa;
+        const int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&sa), &len,
+                               SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) break;
-        if (static_cast<int>(conns.size()) >= max_connections_) {
-          ++refused_;  // counted before the close, so whoever sees the close sees the count
-          close(fd);
-          continue;
-        }
+        // At a cap the newcomer gets in and the oldest idle connection goes (of its own client
+        // first): a client that opens connections and sends nothing crowds out only itself, and a
+        // scrape is answered while the cap is full.
         Connection c;
         c.fd = fd;
+        c.peer = peer_of(sa);
+        c.seq = ++accepted;
         c.deadline = Clock::now() + std::chrono::milliseconds(timeout_ms_);
+        const auto of_peer = std::count_if(conns.begin(), conns.end(), [&](const Connection& o) {
+          return o.fd >= 0 && o.peer == c.peer;
+        });
+        const auto open = std::count_if(conns.begin(), conns.end(),
+                                        [](const Connection& o) { return o.fd >= 0; });
+        if (of_peer >= max_per_client_ ? make_room(conns, c.peer)
+                                       : open >= max_connections_ && make_room(conns, ""))
+          ++dropped_;  // counted before the client sees its close
         conns.push_back(std::move(c));
       }
+      std::erase_if(conns, [](const Connection& c) { return c.fd < 0; });
     }
   }
   for (const auto& c : conns) close(c.fd);

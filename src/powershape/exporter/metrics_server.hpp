@@ -4,7 +4,9 @@
 // Connection: close. It stays up against clients that misbehave: one thread polls every
 // connection without blocking, so a client that sends slowly (slowloris) or never reads its answer
 // holds only its own connection, and only until its deadline (client_timeout_ms for the whole
-// exchange); connections beyond max_connections are closed at once; the text is rendered by the
+// exchange); at max_connections, or at max_per_client from one address, a new connection gets
+// in and the oldest idle one (no whole request yet; of that client first) is closed, so that
+// clients that open connections and send nothing never lock out a scrape; the text is rendered by the
 // caller once a second and shared by every scrape, not copied or rendered per scrape.
 // Written here rather than taken from cpp-httplib: the GPU image has no cpp-httplib, Debian's
 // links OpenSSL and brotli for a read-only plain-text endpoint, and its thread per connection would
@@ -23,7 +25,7 @@ class MetricsServer {
   // "[ADDR]:PORT" (IPv6; [::] serves IPv4 too) or "localhost:PORT"; port 0 picks a free one.
   // Throws naming the address when it cannot listen.
   explicit MetricsServer(const std::string& listen, int client_timeout_ms = 5000,
-                         int max_connections = 64);
+                         int max_connections = 64, int max_per_client = 16);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
@@ -32,14 +34,14 @@ class MetricsServer {
   // Where it listens, as a URL's host and port: "127.0.0.1:9401", "[::]:9401".
   const std::string& address() const { return address_; }
   long served() const { return served_; }
-  long refused() const { return refused_; }  // connections closed at the cap
+  long dropped() const { return dropped_; }  // connections closed to make room at a cap
 
  private:
   void run();
-  int listen_fd_ = -1, port_ = 0, timeout_ms_, max_connections_;
+  int listen_fd_ = -1, port_ = 0, timeout_ms_, max_connections_, max_per_client_;
   std::string address_;
   std::atomic<bool> stop_{false};
-  std::atomic<long> served_{0}, refused_{0};
+  std::atomic<long> served_{0}, dropped_{0};
   std::mutex mu_;
   std::shared_ptr<const std::string> metrics_;
   std::thread thread_;
