@@ -25,5 +25,11 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="chunk counts"):
         AdaptiveChunker(arms=[0, 2])
     c = AdaptiveChunker(arms=[1, 2])
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="above 0"):
         c.report(1, 0.0)
+    # Reports no step could give are refused and change nothing (a negative energy once killed
+    # the process; NaN silently picked a wrong count).
+    for chunks, ms, joules in [(1, 10.0, -5.0), (1, 10.0, float("nan")), (1, float("inf"), 1.0), (3, 10.0, 1.0)]:
+        with pytest.raises(ValueError):
+            c.report(chunks, ms, joules)
+    c.report(1, 10.0, 5.0)

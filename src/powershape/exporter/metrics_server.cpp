@@ -1,7 +1,7 @@
 #include "powershape/exporter/metrics_server.hpp"
 
-#include <netdb.h>
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>

@@ -6,11 +6,11 @@
 // holds only its own connection, and only until its deadline (client_timeout_ms for the whole
 // exchange); at max_connections, or at max_per_client from one address, a new connection gets
 // in and the oldest idle one (no whole request yet; of that client first) is closed, so that
-// clients that open connections and send nothing never lock out a scrape; the text is rendered by the
-// caller once a second and shared by every scrape, not copied or rendered per scrape.
-// Written here rather than taken from cpp-httplib: the GPU image has no cpp-httplib, Debian's
-// links OpenSSL and brotli for a read-only plain-text endpoint, and its thread per connection would
-// need the same caps; this is one poll loop of ~200 lines.
+// clients that open connections and send nothing never lock out a scrape; the text is rendered by
+// the caller once a second and shared by every scrape, not copied or rendered per scrape. Written
+// here rather than taken from cpp-httplib: the GPU image has no cpp-httplib, Debian's links OpenSSL
+// and brotli for a read-only plain-text endpoint, and its thread per connection would need the same
+// caps; this is one poll loop of ~200 lines.
 #include <atomic>
 #include <memory>
 #include <mutex>

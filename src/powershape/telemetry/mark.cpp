@@ -33,14 +33,20 @@ std::string format_mark(const Mark& m) {
 void send_mark(const std::string& path, const Mark& m) {
   const std::string line = format_mark(m);
   // Only a FIFO, never through a link: a recorder passes marks on to whatever path its
-  // environment names, and may run as root, so a regular file there is never written.
-  const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) throw device_error("cannot open " + path + ": " + std::strerror(errno));
+  // environment names, and may run as root. The path is looked at without being opened (O_PATH),
+  // so that not even a device's open runs, and then the FIFO found is opened through it.
+  const int at = open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (at < 0) throw device_error("cannot open " + path + ": " + std::strerror(errno));
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
-    close(fd);
+  if (fstat(at, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+    close(at);
     throw invalid_input(path + " is not a FIFO: no mark is written to it");
   }
+  const int fd =
+      open(("/proc/self/fd/" + std::to_string(at)).c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  const int err = errno;
+  close(at);
+  if (fd < 0) throw device_error("cannot open " + path + ": " + std::strerror(err));
   const ssize_t n = write(fd, line.data(), line.size());
   close(fd);
   if (n != static_cast<ssize_t>(line.size())) throw device_error("cannot write " + path);
