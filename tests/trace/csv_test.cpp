@@ -285,6 +285,20 @@ TEST(Csv, NegativePowerAndGpuIndicesThatDoNotFitAreRefused) {
   EXPECT_EQ(read_csv(cold, "cold.csv").samples[0][Signal::kGpuTemp].value, -12);
 }
 
+// A reading no GPU gives (9.2e15 W, 20 GHz, 300 C, 150% busy) is refused with the GPU, the time
+// and the value, not believed by report and advise; the largest real ones read.
+TEST(Csv, ReadingsNoGpuGivesAreRefused) {
+  EXPECT_EQ(error_of("t,p_mw\n0.5,9200000000000000000\n"),
+            "x.csv: GPU 0 at t_ns 500000000: power_usage_mw 9200000000000000000 is beyond any GPU "
+            "(at most 10000000)");
+  EXPECT_NE(error_of("t,sm_mhz\n0.5,20000\n").find("sm_clock_mhz 20000 is beyond"),
+            std::string::npos);
+  EXPECT_NE(error_of("t,temp_c\n0.5,300\n").find("gpu_temp_c 300"), std::string::npos);
+  EXPECT_NE(error_of("t,util_gpu_pct\n0.5,150\n").find("util_gpu_pct 150"), std::string::npos);
+  const Trace t = parse("t,p_mw,sm_mhz,temp_c\n0.5,1200000,3500,110\n");
+  EXPECT_EQ(t.samples[0][Signal::kPowerUsage].value, 1'200'000);
+}
+
 // An energy counter that restarts mid-trace (a driver reload) continues from where it was, per
 // GPU, with an event; energy over a window across the reset stays right.
 TEST(Csv, AnEnergyCounterThatResetsIsUnwrappedPerGpu) {

@@ -2,29 +2,37 @@
 
 namespace powershape::telemetry {
 
+namespace {
+constexpr int64_t kMostMw = 10'000'000;  // 10 kW: beyond any one GPU (a B200 is 1.2 kW)
+constexpr int64_t kMostW = kMostMw / 1000;
+constexpr int64_t kMostMj = 100'000'000'000'000'000;  // 10 kW for 300 years, in mJ
+constexpr int64_t kMostMhz = 10'000;
+constexpr int64_t kMostC = 200;
+}  // namespace
+
 const std::array<SignalSpec, kSignalCount>& signal_specs() {
   static const std::array<SignalSpec, kSignalCount> kSpecs = {{
-      {Signal::kPowerUsage, "power_usage", "mW"},
-      {Signal::kPowerInstant, "power_instant", "mW"},
-      {Signal::kPowerAverage, "power_average", "mW"},
-      {Signal::kMemoryPower, "memory_power", "mW"},
-      {Signal::kDriverPower, "driver_power", "mW"},
-      {Signal::kEnergy, "energy", "mJ"},
-      {Signal::kSmClock, "sm_clock", "MHz"},
-      {Signal::kMemClock, "mem_clock", "MHz"},
-      {Signal::kGpuTemp, "gpu_temp", "C"},
-      {Signal::kMemTemp, "mem_temp", "C"},
+      {Signal::kPowerUsage, "power_usage", "mW", kMostMw},
+      {Signal::kPowerInstant, "power_instant", "mW", kMostMw},
+      {Signal::kPowerAverage, "power_average", "mW", kMostMw},
+      {Signal::kMemoryPower, "memory_power", "mW", kMostMw},
+      {Signal::kDriverPower, "driver_power", "mW", kMostMw},
+      {Signal::kEnergy, "energy", "mJ", kMostMj},
+      {Signal::kSmClock, "sm_clock", "MHz", kMostMhz},
+      {Signal::kMemClock, "mem_clock", "MHz", kMostMhz},
+      {Signal::kGpuTemp, "gpu_temp", "C", kMostC},
+      {Signal::kMemTemp, "mem_temp", "C", kMostC},
       {Signal::kReasons, "clock_event_reasons", "bitmask"},
       {Signal::kThrottleSwPower, "throttle_sw_power", "ns"},
       {Signal::kThrottleSwThermal, "throttle_sw_thermal", "ns"},
       {Signal::kThrottleHwThermal, "throttle_hw_thermal", "ns"},
       {Signal::kThrottleHwPowerBrake, "throttle_hw_power_brake", "ns"},
-      {Signal::kUtilGpu, "util_gpu", "%"},
-      {Signal::kUtilMem, "util_mem", "%"},
-      {Signal::kSmoothingEnabled, "smoothing_enabled", ""},
-      {Signal::kSmoothingProfile, "smoothing_profile", ""},
-      {Signal::kSmoothingFloor, "smoothing_floor", "W"},
-      {Signal::kSmoothingCeiling, "smoothing_ceiling", "W"},
+      {Signal::kUtilGpu, "util_gpu", "%", 100},
+      {Signal::kUtilMem, "util_mem", "%", 100},
+      {Signal::kSmoothingEnabled, "smoothing_enabled", "", 1},
+      {Signal::kSmoothingProfile, "smoothing_profile", "", 255},
+      {Signal::kSmoothingFloor, "smoothing_floor", "W", kMostW},
+      {Signal::kSmoothingCeiling, "smoothing_ceiling", "W", kMostW},
   }};
   return kSpecs;
 }

@@ -40,6 +40,9 @@ struct SignalSpec {
   Signal signal;
   std::string_view name;  // snake_case
   std::string_view unit;  // for people: "mW", "MHz", "%"
+  // The largest value any GPU gives (10 kW, 10 GHz, 200 C, 100%): a recording beyond it is a unit
+  // or a file gone wrong, refused rather than believed (a 9.2e15 W reading once drove advice).
+  int64_t most = INT64_MAX;
 };
 
 // The signal's column in CSV and its key in JSON: the name, then the unit in lower case

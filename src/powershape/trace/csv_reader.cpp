@@ -273,9 +273,27 @@ class Parser {
   Trace trace_;
 };
 
+// A reading no GPU gives (telemetry::SignalSpec::most) is a unit or a file gone wrong: refused,
+// naming the GPU, the time and the value, rather than believed by report, advise or swing.
+Trace physical(Trace t, const std::string& name) {
+  for (const auto& s : t.samples) {
+    for (const auto& sp : telemetry::signal_specs()) {
+      const Reading& r = s[sp.signal];
+      if (!r.ok() || r.value <= sp.most) continue;
+      throw invalid_input(name + ": GPU " + std::to_string(s.gpu) + " at t_ns " +
+                          std::to_string(s.t_ns) + ": " + telemetry::column_name(sp.signal) + " " +
+                          std::to_string(r.value) + " is beyond any GPU (at most " +
+                          std::to_string(sp.most) + ")");
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
-Trace read_csv(std::istream& in, const std::string& name) { return Parser(name).parse(in); }
+Trace read_csv(std::istream& in, const std::string& name) {
+  return physical(Parser(name).parse(in), name);
+}
 
 Trace read_csv(const std::string& path) {
   std::error_code ec;
@@ -290,7 +308,7 @@ Trace read_csv(const std::string& path) {
   const NvidiaSmiLog kind = nvidia_smi_log_kind(first);
   in.clear();
   in.seekg(0);
-  if (kind != NvidiaSmiLog::kNone) return read_nvidia_smi_log(in, path, kind);
+  if (kind != NvidiaSmiLog::kNone) return physical(read_nvidia_smi_log(in, path, kind), path);
   return read_csv(in, path);
 }
 
