@@ -1,8 +1,10 @@
 #include "powershape/trace/recording.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -67,12 +69,28 @@ TEST(Recording, DrainsIntoTheTraceAndTheFile) {
 
 // A file that fails (a full disk) is said once; the recording goes on in memory.
 TEST(Recording, AFailedFileKeepsTheRecordingInMemory) {
-  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  // A file that stops growing (ulimit -f: EFBIG, as a full disk fails), the signal ignored as
+  // powershape ignores it.
+  const std::string path = ::testing::TempDir() + "/powershape_recording_full.csv";
+  rlimit old{};
+  getrlimit(RLIMIT_FSIZE, &old);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = 64;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  struct Restore {
+    rlimit old;
+    void (*handler)(int);
+    ~Restore() {
+      setrlimit(RLIMIT_FSIZE, &old);
+      std::signal(SIGXFSZ, handler);
+    }
+  } restore{old, old_handler};
   RisingSource source;
   telemetry::Sampler sampler(source, fast());
   Trace t;
   std::vector<std::string> warnings;
-  CsvWriter csv("/dev/full", true);
+  CsvWriter csv(path, true);
   Recording rec(sampler, t, &csv, [&](const std::string& w) { warnings.push_back(w); });
   record_a_while(sampler);
   rec.drain();
@@ -83,7 +101,7 @@ TEST(Recording, AFailedFileKeepsTheRecordingInMemory) {
   rec.drain();
   EXPECT_TRUE(rec.file_failed());
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("/dev/full"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find(path), std::string::npos) << warnings[0];
   EXPECT_GE(first, 2u);
   EXPECT_GT(t.samples.size(), first);
 }

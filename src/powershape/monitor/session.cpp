@@ -23,8 +23,16 @@ Session::Session(telemetry::Source& source, SessionOptions o, trace::Warn warn)
   trace_.wall_minus_steady_ns = telemetry::wall_minus_steady_ns();
   if (!o_.csv_path.empty()) {
     csv_ = std::make_unique<trace::CsvWriter>(o_.csv_path, o_.every_row);
-    csv_->header(trace_.source, trace_.devices);
-    csv_->clock(trace_.wall_minus_steady_ns, telemetry::steady_now_ns());
+    try {
+      csv_->header(trace_.source, trace_.devices);
+      csv_->clock(trace_.wall_minus_steady_ns, telemetry::steady_now_ns());
+    } catch (const std::runtime_error& e) {
+      if (!csv_->reader_gone()) throw;
+      // A reader that went after the first lines (`-o - | head -1`): as trace::Recording says it.
+      warn_(std::string(e.what()) +
+            " (its reader went); recording goes on in memory, the summary follows at the end");
+      csv_.reset();
+    }
   }
   sampler_ = std::make_unique<telemetry::Sampler>(source_, o_.sampler);
   recording_ = std::make_unique<trace::Recording>(*sampler_, trace_, csv_.get(), warn_);
