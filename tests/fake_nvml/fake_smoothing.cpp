@@ -75,6 +75,9 @@ bool is_smoothing_field(unsigned field) {
 
 void read_smoothing_field(int gpu, unsigned limit_mw, nvml::FieldValue& v) {
   if (path() == nullptr) {
+    // As an H100 with driver 580 answers: the active profile field reads 0, every other is
+    // refused.
+    if (v.fieldId == nvml::kFiSmoothingActiveProfile) return put_uint(v, 0);
     v.nvmlReturn = nvml::kErrorNotSupported;
     return;
   }

@@ -50,11 +50,16 @@ TEST_F(NvmlSourceTest, ReadsLimitsAndEverySignalTheTraceHas) {
 // Blackwell's power smoothing is recorded where the GPU has it, and unsupported elsewhere.
 TEST_F(NvmlSourceTest, RecordsPowerSmoothingWhereTheGpuHasIt) {
   {
+    // The fake answers the active profile field with 0 here, as an H100 with driver 580 does:
+    // without the state, it is no signal.
     NvmlSource h100;
     const Sample s = h100.poll(0, all_signals());
     for (Signal sig : {Signal::kSmoothingEnabled, Signal::kSmoothingProfile,
-                       Signal::kSmoothingFloor, Signal::kSmoothingCeiling})
+                       Signal::kSmoothingFloor, Signal::kSmoothingCeiling}) {
       EXPECT_EQ(s[sig].status, Status::kNotSupported) << column_name(sig);
+      EXPECT_EQ(h100.devices()[0].support[static_cast<std::size_t>(sig)], Status::kNotSupported)
+          << column_name(sig);
+    }
   }
   const std::string file = testing::TempDir() + "powershape_smoothing_" + std::to_string(getpid());
   // GPU 0 on, profile 2 at a 50% floor (fake_smoothing.hpp's line format).

@@ -74,6 +74,21 @@ std::vector<std::vector<std::string>> commands_from(const std::vector<std::strin
 
 namespace {
 
+// The region a run's steps are measured by, when none was named: the first that no other region
+// holds (a job that marks its steps and, inside them, its gaps is measured by its steps, not by
+// whichever region ended first).
+std::string outermost(const std::vector<telemetry::Region>& regions) {
+  const auto inside = [&](const telemetry::Region& r) {
+    return std::any_of(regions.begin(), regions.end(), [&](const telemetry::Region& q) {
+      return &q != &r && q.begin_ns <= r.begin_ns && r.end_ns <= q.end_ns &&
+             q.end_ns - q.begin_ns > r.end_ns - r.begin_ns;
+    });
+  };
+  for (const auto& r : regions)
+    if (!inside(r)) return r.name;
+  return regions.front().name;
+}
+
 // Your own command is measured on the GPU it runs on; without a driver, say how to try it anyway.
 std::unique_ptr<telemetry::Source> open_measuring_source(const std::string& source) {
   try {
@@ -200,7 +215,7 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   Measurement m;
   m.config = i;
   m.seconds = static_cast<double>(end - begin) * 1e-9;
-  if (region_.empty() && !regions.empty()) region_ = regions.front().name;
+  if (region_.empty() && !regions.empty()) region_ = outermost(regions);
   std::vector<telemetry::Region> mine;
   for (const auto& r : regions) {
     if (r.name == region_) mine.push_back(r);

@@ -279,7 +279,8 @@ Sample NvmlSource::poll(int gpu, const SignalSet& which) {
 
 // Reads each signal alone, three times: a signal the driver refuses is unsupported from then on,
 // and the fastest read is its cost. On an H200 with driver 580 the energy counter costs ~3 ms a
-// read and the HW thermal / power-brake counters ~0.6 ms, while everything else costs under 1 us.
+// read, while everything else costs under 1 us; the SW/HW thermal and power-brake counters are
+// refused on an H100 with driver 580 (0.13 ms each: bench/nvml_call_cost).
 void NvmlSource::probe(int gpu) {
   Gpu& g = gpus_[static_cast<std::size_t>(gpu)];
   DeviceInfo& info = infos_[static_cast<std::size_t>(gpu)];
@@ -295,6 +296,15 @@ void NvmlSource::probe(int gpu) {
       if (s.readings[i].status == Status::kNotSupported) info.support[i] = Status::kNotSupported;
     }
     g.cost_ns[i] = info.support[i] == Status::kOk ? best : 0;
+  }
+  // A GPU without power smoothing may still answer its active profile field (an H100 with driver
+  // 580 reads 0): without the state, none of its signals means anything.
+  if (info.support[static_cast<std::size_t>(Signal::kSmoothingEnabled)] != Status::kOk) {
+    for (const Signal sig :
+         {Signal::kSmoothingProfile, Signal::kSmoothingFloor, Signal::kSmoothingCeiling}) {
+      info.support[static_cast<std::size_t>(sig)] = Status::kNotSupported;
+      g.cost_ns[static_cast<std::size_t>(sig)] = 0;
+    }
   }
   g.energy = CounterUnwrap{};
 }
