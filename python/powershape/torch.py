@@ -302,6 +302,16 @@ def _env_chunks() -> Optional[int]:
     return int(value)
 
 
+def _check_targets(t, ignore_index, v):
+    """A target outside [0, V) that is not ignore_index: a ValueError naming it on the CPU; on a GPU
+    an asynchronous device assert, as torch's own cross_entropy does (no sync in the step)."""
+    bad = (t != ignore_index) & ((t < 0) | (t >= v))
+    if t.is_cuda:
+        torch._assert_async(~bad.any())
+    elif bool(bad.any()):
+        raise ValueError(f"targets: {int(t[bad][0])} is outside [0, {v}) and not ignore_index ({ignore_index})")
+
+
 def _auto_chunks(n, d, v, forward_only, label_smoothing, device_index):
     """chunks="auto": the count `powershape tune` cached for this GPU (as it is now: name, driver,
     power limit) and shape, for the op as it will run (on an sm_90 GPU the exponent in the logits
@@ -385,6 +395,11 @@ def linear_cross_entropy(
         raise ValueError(f"weight {tuple(weight.shape)} must be [V, {x.shape[-1]}]")
     if targets.dtype not in (torch.int32, torch.int64):
         raise ValueError(f"targets must be int32 or int64, not {targets.dtype}")
+    for name, t in (("x", x), ("weight", weight)):
+        if not t.dtype.is_floating_point:
+            raise ValueError(f"{name} must be a floating-point tensor, not {t.dtype}")
+    if weight.shape[0] == 0 or x.shape[-1] == 0:
+        raise ValueError(f"weight {tuple(weight.shape)}: V and D must be at least 1")
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise ValueError(f"bias {tuple(bias.shape)} must be [{weight.shape[0]}]")
     if process_group is not None:
@@ -425,6 +440,8 @@ def linear_cross_entropy(
     lead = x.shape[:-1]
     x2 = x.reshape(-1, x.shape[-1])
     t2 = targets.reshape(-1)
+    if process_group is None and not _compiling():
+        _check_targets(t2, ignore_index, weight.shape[0])
     if not x.is_cuda:
         out = _reference(x2, weight, t2, bias, ignore_index, reduction, label_smoothing, z_loss, softcap)
         return out.reshape(lead) if reduction == "none" else out

@@ -19,13 +19,28 @@ import torch.distributed as dist
 _SUM, _MAX = dist.ReduceOp.SUM, dist.ReduceOp.MAX
 
 
-def _slice_start(rows: int, pg, device) -> int:
-    # Each rank's row count, by an all-reduce (what every backend offers for CUDA tensors too).
+def _slice_start(rows: int, pg, device):
+    """This rank's first row and the whole vocabulary's size, by an all-reduce of each rank's row
+    count (what every backend offers for CUDA tensors too)."""
     sizes = torch.zeros(dist.get_world_size(pg), dtype=torch.int64, device=device)
     rank = dist.get_rank(pg)
     sizes[rank] = rows
     dist.all_reduce(sizes, _SUM, group=pg)
-    return int(sizes[:rank].sum())
+    return int(sizes[:rank].sum()), int(sizes.sum())
+
+
+def _check_targets(targets, valid, vocab):
+    """A target no rank holds (outside the whole vocabulary, or a group that holds only part of it:
+    each rank given a group of its own) is refused, not scored as a finite loss: a ValueError on
+    the CPU, an asynchronous device assert on a GPU."""
+    bad = valid & ((targets < 0) | (targets >= vocab))
+    if targets.is_cuda:
+        torch._assert_async(~bad.any())
+    elif bool(bad.any()):
+        raise ValueError(
+            f"targets: {int(targets[bad][0])} is outside the {vocab} rows the process group's ranks hold "
+            "(is every rank of the vocabulary in the group?)"
+        )
 
 
 def _row_dot(x, weight, bias, rows):
@@ -38,9 +53,10 @@ class _VocabParallel(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, targets, bias, ignore_index, reduction, chunks, pg, op):
         n, device = x.shape[0], x.device
-        start = _slice_start(weight.shape[0], pg, device)
+        start, vocab = _slice_start(weight.shape[0], pg, device)
         local = targets - start
         valid = targets != ignore_index
+        _check_targets(targets, valid, vocab)
         mine = valid & (local >= 0) & (local < weight.shape[0])
         # The slice's row every token is scored against (any but the ignored index will do).
         anchor = 1 if ignore_index == 0 else 0

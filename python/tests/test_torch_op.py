@@ -94,6 +94,21 @@ def test_bad_arguments_are_named():
         linear_cross_entropy(x, w, t, accum_dtype=torch.float16)
     with pytest.raises(ValueError, match="bias"):
         linear_cross_entropy(x, w, t, bias=torch.zeros(3))
+    # What torch's internals once answered: no vocabulary or hidden size, integer activations,
+    # targets outside the vocabulary (ignore_index alone may be).
+    with pytest.raises(ValueError, match="V and D must be at least 1"):
+        linear_cross_entropy(x, w[:0], t)
+    with pytest.raises(ValueError, match="V and D must be at least 1"):
+        linear_cross_entropy(x[:, :0], w[:, :0], t)
+    with pytest.raises(ValueError, match="floating-point"):
+        linear_cross_entropy(x.long(), w, t)
+    with pytest.raises(ValueError, match=f"outside \\[0, {w.shape[0]}\\)"):
+        linear_cross_entropy(x, w, torch.full_like(t, w.shape[0]))
+    with pytest.raises(ValueError, match="outside"):
+        linear_cross_entropy(x, w, torch.full_like(t, -5))
+    ignored = t.clone()
+    ignored[0] = -100
+    linear_cross_entropy(x, w, ignored)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")

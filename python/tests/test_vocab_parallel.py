@@ -89,3 +89,19 @@ def test_a_split_vocabulary_refuses_what_it_cannot_do():
         linear_cross_entropy(x, w, t, label_smoothing=0.1, process_group=object())
     with pytest.raises(ValueError, match="not initialised"):
         linear_cross_entropy(x, w, t, process_group=object())
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="torch without torch.distributed")
+def test_targets_no_rank_holds_are_refused():
+    # A group that holds half the vocabulary (each rank given a group of its own, by mistake):
+    # the targets in the other half once gave that half's loss, finite and wrong.
+    dist.init_process_group("gloo", rank=0, world_size=1, init_method=f"tcp://127.0.0.1:{_port()}")
+    try:
+        x, w, _, t = _data(-100)
+        t[1] = V - 1  # in the half this group lacks
+        with pytest.raises(ValueError, match=f"outside the {V // 2} rows"):
+            linear_cross_entropy(x, w[: V // 2], t, process_group=dist.group.WORLD)
+        with pytest.raises(ValueError, match="outside"):
+            linear_cross_entropy(x, w, torch.full_like(t, V), process_group=dist.group.WORLD)
+    finally:
+        dist.destroy_process_group()

@@ -140,7 +140,9 @@ def main():
             env = dict(os.environ, HOME=d, PATH=os.path.join(d, ".bin") + os.pathsep + os.environ["PATH"])
             # The Python package as an install gives it (the README's pip install): importable, with
             # this build's library.
-            env["PYTHONPATH"] = os.pathsep.join(p for p in (os.path.join(os.path.abspath(a.source), "python"), os.environ.get("PYTHONPATH")) if p)
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (os.path.join(os.path.abspath(a.source), "python"), os.environ.get("PYTHONPATH")) if p
+            )
             lib = os.path.join(os.path.dirname(os.path.abspath(a.powershape)), "libpowershape_c.so")
             if os.path.exists(lib):
                 env.setdefault("POWERSHAPE_LIB", lib)
