@@ -31,14 +31,17 @@ struct Paced {
   }
 };
 Paced pace(Pacer& p, double seconds, double floor_w, const std::function<double(double)>& job_w,
-           int lag_ms = 60) {
+           int lag_ms = 60, int drain_ms = 0) {
   Paced r;
   r.power.dt_s = 0.01;
   std::deque<std::pair<int64_t, double>> late;
   double ran_s = 0;
   bool held = false;
+  int64_t held_since = 0;
   for (int64_t t = 0; t < static_cast<int64_t>(seconds * 1000) * kMs; t += 10 * kMs) {
-    const double w = held ? floor_w : std::max(floor_w, job_w(ran_s));
+    // A held job's GPU runs on through its queued kernels for drain_ms.
+    const bool drained = held && t - held_since >= drain_ms * kMs;
+    const double w = drained ? floor_w : std::max(floor_w, job_w(ran_s));
     if (!held) ran_s += 0.01;
     r.power.w.push_back(w);
     r.held.push_back(held);
@@ -47,7 +50,9 @@ Paced pace(Pacer& p, double seconds, double floor_w, const std::function<double(
       p.observe(late.front().first - lag_ms * kMs, late.front().second);
       late.pop_front();
     }
+    const bool was = held;
     held = p.hold(t);
+    if (held && !was) held_since = t;
   }
   return r;
 }
@@ -80,6 +85,19 @@ TEST(Pacer, AJobThatStartsAtFullPowerRisesNoFasterThanTheRamp) {
                 pace(unpaced, 30, 280, [](double s) { return s < 10 ? 280.0 : 600.0; }).power, 1.0)
                 .up_max_w_per_s,
             300);
+}
+
+// A job whose GPU runs on for 200 ms after each hold (the kernels of a step it had queued): the
+// pacer learns the drain from the readings and still holds the rise near the ramp.
+TEST(Pacer, AJobWhoseGpuRunsOnThroughAHoldIsStillPaced) {
+  Pacer p(options(100, 300));
+  const auto job = [](double s) { return s < 10 ? 280.0 : 600.0; };
+  const Paced r = pace(p, 40, 280, job, 60, 200);
+  EXPECT_NEAR(static_cast<double>(p.drain_ns()) * 1e-6, 200, 60);
+  // What the drain shows late passes unpaced once (the first hold, before anything is learnt),
+  // then the learnt drain holds each rise.
+  EXPECT_LE(analysis::ramp_rates(r.power, 1.0).up_max_w_per_s, 100 + 0.27 * 320);
+  EXPECT_FALSE(p.armed());
 }
 
 TEST(Pacer, AJobAtItsLevelIsNotHeldForItsStepsRipple) {

@@ -8,8 +8,11 @@
 // that mean sits at the floor (the job not yet at work, or a checkpoint) and disarms once a whole
 // window has passed without a hold: the ceiling rises whether or not the job is held, so pacing
 // ends within (the job's level - the floor) / ramp + a window, and a job at its level is not held
-// for its steps' own ripple, which no pacing of its start could smooth. What the readings show
-// late (tens of ms: the driver's buffer, the kernels queued before a hold) passes unpaced.
+// for its steps' own ripple, which no pacing of its start could smooth. A held job's GPU runs on
+// through the kernels it had queued (up to a step when the job synchronises once a step): the
+// pacer learns that drain from when the readings fall after each hold, counts the job's power
+// through it, and holds when the mean a drain ahead would pass the ceiling. What the readings
+// show late, and the first hold's drain before one was seen, pass unpaced.
 // Pure: it sees readings and says hold or run, so each decision is tested without a job.
 #include <cstdint>
 #include <deque>
@@ -33,6 +36,8 @@ class Pacer {
   // Whether the job should be held from now on.
   bool hold(int64_t now_ns);
   bool armed() const { return armed_; }
+  // How long a held job's power has been seen to run on (what it learned), ns.
+  int64_t drain_ns() const { return drain_ns_; }
 
  private:
   PacerOptions o_;
@@ -44,9 +49,12 @@ class Pacer {
   int64_t last_hold_ns_ = -1;  // the last decision to hold
   int64_t calm_since_ = -1;    // armed, above the floor: the first decision since without a hold
   std::deque<std::pair<int64_t, bool>> decisions_;  // when it changed, held or not
+  int64_t hold_t0_ = -1;  // the last hold's start, until the readings show its fall
+  int64_t drain_ns_ = 0;  // how long a held job's power runs on
   // The window's mean power now, the readings' lag filled in from the decisions (readings_ not
   // empty).
-  double window_mean(int64_t now_ns) const;
+  double window_mean(int64_t now_ns);  // and sets high_w_
+  double high_w_ = 0;                  // the window's highest reading: the job's power running
   bool decide(double mean_w, int64_t since_ns, int64_t now_ns);
 };
 
