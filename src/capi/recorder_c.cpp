@@ -18,6 +18,7 @@
 #include "powershape/telemetry/region.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/trace/replay_source.hpp"
+#include "powershape/util/printable.hpp"
 #include "powershape/util/share_dir.hpp"
 #include "powershape/workload/builders.hpp"
 
@@ -104,7 +105,7 @@ ps_recorder* ps_recorder_open(const char* source, const int* gpus, int n_gpus, d
     if (!(interval_ms == 0 || (interval_ms >= 0.1 && interval_ms <= 60'000))) {
       throw powershape::invalid_input(
           "ps_recorder_open: interval_ms must be 0 (the default) or in [0.1, 60000], found " +
-          std::to_string(interval_ms));
+          powershape::util::printable(interval_ms));
     }
     if (n_gpus < 0 || (n_gpus > 0 && gpus == nullptr))
       throw powershape::invalid_input("ps_recorder_open: bad GPU list");

@@ -3,10 +3,13 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "advise_apply.hpp"
@@ -15,6 +18,8 @@
 #include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/printable.hpp"
+#include "powershape/workload/lmhead_options.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 
@@ -139,6 +144,20 @@ void check_output(const std::string& path, const char* option) {
 }
 
 int run_optimize(OptimizeArgs& a) {
+  // The as-found runs pass the caller's environment to the job as it is: a count there that the
+  // op would refuse (or silently read) is said now, not after a budget of runs.
+  if (const char* env = std::getenv(optimize::kChunksEnv); env != nullptr && *env != '\0') {
+    int count = 0;
+    const std::string_view text(env);
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+    if (ec != std::errc() || end != text.data() + text.size() || count < 1 ||
+        count > workload::kMaxChunks)
+      throw CLI::ValidationError(optimize::kChunksEnv,
+                                 "'" + util::printable(text) +
+                                     "' in this environment: the job's "
+                                     "as-found runs would get it; expected a chunk count (1-" +
+                                     std::to_string(workload::kMaxChunks) + ") or nothing");
+  }
   check_output(a.out, "output");
   check_output(a.report, "report");
   a.o.chunks = util::parse_int_list(a.chunks, "chunks");

@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
   CHECK("as the caller's mistake", ps_last_error_kind() == PS_ERROR_INVALID_INPUT);
   CHECK("a bad interval fails", ps_recorder_open(source, NULL, 0, -1) == NULL);
   CHECK("and names it", strstr(ps_last_error(), "interval_ms") != NULL);
+  CHECK("a huge interval fails", ps_recorder_open(source, NULL, 0, 1e308) == NULL);
+  CHECK("in a short line (not 300 digits)",
+        strstr(ps_last_error(), "1e+308") != NULL && strlen(ps_last_error()) < 200);
 
   ps_lmhead_options o;
   ps_lmhead_options_default(&o);

@@ -100,4 +100,9 @@ check "and not during others" grep -q "^0 700000 " "$tmp/during"
 check "and put back at the end" grep -q "^0 700000 0 0" "$tmp/settings"
 check "no restore record is left" test -z "$(ls -A "$tmp/state" 2>/dev/null)"
 check "the setting is said to be measured" grep -q "power limit [0-9]* W measured\|(measured)" "$tmp/apply.out"
+
+# A POWERSHAPE_CHUNKS the job would refuse, in the caller's environment, is said before any run.
+POWERSHAPE_CHUNKS=garbage "$ps" optimize --source "$fake" --budget 60 -- true >/dev/null 2>"$tmp/env.err"; rc=$?
+check "POWERSHAPE_CHUNKS=garbage: exit 2" test $rc -eq 2
+check "in one line naming it" test "$(wc -l <"$tmp/env.err")" -eq 1 -a -n "$(grep "POWERSHAPE_CHUNKS: 'garbage'" "$tmp/env.err")"
 finish

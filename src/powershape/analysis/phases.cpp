@@ -7,6 +7,7 @@
 #include "powershape/analysis/energy.hpp"
 #include "powershape/analysis/series.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/printable.hpp"
 
 namespace powershape::analysis {
 using telemetry::Signal;
@@ -54,7 +55,7 @@ double spread(const std::vector<Point>& pts, int64_t from, int64_t to) {
 std::vector<PhaseWindow> classify_phases(const trace::Trace& t, int gpu, const PhaseOptions& o,
                                          int64_t from_ns, int64_t to_ns) {
   if (!(o.window_s >= 0.01 && o.window_s <= 3600))
-    throw invalid_input("phase window: expected 10 ms to 1 h, got " + std::to_string(o.window_s) +
+    throw invalid_input("phase window: expected 10 ms to 1 h, got " + util::printable(o.window_s) +
                         " s");
   // The finest power series the trace has: the driver's 50 Hz buffer, else the polls.
   std::vector<Point> fine = series(t, gpu, Signal::kDriverPower);

@@ -4,6 +4,12 @@
 
 namespace powershape::util {
 
+std::string printable(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
 std::string printable(std::string_view text, std::size_t max) {
   std::string out;
   for (std::size_t i = 0; i < text.size() && i < max; ++i) {

@@ -10,4 +10,8 @@ namespace powershape::util {
 
 std::string printable(std::string_view text, std::size_t max = 60);
 
+// A number from outside, for an error: at most 6 significant digits ("1e+308", "0.1", "nan"),
+// never the ~300 digits std::to_string gives a huge double.
+std::string printable(double x);
+
 }  // namespace powershape::util
