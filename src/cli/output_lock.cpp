@@ -27,7 +27,8 @@ OutputLock::OutputLock(const std::string& path, const std::string& option, Writt
   } catch (const std::exception& e) {
     throw std::runtime_error(option + ": " + e.what());
   }
-  if (kind == util::OutputKind::kNull) return;  // nothing kept, nothing to lock
+  if (kind == util::OutputKind::kNull || kind == util::OutputKind::kOwnDescriptor)
+    return;  // written into as it is: nothing to lock or create
   const bool existed = kind != util::OutputKind::kAbsent;
   if (!existed && when == Written::kAtEnd) {
     const auto dir = std::filesystem::path(path).parent_path();

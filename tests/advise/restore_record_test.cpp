@@ -57,8 +57,8 @@ TEST_F(RecordTest, FolderAndRecordsArePrivateWhateverTheUmask) {
 }
 
 // Its missing parents are 0755 under umask 000 too (they were 0777: another user could move the
-// records away); a parent others can write that is not sticky is refused, a sticky one (/tmp)
-// is not.
+// records away); a parent anyone can write that is not sticky is refused, a sticky one (/tmp) or
+// a group-writable one (Debian's user-private groups) is not.
 TEST_F(RecordTest, ItsParentsAreNotOthersToWrite) {
   const mode_t old = umask(0);
   const std::string deep = (dir_ / "home" / ".local" / "state" / "powershape").string();
@@ -70,6 +70,8 @@ TEST_F(RecordTest, ItsParentsAreNotOthersToWrite) {
   chmod((dir_ / "home" / ".local" / "state").c_str(), 0777);
   EXPECT_NE(testing::error_of([&] { prepare_state_dir(deep); }).find("parent"), std::string::npos);
   chmod((dir_ / "home" / ".local" / "state").c_str(), 01777);
+  prepare_state_dir(deep);
+  chmod((dir_ / "home" / ".local" / "state").c_str(), 0775);  // a user-private group's
   prepare_state_dir(deep);
 }
 

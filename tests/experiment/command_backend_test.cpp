@@ -84,16 +84,19 @@ f.close()")PY";
   EXPECT_GE(regions[1].begin_ns, regions[0].begin_ns);  // (this job's marks run past its end)
 }
 
-// A job that marks its steps and, inside each, its gap is measured by its steps (the gap ends
-// first, and once named the 45 ms gaps of a 265 ms step "steps").
+// A job that marks its steps and, inside each, its gap, all inside one region around its loop, is
+// measured by its steps (the gap ends first, and once named the 45 ms gaps of a 265 ms step
+// "steps"; the loop's region is one).
 TEST(CommandBackend, StepsWithGapsInsideAreMeasuredByTheSteps) {
   const char* job = R"PY(python3 -c "
 import os, time
 f = open(os.environ['POWERSHAPE_CONTROL'], 'w')
 t = time.monotonic_ns()
+f.write('begin %d train\n' % t)
 for i in range(10):
     s = t + 10000000 * i
     f.write('begin %d step\nbegin %d gap\nend %d gap\nend %d step\n' % (s, s + 6000000, s + 8000000, s + 9000000))
+f.write('end %d train\n' % (t + 100000000))
 f.close()")PY";
   CommandBackend b({{"sh", "-c", job}}, "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv");
   const Measurement m = b.measure(0, 0);

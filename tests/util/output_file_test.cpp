@@ -44,6 +44,28 @@ TEST(OutputFile, ARegularFileIsCreatedOrEmptied) {
   close(open_output("/dev/null", true));
 }
 
+// A descriptor of the process's own (/dev/stdout, a shell's >(...) as /dev/fd/N) is written
+// through a copy of it; one it does not have is refused.
+TEST(OutputFile, OwnDescriptorsAreWrittenThroughACopy) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const std::string path = "/dev/fd/" + std::to_string(fds[1]);
+  EXPECT_EQ(check_output(path), OutputKind::kOwnDescriptor);
+  const int fd = open_output(path, true);
+  ASSERT_GE(fd, 0);
+  EXPECT_NE(fd, fds[1]);
+  ASSERT_EQ(write(fd, "x", 1), 1);
+  char c = 0;
+  ASSERT_EQ(read(fds[0], &c, 1), 1);
+  EXPECT_EQ(c, 'x');
+  close(fd);
+  close(fds[0]);
+  close(fds[1]);
+  EXPECT_EQ(check_output("/dev/stdout"), OutputKind::kOwnDescriptor);
+  EXPECT_EQ(open_error("/dev/fd/987654"),
+            "cannot write /dev/fd/987654: this process has no such open descriptor");
+}
+
 // Nothing but a regular file or /dev/null: a link planted at the path is never followed (its
 // target keeps its content), a FIFO is refused at once rather than waited on, a device or a
 // folder is refused.
@@ -64,8 +86,7 @@ TEST(OutputFile, LinksFifosDevicesAndFoldersAreRefused) {
     EXPECT_EQ(open_error("/dev/zero"),
               "cannot write /dev/zero: it is a device or socket, not a file");
   }
-  EXPECT_EQ(open_error(s.d.string()),
-            "cannot write " + s.d.string() + ": " + std::strerror(EISDIR));
+  EXPECT_EQ(open_error(s.d.string()), "cannot write " + s.d.string() + ": it is a folder");
   EXPECT_EQ(testing::error_of([&] { check_output(s.d.string()); }),
             "cannot write " + s.d.string() + ": it is a folder");
 }

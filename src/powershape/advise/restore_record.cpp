@@ -63,9 +63,10 @@ std::optional<Holder> holder_of(const nlohmann::json& record) {
 }
 
 void prepare_state_dir(const std::string& dir) {
-  // Its missing parents are made 0755 whatever the umask (under umask 000 they were 0777, and
-  // another user could move the records away, so that a crashed run's setting was never put
-  // back); a parent another user can write to, and that is not sticky, is refused.
+  // Its missing parents are made no wider than 0755 whatever the umask (under umask 000 they were
+  // 0777, and another user could move the records away, so that a crashed run's setting was never
+  // put back); a parent anyone can write to, and that is not sticky, is refused (a group-writable
+  // one is not: under Debian's user-private groups ~/.local/state is 0775).
   const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
   std::filesystem::path at;
   for (const auto& part : parent) {
@@ -74,11 +75,11 @@ void prepare_state_dir(const std::string& dir) {
       throw device_error("cannot create " + at.string() + ": " + std::strerror(errno));
   }
   struct stat up {};
-  if (!parent.empty() && stat(parent.c_str(), &up) == 0 && (up.st_mode & 022) != 0 &&
+  if (!parent.empty() && stat(parent.c_str(), &up) == 0 && (up.st_mode & 002) != 0 &&
       (up.st_mode & S_ISVTX) == 0)
     throw invalid_input("the state folder's parent " + parent.string() +
-                        " is writable by others (mode " + octal(up.st_mode) +
-                        "): its restore records could be moved away; chmod go-w it");
+                        " is writable by anyone (mode " + octal(up.st_mode) +
+                        "): its restore records could be moved away; chmod o-w it");
   if (mkdir(dir.c_str(), 0700) == 0) {
     if (chmod(dir.c_str(), 0700) != 0)  // a umask cannot leave it unusable
       throw device_error("cannot set the mode of " + dir + ": " + std::strerror(errno));

@@ -74,19 +74,30 @@ std::vector<std::vector<std::string>> commands_from(const std::vector<std::strin
 
 namespace {
 
-// The region a run's steps are measured by, when none was named: the first that no other region
-// holds (a job that marks its steps and, inside them, its gaps is measured by its steps, not by
-// whichever region ended first).
+// The region a run's steps are measured by, when none was named: of the regions that come more
+// than once, the one the fewest others hold (a job that marks its steps and, inside them, its
+// gaps is measured by its steps, not by whichever region ended first; one that wraps its loop in
+// a region of its own, by the steps inside it); else the first.
 std::string outermost(const std::vector<telemetry::Region>& regions) {
-  const auto inside = [&](const telemetry::Region& r) {
-    return std::any_of(regions.begin(), regions.end(), [&](const telemetry::Region& q) {
+  // How many other regions hold r (a step inside a loop's region: 1; a gap inside it: 2).
+  const auto depth = [&](const telemetry::Region& r) {
+    return std::count_if(regions.begin(), regions.end(), [&](const telemetry::Region& q) {
       return &q != &r && q.begin_ns <= r.begin_ns && r.end_ns <= q.end_ns &&
              q.end_ns - q.begin_ns > r.end_ns - r.begin_ns;
     });
   };
-  for (const auto& r : regions)
-    if (!inside(r)) return r.name;
-  return regions.front().name;
+  const auto repeated = [&](const telemetry::Region& r) {
+    return std::count_if(regions.begin(), regions.end(),
+                         [&](const telemetry::Region& q) { return q.name == r.name; }) > 1;
+  };
+  const telemetry::Region* best = nullptr;
+  long best_depth = 0;
+  for (const auto& r : regions) {
+    if (!repeated(r)) continue;
+    const long d = depth(r);
+    if (best == nullptr || d < best_depth) best = &r, best_depth = d;
+  }
+  return best != nullptr ? best->name : regions.front().name;
 }
 
 // Your own command is measured on the GPU it runs on; without a driver, say how to try it anyway.

@@ -135,7 +135,10 @@ std::string store_chunks(const std::string& key, int chunks, const nlohmann::jso
   const std::string path = tune_cache_path();
   // A regular file or none; /dev/null switches the cache off; a link, a device, a FIFO or a
   // folder is refused before anything is locked, moved or written (output_file.hpp).
-  if (util::check_output(path) == util::OutputKind::kNull) return {};
+  const util::OutputKind kind = util::check_output(path);
+  if (kind == util::OutputKind::kNull) return {};
+  if (kind == util::OutputKind::kOwnDescriptor)
+    throw invalid_input("cannot write " + path + ": a descriptor is no cache file");
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   const CacheLock lock(path, std::chrono::seconds(30));

@@ -32,6 +32,7 @@ Session::Session(telemetry::Source& source, SessionOptions o, trace::Warn warn)
       warn_(std::string(e.what()) +
             " (its reader went); recording goes on in memory, the summary follows at the end");
       csv_.reset();
+      reader_gone_ = true;
     }
   }
   sampler_ = std::make_unique<telemetry::Sampler>(source_, o_.sampler);
@@ -70,7 +71,9 @@ bool Session::start() {
 
 void Session::run(const std::function<void()>& each_turn) {
   if (!started_ || failed_to_start_) return;
-  while (!(child_ ? child_->poll() : util::received_signal() != 0)) {
+  // Without a command, a reader that went (`monitor -o - | head`) ends the recording as a signal
+  // would: nothing is left to write it for.
+  while (!(child_ ? child_->poll() : util::received_signal() != 0 || reader_gone())) {
     turn(o_.turn_ms);
     if (each_turn) each_turn();
   }
@@ -85,7 +88,9 @@ void Session::turn(int wait_ms) {
 
 void Session::hold(bool held) {
   if (held && signalled()) held = false;  // a held job would never see the signal it was sent
-  if (held == held_ || !child_ || child_->poll()) return;
+  if (held == held_ || !child_) return;
+  // A release goes out even when the leader has ended: what it started may still be held.
+  if (held && child_->poll()) return;
   child_->signal(held ? SIGSTOP : SIGCONT);
   held_ = held;
 }

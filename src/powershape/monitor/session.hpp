@@ -78,6 +78,8 @@ class Session {
   bool has_command() const { return !o_.command.empty(); }
   // The CSV failed at some point: the rows since are in memory only.
   bool file_failed() const { return recording_->file_failed(); }
+  // The CSV went to a pipe whose reader went (EPIPE).
+  bool reader_gone() const { return reader_gone_ || recording_->reader_gone(); }
 
  private:
   telemetry::Source& source_;
@@ -89,7 +91,8 @@ class Session {
   std::unique_ptr<telemetry::Sampler> sampler_;
   std::unique_ptr<trace::Recording> recording_;
   std::optional<util::Child> child_;
-  bool started_ = false, failed_to_start_ = false, finished_ = false, held_ = false;
+  bool started_ = false, failed_to_start_ = false, finished_ = false, held_ = false,
+       reader_gone_ = false;
   int code_ = 0;
   // An enclosing recorder's FIFO ($POWERSHAPE_CONTROL when this session began): marks go on there.
   std::string outer_control_;

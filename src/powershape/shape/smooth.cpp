@@ -59,7 +59,8 @@ class Feed {
     const double x = c_.decide(now, gap);
     if (x != schedule_.back().second) schedule_.push_back({now, x});
     f_.set_intensity(x);
-    if (pacer_) hold(pacer_->hold(now) && !s_.signalled(), now);
+    // Paced from the job's start: the floor's own ramp before it is no rise of the job's.
+    if (pacer_ && job_running_) hold(pacer_->hold(now) && !s_.signalled(), now);
     while (!recent_.empty() && recent_.front().first < now - 1'000'000'000) recent_.pop_front();
     while (schedule_.size() > 1 && schedule_[1].first < now - 2 * settle_ns_ - 1'000'000'000)
       schedule_.pop_front();
@@ -72,8 +73,12 @@ class Feed {
     return sum / static_cast<double>(recent_.size());
   }
   bool any() const { return !std::isnan(last_w_); }
+  void job_started() { job_running_ = true; }
   // Lets a held job go on, and counts how long it was held.
-  void release() { hold(false, telemetry::steady_now_ns()); }
+  void release() {
+    hold(false, telemetry::steady_now_ns());
+    job_running_ = false;
+  }
   double held_s() const { return held_s_; }
   int holds() const { return holds_; }
 
@@ -114,6 +119,7 @@ class Feed {
   const SmoothOptions& o_;
   Pacer* pacer_;
   telemetry::Signal signal_;
+  bool job_running_ = false;
   int64_t held_since_ = -1;
   double held_s_ = 0;
   int holds_ = 0;
@@ -148,7 +154,10 @@ SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& 
   while (c.phase(telemetry::steady_now_ns()) == FloorController::Phase::kRampUp && !s.signalled())
     feed.turn();
   r.ramp_up_s = seconds_since(t0);
-  if (!s.signalled() && s.start()) s.run([&] { feed.turn(); });
+  if (!s.signalled() && s.start()) {
+    feed.job_started();
+    s.run([&] { feed.turn(); });
+  }
   feed.release();
   const int64_t t1 = telemetry::steady_now_ns();
   // From the job's last second, or from where a long low phase's fall has come to.

@@ -273,26 +273,38 @@ class Parser {
   Trace trace_;
 };
 
-// A reading no GPU gives (telemetry::SignalSpec::most) is a unit or a file gone wrong: refused,
-// naming the GPU, the time and the value, rather than believed by report, advise or swing.
-Trace physical(Trace t, const std::string& name) {
-  for (const auto& s : t.samples) {
+// A reading no GPU gives (telemetry::SignalSpec::most) is a unit or a driver glitch: left out
+// (an error reading), said once with how many and the first, so that neither report, advise nor
+// swing believes it and a long recording with one glitch still reads.
+Trace physical(Trace t) {
+  std::size_t dropped = 0;
+  std::string first;
+  int64_t first_t = 0;
+  int first_gpu = 0;
+  for (auto& s : t.samples) {
     for (const auto& sp : telemetry::signal_specs()) {
-      const Reading& r = s[sp.signal];
+      Reading& r = s[sp.signal];
       if (!r.ok() || r.value <= sp.most) continue;
-      throw invalid_input(name + ": GPU " + std::to_string(s.gpu) + " at t_ns " +
-                          std::to_string(s.t_ns) + ": " + telemetry::column_name(sp.signal) + " " +
-                          std::to_string(r.value) + " is beyond any GPU (at most " +
-                          std::to_string(sp.most) + ")");
+      if (dropped++ == 0) {
+        first = telemetry::column_name(sp.signal) + " " + std::to_string(r.value) + " (at most " +
+                std::to_string(sp.most) + ")";
+        first_t = s.t_ns;
+        first_gpu = s.gpu;
+      }
+      r = Reading::failed(telemetry::Status::kError);
     }
   }
+  if (dropped > 0)
+    t.events.push_back(
+        {first_t, first_gpu,
+         std::to_string(dropped) + " reading(s) beyond any GPU left out, the first " + first});
   return t;
 }
 
 }  // namespace
 
 Trace read_csv(std::istream& in, const std::string& name) {
-  return physical(Parser(name).parse(in), name);
+  return physical(Parser(name).parse(in));
 }
 
 Trace read_csv(const std::string& path) {
@@ -308,7 +320,7 @@ Trace read_csv(const std::string& path) {
   const NvidiaSmiLog kind = nvidia_smi_log_kind(first);
   in.clear();
   in.seekg(0);
-  if (kind != NvidiaSmiLog::kNone) return physical(read_nvidia_smi_log(in, path, kind), path);
+  if (kind != NvidiaSmiLog::kNone) return physical(read_nvidia_smi_log(in, path, kind));
   return read_csv(in, path);
 }
 

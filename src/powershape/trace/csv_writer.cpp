@@ -30,11 +30,13 @@ bool is_poll(const Sample& s) {
 }  // namespace
 
 CsvWriter::CsvWriter(const std::string& path, bool every_row) : path_(path), every_row_(every_row) {
-  f_ = fdopen(util::is_stdout(path) ? dup(fileno(util::data_stdout()))
-                                    : util::open_output(path, /*truncate=*/true),
-              "w");
+  const int fd = util::is_stdout(path) ? dup(fileno(util::data_stdout()))
+                                       : util::open_output(path, /*truncate=*/true);
+  f_ = fd >= 0 ? fdopen(fd, "w") : nullptr;
   if (f_ == nullptr) {
-    throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
+    const int err = errno;
+    if (fd >= 0) close(fd);
+    throw invalid_input("cannot write " + path + ": " + std::strerror(err));
   }
 }
 

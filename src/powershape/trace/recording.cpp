@@ -19,7 +19,8 @@ void Recording::to_csv(F&& write) {
     write();
   } catch (const std::runtime_error& e) {
     // A reader that went (`-o - | head -1`) took what it wanted: said, and no failure of the run.
-    failed_ = !csv_->reader_gone();
+    reader_gone_ = csv_->reader_gone();
+    failed_ = !reader_gone_;
     warn_(std::string(e.what()) + (failed_ ? "" : " (its reader went)") +
           "; recording goes on in memory, the summary follows at the end");
     csv_ = nullptr;

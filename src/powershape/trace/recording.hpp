@@ -25,6 +25,7 @@ class Recording {
   // Writes the file's last rows (those that repeated the ones before).
   void finish();
   bool file_failed() const { return failed_; }
+  bool reader_gone() const { return reader_gone_; }  // the CSV's pipe lost its reader
 
  private:
   template <class F>
@@ -33,7 +34,7 @@ class Recording {
   Trace& trace_;
   CsvWriter* csv_;
   Warn warn_;
-  bool failed_ = false;
+  bool failed_ = false, reader_gone_ = false;
 };
 
 // Applies the region marks that arrived on the control FIFO to the sampler; a malformed line, a

@@ -43,7 +43,8 @@ void write_file_atomic(const std::string& path, std::string_view text, unsigned 
   // /dev/null is written into, never renamed over: a rename would replace the node itself, which
   // root may do. Links, devices, FIFOs and folders are refused (output_file.hpp).
   const OutputKind kind = check_output(path);
-  if (kind == OutputKind::kNull) return write_into(path, text);
+  if (kind == OutputKind::kNull || kind == OutputKind::kOwnDescriptor)
+    return write_into(path, text);
   struct stat st {};
   // A file of ours keeps its mode; one another user left there does not lend us its (0666)
   // mode.

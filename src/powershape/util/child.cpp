@@ -23,7 +23,8 @@ std::atomic<int> g_signal{0};
 void on_signal(int sig) {
   g_signal = sig;
   pid_t p = g_target;
-  if (p != 0) kill(p, sig);  // -pid: a process group
+  if (p != 0) kill(p, sig);     // -pid: a process group
+  if (p < 0) kill(p, SIGCONT);  // a group held by a pacer sees the signal now, not when let go
 }
 }  // namespace
 
@@ -50,7 +51,15 @@ Child::Child(const std::vector<std::string>& argv, const std::vector<std::string
     // If powershape dies (killed, crashed), the command is not left running unwatched.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(127);  // it died before the line above took effect
-    if (own_group) setpgid(0, 0);
+    if (own_group) {
+      setpgid(0, 0);
+      // In a group of its own the command is not in the terminal's foreground: a read of the
+      // terminal would stop it (SIGTTIN) where nothing lets it go on. It reads nothing instead.
+      if (isatty(STDIN_FILENO)) {
+        const int null = open("/dev/null", O_RDONLY);
+        if (null >= 0) dup2(null, STDIN_FILENO);
+      }
+    }
     // An ignored signal stays ignored across exec: the command gets the default powershape set
     // aside for itself (SIGXFSZ and SIGPIPE, see cli/main.cpp).
     struct sigaction dfl {};

@@ -13,7 +13,7 @@ class Child {
   // std::runtime_error with the reason when it cannot be started (the caller exits 127).
   // own_group: the command leads a process group of its own, and signal() reaches everything it
   // started (a measured run that must end whole); not for interactive commands, which would lose
-  // the terminal.
+  // the terminal (its standard input is /dev/null where it was the terminal).
   Child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
         bool own_group = false);
   // Non-blocking: true once the child has exited; exit_code() is then its status as a shell

@@ -22,8 +22,10 @@ void open_input(const std::string& path, std::ifstream& in) {
   const int got = fstat(fd, &st);
   if (got == 0 && S_ISREG(st.st_mode)) {
     in.open("/proc/self/fd/" + std::to_string(fd));  // the same file, blocking, as a stream
+    if (!in) in.open(path);  // no /proc here (a sandbox): the path, checked just before
+    const int err = errno;
     close(fd);
-    if (!in) refuse(std::strerror(errno));
+    if (!in) refuse(std::strerror(err));
     return;
   }
   close(fd);
