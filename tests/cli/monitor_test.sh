@@ -115,6 +115,8 @@ check "a missing trace is named" grep -q "cannot read /nonexistent.csv" "$tmp/i.
 check "-o - into a reader that went: the command's exit code" test "${PIPESTATUS[0]}" -eq 3
 check "and a word that its reader went" grep -q "its reader went" "$tmp/pipe.err"
 check "and the summary" grep -q "average power" "$tmp/pipe.err"
+timeout 20 "$ps" monitor --interval 5 --source "fake:$trace" -o - 2>/dev/null | head -n 1 >/dev/null
+check "-o - with no command ends when its reader goes" test "${PIPESTATUS[0]}" -ne 124
 ign=$("$ps" monitor --source "fake:$trace" -- grep SigIgn /proc/self/status 2>/dev/null | awk '{print $2}')
 check "the command's SIGPIPE is not ignored" test $((0x${ign:-1000} & 0x1000)) -eq 0
 # Outputs are regular files: a FIFO (no reader: it would block the run forever) is refused at once.
