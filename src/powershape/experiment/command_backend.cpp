@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -86,14 +87,18 @@ std::string outermost(const std::vector<telemetry::Region>& regions) {
              q.end_ns - q.begin_ns > r.end_ns - r.begin_ns;
     });
   };
-  const auto repeated = [&](const telemetry::Region& r) {
-    return std::count_if(regions.begin(), regions.end(),
-                         [&](const telemetry::Region& q) { return q.name == r.name; }) > 1;
-  };
+  // Each name once, by its first region: a run of kMaxSteps regions costs names x regions.
+  std::map<std::string, std::pair<const telemetry::Region*, int>> names;
+  for (const auto& r : regions) {
+    auto& [first, count] = names[r.name];
+    if (first == nullptr) first = &r;
+    ++count;
+  }
   const telemetry::Region* best = nullptr;
   long best_depth = 0;
   for (const auto& r : regions) {
-    if (!repeated(r)) continue;
+    const auto& [first, count] = names.at(r.name);
+    if (first != &r || count < 2) continue;
     const long d = depth(r);
     if (best == nullptr || d < best_depth) best = &r, best_depth = d;
   }
