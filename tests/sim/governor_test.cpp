@@ -114,4 +114,71 @@ TEST(Governor, AUsersLimitAndCapApply) {
   EXPECT_TRUE(g.reasons() & reason::kSwPowerCap);
 }
 
+TEST(Governor, ASpikeLoopDropsFastAndRecoversSlowly) {
+  Profile p = simple();
+  p.spike_window_ms = 1;
+  p.spike_limit_w = p.power_limit_w + 50;
+  p.spike_gain_mhz_per_w_s = 100;   // 100 W over its limit: -10 MHz a step
+  p.spike_recovery_mhz_per_s = 50;  // +0.05 MHz a step
+  Governor g(p, 1e-3, 0, 0);
+  for (int i = 0; i < 10; ++i) g.observe(p.power_limit_w + 150, 40, p.max_mhz);
+  // The slow loop: 10 x 150 W x 1 ms = 1.5 MHz a step; the spike loop 10 MHz a step.
+  EXPECT_NEAR(g.target_mhz(), p.max_mhz - 100, 1e-9);
+  EXPECT_TRUE(g.reasons() & reason::kSwPowerCap);
+  for (int i = 0; i < 20; ++i) g.observe(p.power_limit_w - 300, 40, p.max_mhz);
+  // The slow loop is back within 20 x 0.5 MHz (at max - 5); the spike loop only 20 x 0.05 MHz.
+  EXPECT_NEAR(g.target_mhz(), p.max_mhz - 99, 1e-9);
+  for (int i = 0; i < 2000; ++i) g.observe(p.power_limit_w - 300, 40, p.max_mhz);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz);
+  EXPECT_EQ(g.reasons(), 0u);
+}
+
+TEST(Governor, AThermalSlowdownStepsWithHysteresis) {
+  Profile p = simple();
+  p.thermal_gain_mhz_per_c_s = 0;  // the staircase alone
+  p.slowdown_c = 80;
+  p.slowdown_hysteresis_c = 5;
+  p.slowdown_step_mhz = 100;
+  p.slowdown_interval_ms = 10;  // 10 steps of 1 ms
+  Governor g(p, 1e-3, 0, 0);
+  for (int i = 0; i < 10; ++i) g.observe(100, 79.9, p.max_mhz);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz);
+  // At 80 C from step 11: a step off then, at 21 and at 31.
+  for (int i = 0; i < 25; ++i) g.observe(100, 80, p.max_mhz);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz - 300);
+  EXPECT_TRUE(g.reasons() & reason::kSwThermal);
+  // Between 75 and 80 C it holds.
+  for (int i = 0; i < 50; ++i) g.observe(100, 77, p.max_mhz);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz - 300);
+  // Under 75 C a step back an interval: at 91 and 101.
+  for (int i = 0; i < 20; ++i) g.observe(100, 74.9, p.max_mhz);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz - 100);
+  for (int i = 0; i < 10; ++i) g.observe(100, 74.9, p.max_mhz);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz);
+  EXPECT_EQ(g.reasons(), 0u);
+  // It never steps under the minimum clock.
+  for (int i = 0; i < 100000; ++i) g.observe(100, 120, p.max_mhz);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.min_mhz);
+}
+
+TEST(Governor, ASupplyOverItsLimitHoldsTheDegradedClock) {
+  Profile p = simple();
+  p.supply_limit_w = 240;
+  p.supply_rest_w = 60;
+  p.supply_window_ms = 2;  // two steps
+  p.supply_degraded_mhz = 700;
+  p.supply_hold_s = 0.01;  // ten steps
+  Governor g(p, 1e-3, 0, 0);
+  g.observe(170, 40, p.max_mhz);  // the box at 230 W: (230 + 0) / 2 in the window
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz);
+  g.observe(200, 40, p.max_mhz);  // (230 + 260) / 2 = 245 W > 240 W
+  EXPECT_DOUBLE_EQ(g.target_mhz(), 700);
+  EXPECT_TRUE(g.reasons() & reason::kHwPowerBrake);
+  for (int i = 0; i < 9; ++i) g.observe(20, 40, p.max_mhz);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), 700);  // held, though the box draws 80 W
+  g.observe(20, 40, p.max_mhz);
+  EXPECT_DOUBLE_EQ(g.target_mhz(), p.max_mhz);
+  EXPECT_EQ(g.reasons(), 0u);
+}
+
 }  // namespace powershape::sim

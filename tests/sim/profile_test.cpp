@@ -117,4 +117,56 @@ TEST(Profile, TheMediumLoopAndKernelFiguresSurviveARoundTrip) {
   EXPECT_FALSE(to_json(p)["governor"].contains("medium_window_ms"));
 }
 
+TEST(Profile, EachMechanismComesWholeOrNotAtAllAndSurvivesARoundTrip) {
+  nlohmann::json j = to_json(load_profile("h200"));
+  auto error_of = [](const nlohmann::json& x) {
+    return testing::error_of([&] { profile_from_json(x); });
+  };
+  auto a = j;
+  a["governor"]["spike_gain_mhz_per_w_s"] = 100;
+  EXPECT_EQ(error_of(a), "governor.spike_window_ms: missing");
+  auto b = j;
+  b["fan"] = {{"min_pct", 20}, {"start_c", 60}, {"full_c", 50}, {"hysteresis_c", 3},
+              {"tau_s", 4},    {"r_sink_at_min_c_per_w", 0.2}};
+  EXPECT_EQ(error_of(b), "fan.full_c: must be above fan.start_c");
+  b["fan"]["full_c"] = 80;
+  b["fan"]["r_sink_at_min_c_per_w"] = 0.001;
+  EXPECT_EQ(error_of(b).rfind("fan.r_sink_at_min_c_per_w: a slower fan cools less", 0), 0u);
+  auto c = j;
+  c["supply"] = {{"limit_w", 240}, {"rest_w", 250}, {"window_ms", 5}, {"degraded_mhz", 700},
+                 {"hold_s", 2}};
+  EXPECT_EQ(error_of(c), "supply.rest_w: must be below supply.limit_w");
+  auto d = j;
+  d["thermal"]["slowdown_c"] = 85;
+  EXPECT_EQ(error_of(d), "thermal.slowdown_hysteresis_c: missing");
+
+  Profile p = load_profile("h200");
+  EXPECT_EQ(p.spike_gain_mhz_per_w_s + p.slowdown_c + p.fan_tau_s + p.supply_limit_w, 0);
+  p.spike_window_ms = 20;
+  p.spike_limit_w = p.power_limit_w + 10;
+  p.spike_gain_mhz_per_w_s = 200;
+  p.spike_recovery_mhz_per_s = 30;
+  p.slowdown_c = 85;
+  p.slowdown_hysteresis_c = 4;
+  p.slowdown_step_mhz = 105;
+  p.slowdown_interval_ms = 250;
+  p.fan_min_pct = 30;
+  p.fan_start_c = 50;
+  p.fan_full_c = 85;
+  p.fan_hysteresis_c = 3;
+  p.fan_tau_s = 4;
+  p.fan_r_sink_at_min_c_per_w = p.r_sink_c_per_w * 2;
+  p.supply_limit_w = 900;
+  p.supply_rest_w = 100;
+  p.supply_window_ms = 5;
+  p.supply_degraded_mhz = 700;
+  p.supply_hold_s = 2;
+  const Profile q = profile_from_json(to_json(p));
+  EXPECT_EQ(to_json(q), to_json(p));
+  EXPECT_EQ(q.spike_recovery_mhz_per_s, 30);
+  EXPECT_EQ(q.slowdown_step_mhz, 105);
+  EXPECT_EQ(q.fan_tau_s, 4);
+  EXPECT_EQ(q.supply_hold_s, 2);
+}
+
 }  // namespace powershape::sim

@@ -8,12 +8,13 @@
 namespace powershape::sim {
 
 Governor::PowerLoop::PowerLoop(double window_ms, double gain_mhz_per_w_s, double share,
-                               double step_s, double max_mhz)
+                               double recovery_mhz_per_s, double step_s, double max_mhz)
     : ring(std::max<std::size_t>(1,
                                  static_cast<std::size_t>(std::lround(window_ms * 1e-3 / step_s))),
            0.0),
       gain(gain_mhz_per_w_s),
       limit_share(share),
+      recovery(recovery_mhz_per_s),
       cap_mhz(max_mhz) {}
 
 void Governor::PowerLoop::push(double power_w) {
@@ -24,7 +25,7 @@ void Governor::PowerLoop::push(double power_w) {
 
 void Governor::PowerLoop::update(const Profile& p, double limit_w, double dt, double actual_mhz) {
   const double avg = sum / static_cast<double>(ring.size());
-  const double move = std::min(-gain * (avg - limit_share * limit_w), p.recovery_mhz_per_s) * dt;
+  const double move = std::min(-gain * (avg - limit_share * limit_w), recovery) * dt;
   // No wind-up: while the fast limiter holds the clock under the cap and power is over the
   // limit, the cap comes down from the clock that runs, not from where it was (a real H200's
   // slow loop bites within ~100 ms of a load step, while its fast limiter holds ~1700 MHz).
@@ -41,14 +42,56 @@ Governor::Governor(const Profile& p, double step_s, double power_limit_w, double
       steps_per_update_(std::max(1, static_cast<int>(std::lround(p.update_ms * 1e-3 / step_s)))),
       countdown_(steps_per_update_),
       thermal_cap_mhz_(p.max_mhz) {
-  loops_.emplace_back(p.window_ms, p.gain_mhz_per_w_s, 1.0, step_s, p.max_mhz);
+  loops_.emplace_back(p.window_ms, p.gain_mhz_per_w_s, 1.0, p.recovery_mhz_per_s, step_s,
+                      p.max_mhz);
   if (p.medium_gain_mhz_per_w_s > 0)
     loops_.emplace_back(p.medium_window_ms, p.medium_gain_mhz_per_w_s,
-                        p.medium_limit_w / p.power_limit_w, step_s, p.max_mhz);
+                        p.medium_limit_w / p.power_limit_w, p.recovery_mhz_per_s, step_s,
+                        p.max_mhz);
+  if (p.spike_gain_mhz_per_w_s > 0)
+    loops_.emplace_back(p.spike_window_ms, p.spike_gain_mhz_per_w_s,
+                        p.spike_limit_w / p.power_limit_w, p.spike_recovery_mhz_per_s, step_s,
+                        p.max_mhz);
+  if (p.slowdown_c > 0) {
+    steps_per_slowdown_ =
+        std::max(1, static_cast<int>(std::lround(p.slowdown_interval_ms * 1e-3 / step_s)));
+    slowdown_countdown_ = 1;  // a die already hot is seen on the first step
+  }
+  if (p.supply_limit_w > 0) {
+    supply_ring_.assign(
+        std::max<std::size_t>(1, static_cast<std::size_t>(
+                                     std::lround(p.supply_window_ms * 1e-3 / step_s))),
+        0.0);
+    supply_hold_steps_ = std::max<int64_t>(1, std::llround(p.supply_hold_s / step_s));
+  }
+}
+
+void Governor::slowdown_update(double temp_c) {
+  if (--slowdown_countdown_ > 0) return;
+  slowdown_countdown_ = steps_per_slowdown_;
+  const int most = static_cast<int>(std::ceil((p_.max_mhz - p_.min_mhz) / p_.slowdown_step_mhz));
+  if (temp_c >= p_.slowdown_c)
+    slowdown_steps_ = std::min(slowdown_steps_ + 1, most);
+  else if (temp_c < p_.slowdown_c - p_.slowdown_hysteresis_c && slowdown_steps_ > 0)
+    --slowdown_steps_;
+}
+
+void Governor::supply_observe(double power_w) {
+  const double box_w = power_w + p_.supply_rest_w;
+  supply_sum_ += box_w - supply_ring_[supply_head_];
+  supply_ring_[supply_head_] = box_w;
+  supply_head_ = (supply_head_ + 1) % supply_ring_.size();
+  if (supply_held_ > 0) {
+    --supply_held_;
+  } else if (supply_sum_ / static_cast<double>(supply_ring_.size()) > p_.supply_limit_w) {
+    supply_held_ = supply_hold_steps_;
+  }
 }
 
 void Governor::observe(double power_w, double temp_c, double actual_mhz) {
   for (auto& l : loops_) l.push(power_w);
+  if (p_.slowdown_c > 0) slowdown_update(temp_c);
+  if (p_.supply_limit_w > 0) supply_observe(power_w);
   if (--countdown_ > 0) return;
   countdown_ = steps_per_update_;
   const double dt = steps_per_update_ * step_s_;
@@ -62,6 +105,9 @@ void Governor::observe(double power_w, double temp_c, double actual_mhz) {
 double Governor::target_mhz() const {
   double mhz = std::min({p_.max_mhz, user_cap_mhz_, thermal_cap_mhz_});
   for (const auto& l : loops_) mhz = std::min(mhz, l.cap_mhz);
+  if (slowdown_steps_ > 0)
+    mhz = std::min(mhz, std::max(p_.min_mhz, p_.max_mhz - slowdown_steps_ * p_.slowdown_step_mhz));
+  if (supply_held_ > 0) mhz = std::min(mhz, p_.supply_degraded_mhz);
   return mhz;
 }
 
@@ -71,7 +117,8 @@ uint64_t Governor::reasons() const {
   const double tol = 0.5;
   for (const auto& l : loops_)
     if (l.cap_mhz < p_.max_mhz - tol) bits |= r::kSwPowerCap;
-  if (thermal_cap_mhz_ < p_.max_mhz - tol) bits |= r::kSwThermal;
+  if (thermal_cap_mhz_ < p_.max_mhz - tol || slowdown_steps_ > 0) bits |= r::kSwThermal;
+  if (supply_held_ > 0) bits |= r::kHwPowerBrake;
   if (user_cap_mhz_ < p_.max_mhz - tol) bits |= r::kAppClocks;
   return bits;
 }

@@ -77,6 +77,58 @@ const Field kFields[] = {
     {"sensor", "clock_step_mhz", &Profile::clock_step_mhz, 0.001, 1000},
 };
 
+// Optional mechanisms, each a group of figures given together or not at all (Profile's comments
+// say what each does); the first field says whether the group is on.
+const Field kSpikeFields[] = {
+    {"governor", "spike_window_ms", &Profile::spike_window_ms, 0.1, 10000},
+    {"governor", "spike_limit_w", &Profile::spike_limit_w, 1, 10000},
+    {"governor", "spike_gain_mhz_per_w_s", &Profile::spike_gain_mhz_per_w_s, 0, 1e6},
+    {"governor", "spike_recovery_mhz_per_s", &Profile::spike_recovery_mhz_per_s, 0.1, 1e7},
+};
+const Field kSlowdownFields[] = {
+    {"thermal", "slowdown_c", &Profile::slowdown_c, 20, 150},
+    {"thermal", "slowdown_hysteresis_c", &Profile::slowdown_hysteresis_c, 0, 100},
+    {"thermal", "slowdown_step_mhz", &Profile::slowdown_step_mhz, 1, 5000},
+    {"thermal", "slowdown_interval_ms", &Profile::slowdown_interval_ms, 0.1, 1e5},
+};
+const Field kFanFields[] = {
+    {"fan", "min_pct", &Profile::fan_min_pct, 0, 99},
+    {"fan", "start_c", &Profile::fan_start_c, 0, 150},
+    {"fan", "full_c", &Profile::fan_full_c, 0, 150},
+    {"fan", "hysteresis_c", &Profile::fan_hysteresis_c, 0, 50},
+    {"fan", "tau_s", &Profile::fan_tau_s, 0.01, 1e4},
+    {"fan", "r_sink_at_min_c_per_w", &Profile::fan_r_sink_at_min_c_per_w, 1e-6, 100},
+};
+const Field kSupplyFields[] = {
+    {"supply", "limit_w", &Profile::supply_limit_w, 1, 1e5},
+    {"supply", "rest_w", &Profile::supply_rest_w, 0, 1e5},
+    {"supply", "window_ms", &Profile::supply_window_ms, 0.1, 1e5},
+    {"supply", "degraded_mhz", &Profile::supply_degraded_mhz, 10, 5000},
+    {"supply", "hold_s", &Profile::supply_hold_s, 0, 1e5},
+};
+
+template <std::size_t N>
+bool group_present(const json& j, const Field (&g)[N]) {
+  if (!j.contains(g[0].section)) return false;
+  const json& sec = j.at(g[0].section);
+  for (const Field& f : g)
+    if (sec.is_object() && sec.contains(f.key)) return true;
+  return std::string(g[0].section) == "fan" || std::string(g[0].section) == "supply";
+}
+
+// Reads the group where any of it is there: then all of it must be (the missing one named).
+template <std::size_t N>
+bool read_group(const json& j, const Field (&g)[N], Profile& p) {
+  if (!group_present(j, g)) return false;
+  for (const Field& f : g) p.*f.member = num(section(j, f.section), f.section, f.key, f.lo, f.hi);
+  return true;
+}
+
+template <std::size_t N>
+void write_group(json& j, const Field (&g)[N], const Profile& p) {
+  for (const Field& f : g) j[f.section][f.key] = p.*f.member;
+}
+
 // The kernel model's optional figures: absent, each keeps its default (and is not written).
 struct OptionalField {
   const char* key;
@@ -165,6 +217,21 @@ Profile profile_from_json(const json& j) {
     p.medium_gain_mhz_per_w_s = num(g, "governor", "medium_gain_mhz_per_w_s", 0, 1e6);
     p.medium_limit_w = num(g, "governor", "medium_limit_w", p.power_limit_w, p.fast_limit_w);
   }
+  if (read_group(j, kSpikeFields, p) && p.spike_limit_w < p.power_limit_w)
+    throw invalid_input("governor.spike_limit_w: must be at least governor.power_limit_w");
+  read_group(j, kSlowdownFields, p);
+  if (read_group(j, kFanFields, p)) {
+    if (p.fan_full_c <= p.fan_start_c) throw invalid_input("fan.full_c: must be above fan.start_c");
+    if (p.fan_r_sink_at_min_c_per_w < p.r_sink_c_per_w)
+      throw invalid_input(
+          "fan.r_sink_at_min_c_per_w: a slower fan cools less: at least thermal.r_sink_c_per_w");
+  }
+  if (read_group(j, kSupplyFields, p)) {
+    if (p.supply_rest_w >= p.supply_limit_w)
+      throw invalid_input("supply.rest_w: must be below supply.limit_w");
+    if (p.supply_degraded_mhz < p.min_mhz || p.supply_degraded_mhz > p.max_mhz)
+      throw invalid_input("supply.degraded_mhz: must be within clocks.min_mhz..max_mhz");
+  }
   if (const json& s = section(j, "sensor"); s.contains("reports_power_cap")) {
     if (!s.at("reports_power_cap").is_boolean())
       throw invalid_input("sensor.reports_power_cap: expected true or false");
@@ -215,6 +282,10 @@ json to_json(const Profile& p) {
     j["governor"]["medium_gain_mhz_per_w_s"] = p.medium_gain_mhz_per_w_s;
     j["governor"]["medium_limit_w"] = p.medium_limit_w;
   }
+  if (p.spike_gain_mhz_per_w_s > 0) write_group(j, kSpikeFields, p);
+  if (p.slowdown_c > 0) write_group(j, kSlowdownFields, p);
+  if (p.fan_tau_s > 0) write_group(j, kFanFields, p);
+  if (p.supply_limit_w > 0) write_group(j, kSupplyFields, p);
   j["clocks"]["vf_table"] = json::array();
   for (auto [f, v] : p.vf_table) j["clocks"]["vf_table"].push_back({f, v});
   if (p.kernel_launch_us > 0 || p.epilogue_k > 0 || !p.memory_efficiency.empty()) {

@@ -53,6 +53,37 @@ struct Profile {
   // during long products, which neither the sub-millisecond limiter nor the slow loop expresses.
   double medium_window_ms = 0, medium_gain_mhz_per_w_s = 0, medium_limit_w = 0;
 
+  // Mechanisms a small box may have beyond the loops above, each optional and off where its
+  // fields are absent: a profile carries one only where there is evidence for it.
+  // An asymmetric loop ("governor.spike_window_ms", "spike_limit_w", "spike_gain_mhz_per_w_s",
+  // "spike_recovery_mhz_per_s" together; gain 0: none): power averaged over a short window above
+  // its limit pulls the clock cap down at once (gain x excess x dt, from the clock that runs), and
+  // the cap comes back no faster than its own recovery, slower than the other loops': a spike's
+  // cost outlasts the spike.
+  double spike_window_ms = 0, spike_limit_w = 0, spike_gain_mhz_per_w_s = 0,
+         spike_recovery_mhz_per_s = 0;
+  // A thermal slowdown with hysteresis ("thermal.slowdown_c", "slowdown_hysteresis_c",
+  // "slowdown_step_mhz", "slowdown_interval_ms" together; slowdown_c 0: none): a die at or above
+  // slowdown_c takes slowdown_step_mhz off the clock cap, and another step every interval it stays
+  // there; it gives a step back each interval the die spends below slowdown_c - hysteresis, and
+  // holds between the two (NVML: SW thermal slowdown).
+  double slowdown_c = 0, slowdown_hysteresis_c = 0, slowdown_step_mhz = 0,
+         slowdown_interval_ms = 0;
+  // A fan (the optional "fan" section: min_pct, start_c, full_c, hysteresis_c, tau_s,
+  // r_sink_at_min_c_per_w): its target speed rises linearly from min_pct at start_c to 100% at
+  // full_c and falls only once the die is hysteresis_c under the temperature that set it; the
+  // speed follows the target with time constant tau_s. The heat sink's conductance to air goes
+  // linearly with the speed from 1 / r_sink_at_min_c_per_w at min_pct to 1 / thermal.r_sink_c_per_w
+  // at 100%, its heat capacity (tau_sink_s / r_sink_c_per_w) staying. fan_tau_s 0: no fan.
+  double fan_min_pct = 0, fan_start_c = 0, fan_full_c = 0, fan_hysteresis_c = 0, fan_tau_s = 0,
+         fan_r_sink_at_min_c_per_w = 0;
+  // A power supply's ceiling (the optional "supply" section: limit_w, rest_w, window_ms,
+  // degraded_mhz, hold_s): the box draws the GPU's power plus rest_w (CPU, memory, storage); once
+  // that averaged over window_ms passes limit_w, the supply's protection holds the clock at
+  // degraded_mhz for hold_s (NVML: HW power brake). supply_limit_w 0: none.
+  double supply_limit_w = 0, supply_rest_w = 0, supply_window_ms = 0, supply_degraded_mhz = 0,
+         supply_hold_s = 0;
+
   // Sensor (what NVML reports): readings change every sensor_update_ms; power usage averages
   // usage_window_ms; the driver's power buffer holds a sample every driver_sample_ms.
   double sensor_update_ms = 0, usage_window_ms = 0, driver_sample_ms = 0;

@@ -41,7 +41,8 @@ bool Sensor::step(int64_t t_ns, double power_w, double busy, double mem_busy) {
   return ++update_count_ >= steps_per_update_;
 }
 
-void Sensor::report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t reasons) {
+void Sensor::report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t reasons,
+                    double fan_pct) {
   const double mean_w = update_sum_ / update_count_;
   usage_ring_[usage_head_] = mean_w;
   usage_head_ = (usage_head_ + 1) % usage_ring_.size();
@@ -73,6 +74,8 @@ void Sensor::report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t r
   }
   s[Signal::kUtilGpu] = Reading::of(std::llround(std::clamp(util_gpu, 0.0, 1.0) * 100));
   s[Signal::kUtilMem] = Reading::of(std::llround(std::clamp(util_mem, 0.0, 1.0) * 100));
+  s[Signal::kFanSpeed] = fan_pct >= 0 ? Reading::of(std::llround(fan_pct))
+                                      : Reading::failed(telemetry::Status::kNotSupported);
   rows_.push_back(s);
 }
 

@@ -21,7 +21,9 @@ class Sensor {
   // of it moving memory at full bandwidth (NVML's utilisation rates); true when the readings are
   // due for an update, which the caller then gives through report().
   bool step(int64_t t_ns, double power_w, double busy, double mem_busy);
-  void report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t reasons);
+  // fan_pct: the fan's speed; negative where the device has none (not supported).
+  void report(int64_t t_ns, double reported_mhz, double temp_c, uint64_t reasons,
+              double fan_pct = -1);
   std::vector<telemetry::Sample>& rows() { return rows_; }
 
  private:

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "powershape/sim/fan.hpp"
 #include "powershape/sim/governor.hpp"
 #include "powershape/sim/power_model.hpp"
 #include "powershape/sim/sensor.hpp"
@@ -130,7 +132,12 @@ struct SimDevice::State {
         governor(p, o.step_s, o.power_limit_w, o.clock_cap_mhz),
         sensor(p, o.step_s, o.seed, o.sensor_noise, o.expected_s),
         step_ns(static_cast<int64_t>(std::llround(o.step_s * 1e9))),
-        inv_step(1 / o.step_s) {}
+        inv_step(1 / o.step_s) {
+    if (p.fan_tau_s > 0) {
+      fan.emplace(p, p.ambient_c);
+      thermal.set_r_sink_c_per_w(fan->r_sink_c_per_w());
+    }
+  }
 
   // One step with a plan's phase costs (null: idle) at its cursor (a phase, and the share of it
   // still to run); returns the energy it drew.
@@ -166,6 +173,10 @@ struct SimDevice::State {
     }
     if (remaining > 0) energy_j += power.power_above_base_w(mhz, p.idle_activity, 0) * remaining;
     const double watts = energy_j * inv_step;
+    if (fan) {
+      fan->step(temp, opt.step_s);
+      thermal.set_r_sink_c_per_w(fan->r_sink_c_per_w());
+    }
     thermal.step(watts, opt.step_s);
     const double die = thermal.die_c();
     governor.observe(watts, die, mhz);
@@ -174,7 +185,8 @@ struct SimDevice::State {
       // 1980 MHz through 10 ms bursts that the on-GPU probe sees at ~1700.
       sensor.report(t_next, governor.target_mhz(), die,
                     p.reports_power_cap ? governor.reasons()
-                                        : governor.reasons() & ~telemetry::reason::kSwPowerCap);
+                                        : governor.reasons() & ~telemetry::reason::kSwPowerCap,
+                    fan ? fan->pct() : -1);
     t = t_next;
     ++steps;
     if (mhz_out != nullptr) *mhz_out = mhz;
@@ -200,6 +212,7 @@ struct SimDevice::State {
   Thermal thermal;
   Governor governor;
   Sensor sensor;
+  std::optional<Fan> fan;  // where the profile has one
   int64_t step_ns;
   double inv_step;
   int64_t t = 0;
@@ -346,6 +359,8 @@ trace::Trace SimDevice::trace() const {
                  telemetry::Signal::kGpuTemp, telemetry::Signal::kReasons}) {
     d.support[static_cast<std::size_t>(s)] = telemetry::Status::kOk;
   }
+  if (p.fan_tau_s > 0)
+    d.support[static_cast<std::size_t>(telemetry::Signal::kFanSpeed)] = telemetry::Status::kOk;
   if (!p.reports_power_cap) {  // NVML says "N/A" for the limit, as on a DGX Spark
     d.power_limit_mw = d.enforced_power_limit_mw =
         telemetry::Reading::failed(telemetry::Status::kNotSupported);

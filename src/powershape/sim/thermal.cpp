@@ -11,7 +11,15 @@ Thermal::Thermal(const Profile& p)
       r_sink_(p.r_sink_c_per_w),
       a_sink_(0),
       tau_die_(p.tau_die_s),
-      tau_sink_(p.tau_sink_s) {}
+      tau_sink_(p.tau_sink_s),
+      sink_capacity_(p.r_sink_c_per_w > 0 ? p.tau_sink_s / p.r_sink_c_per_w : 0) {}
+
+void Thermal::set_r_sink_c_per_w(double r) {
+  if (r == r_sink_ || !(sink_capacity_ > 0)) return;
+  r_sink_ = r;
+  tau_sink_ = sink_capacity_ * r;
+  last_dt_ = -1;  // the decay factor again at the next step
+}
 
 void Thermal::step(double power_w, double dt_s) {
   if (dt_s != last_dt_) {  // exact decay factors for this step size, computed once

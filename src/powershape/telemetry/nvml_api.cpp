@@ -65,6 +65,7 @@ Library::Library(const std::string& path) {
   resolve(handle_, api_.DeviceGetTotalEnergyConsumption, "nvmlDeviceGetTotalEnergyConsumption");
   resolve(handle_, api_.DeviceGetClockInfo, "nvmlDeviceGetClockInfo");
   resolve(handle_, api_.DeviceGetTemperature, "nvmlDeviceGetTemperature");
+  resolve(handle_, api_.DeviceGetFanSpeed, "nvmlDeviceGetFanSpeed");
   resolve(handle_, api_.DeviceGetCurrentClocksEventReasons,
           "nvmlDeviceGetCurrentClocksEventReasons");
   resolve(handle_, api_.DeviceGetUtilizationRates, "nvmlDeviceGetUtilizationRates");

@@ -139,6 +139,7 @@ struct Api {
   Return (*DeviceGetTotalEnergyConsumption)(Device, unsigned long long*) = nullptr;
   Return (*DeviceGetClockInfo)(Device, unsigned, unsigned*) = nullptr;
   Return (*DeviceGetTemperature)(Device, unsigned, unsigned*) = nullptr;
+  Return (*DeviceGetFanSpeed)(Device, unsigned*) = nullptr;
   Return (*DeviceGetCurrentClocksEventReasons)(Device, unsigned long long*) = nullptr;
   Return (*DeviceGetUtilizationRates)(Device, Utilization*) = nullptr;
   Return (*DeviceGetFieldValues)(Device, int, FieldValue*) = nullptr;

@@ -241,6 +241,7 @@ Sample NvmlSource::poll(int gpu, const SignalSet& which) {
   one(Signal::kSmClock, api.DeviceGetClockInfo, nvml::kClockSm);
   one(Signal::kMemClock, api.DeviceGetClockInfo, nvml::kClockMem);
   one(Signal::kGpuTemp, api.DeviceGetTemperature, nvml::kTemperatureGpu);
+  one(Signal::kFanSpeed, api.DeviceGetFanSpeed);
   if (supported(Signal::kReasons)) {
     unsigned long long v = 0;
     nvml::Return r = call(api.DeviceGetCurrentClocksEventReasons, g.handle, &v);

@@ -33,6 +33,7 @@ const std::array<SignalSpec, kSignalCount>& signal_specs() {
       {Signal::kSmoothingProfile, "smoothing_profile", "", 255},
       {Signal::kSmoothingFloor, "smoothing_floor", "W", kMostW},
       {Signal::kSmoothingCeiling, "smoothing_ceiling", "W", kMostW},
+      {Signal::kFanSpeed, "fan_speed", "%", 100},
   }};
   return kSpecs;
 }

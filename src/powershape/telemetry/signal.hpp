@@ -32,6 +32,7 @@ enum class Signal : uint8_t {
   kSmoothingProfile,  // the active preset profile
   kSmoothingFloor,    // the floor the firmware holds now, W
   kSmoothingCeiling,  // the ceiling it holds now, W
+  kFanSpeed,          // nvmlDeviceGetFanSpeed: % of the fan's maximum (none on passive cards)
   kCount
 };
 inline constexpr std::size_t kSignalCount = static_cast<std::size_t>(Signal::kCount);
