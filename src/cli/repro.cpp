@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -6,8 +7,10 @@
 #include "backend_spec.hpp"
 #include "output_lock.hpp"
 #include "powershape/experiment/engine.hpp"
+#include "powershape/experiment/paper_figures.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/workload/finetune.hpp"
 #include "progress.hpp"
 #include "result_table.hpp"
 #include "subcommands.hpp"
@@ -26,10 +29,26 @@ struct ReproArgs {
   std::string out, report;
 };
 
+// On a simulated device the paper measured, its figure beside the model's prediction.
+void print_paper_figure(const ReproArgs& a, const experiment::Result& r) {
+  const std::string profile = a.device.rfind("sim:", 0) == 0 ? a.device.substr(4) : "";
+  const std::string paper = experiment::paper_figure(profile, a.workload.workload);
+  if (paper.empty() || r.configs.size() < 2) return;
+  const auto& best = r.configs[r.best_time == r.baseline ? (r.baseline == 0 ? 1 : 0) : r.best_time];
+  std::printf(
+      "\nthe model predicts %s %.1f%% %s and %.1f%% %s energy than the baseline (a simulated "
+      "device's prediction, not a measurement); %s\n",
+      best.name.c_str(), std::abs(1 - best.time_ratio.mid) * 100,
+      best.time_ratio.mid <= 1 ? "faster" : "slower", std::abs(1 - best.energy_ratio.mid) * 100,
+      best.energy_ratio.mid <= 1 ? "less" : "more", paper.c_str());
+}
+
 int run_repro(ReproArgs& a) {
-  if (a.workload.workload != "msm" && a.workload.workload != "lmhead") {
-    throw std::runtime_error("--workload: expected msm or lmhead, found '" + a.workload.workload +
-                             "'");
+  const bool finetune = a.workload.workload.rfind("finetune:", 0) == 0;
+  if (a.workload.workload != "msm" && a.workload.workload != "lmhead" && !finetune) {
+    throw std::runtime_error(
+        "--workload: expected msm, lmhead or (on a simulated device) finetune:MODEL, found '" +
+        a.workload.workload + "'");
   }
   if (!(a.min_effect_pct >= 0 && a.min_effect_pct < 100)) {
     throw std::runtime_error("--min-effect: expected a percentage in [0, 100), found " +
@@ -39,12 +58,18 @@ int run_repro(ReproArgs& a) {
   // The workload's options are checked before the device opens and its header prints.
   workload::chunk_counts(a.workload);
   workload::describe(a.workload, 1);
+  if (finetune) workload::parse_finetune(a.workload.workload, a.workload.shape);
   // Outputs are checked before minutes of measuring, not after.
   std::optional<OutputLock> out_lock, report_lock;
   if (!a.out.empty()) out_lock.emplace(a.out, "-o", OutputLock::Written::kAtEnd);
   if (!a.report.empty()) report_lock.emplace(a.report, "--report", OutputLock::Written::kAtEnd);
   std::string why;
   auto backend = open_backend(a.device, a.design.seed, &why);
+  if (finetune && !backend->simulated())
+    throw std::runtime_error(
+        "--workload " + a.workload.workload +
+        ": a simulated device's (--device sim:NAME); on a GPU, chunk your own training with "
+        "`powershape tune ... -- COMMAND`");
   if (backend->simulated()) {
     std::printf("powershape repro on the %s%s\n", backend->describe().c_str(),
                 why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
@@ -62,6 +87,9 @@ int run_repro(ReproArgs& a) {
         "(--min-effect to choose)\n",
         e * 100, e * 100);
   }
+  if (const std::string note = experiment::heat_warmup(*backend, a.design.window_s, a.design);
+      !note.empty())
+    std::printf("%s\n", note.c_str());
   const auto configs = workload_plans(a.workload, backend->peak_rates());
   backend->set_configs(configs);
   std::printf("workload %s, %zu configurations x %d rounds of %.1f s, interleaved and shuffled\n",
@@ -70,6 +98,7 @@ int run_repro(ReproArgs& a) {
   a.design.on_round = round_progress(true);
   experiment::Result r = experiment::run_design(*backend, a.design);
   print_result(stdout, r);
+  print_paper_figure(a, r);
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
   if (!a.report.empty()) {
     report::ReportInputs in;

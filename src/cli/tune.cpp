@@ -118,6 +118,10 @@ int run_tune(TuneArgs& a) {
                   model.chunk_ratio_points);
     std::printf(", and the baseline\n");
   }
+  if (const std::string note =
+          experiment::heat_warmup(*backend, a.options.window_s, a.options.warmup);
+      !note.empty())
+    std::printf("%s\n", note.c_str());
   std::printf("objective: %s; rounds of %.1f s windows, at most %d\n",
               a.options.objective.describe().c_str(), a.options.window_s, a.options.max_rounds);
   std::fflush(stdout);

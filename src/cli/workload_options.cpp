@@ -14,7 +14,9 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
   if (use == WorkloadUse::kRepro) {
     a.workload = "msm";
     a.chunks = "1,2,4,8,16,32";
-    cmd.add_option("--workload", a.workload, "msm (default) or lmhead (forward and backward)");
+    cmd.add_option("--workload", a.workload,
+                   "msm (default), lmhead (forward and backward), or on a simulated device "
+                   "finetune:MODEL[:lora] (a training step whose LM head is chunked)");
     cmd.add_option("--chunks", a.chunks,
                    "Chunk counts to compare, the first is the baseline (default 1,2,4,8,16,32)");
   } else {

@@ -93,7 +93,7 @@ check "nor an empty --json or --report file" test ! -e "$tmp/killed.json" -a ! -
 "$ps" monitor --source "fake:$trace" -o "$tmp/e.csv" -- sleep 30 2>"$tmp/e.err" &
 pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
 check "SIGINT is forwarded (130)" test $rc -eq 130
-check "the interrupted trace is whole" awk -F, '!/^#/ {n = NF} END {exit !(n == 23)}' "$tmp/e.csv"
+check "the interrupted trace is whole" awk -F, '!/^#/ {if (!h) h = NF; n = NF} END {exit !(h > 20 && n == h)}' "$tmp/e.csv"
 check "and summarised" grep -q "duration" "$tmp/e.err"
 
 # without a command: record until Ctrl-C

@@ -48,6 +48,9 @@ class Backend {
   // How far its chunk ratios may be from the real GPU's, as a fraction (9 in 10 were within it in
   // the simulated device's calibration); 0 for a GPU, or where no one measured it.
   virtual double ratio_error() const { return 0; }
+  // The slowest thermal time constant known of the device (a simulated one's heat sink, die or
+  // fan), seconds; 0 where it is not known.
+  virtual double thermal_time_constant_s() const { return 0; }
   virtual nlohmann::json device_json() const = 0;  // device, driver, clocks, limits
   // The rates square waves are sized with: dense bf16 products and streaming copies, unthrottled.
   virtual workload::Rates peak_rates() const = 0;

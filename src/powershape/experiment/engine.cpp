@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iomanip>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -51,11 +52,26 @@ std::string verdict(const Interval& i, double min_effect, const char* below, con
 
 }  // namespace
 
+std::string heat_warmup(const Backend& backend, double window_s, Design& d) {
+  const double tau = backend.thermal_time_constant_s();
+  if (!(tau > window_s)) return "";
+  d.warmup_min_s = std::min(4 * tau, 600.0);
+  d.warmup_max_s = std::max(d.warmup_max_s, d.warmup_min_s);
+  std::ostringstream m;
+  m << "heat: the device's slowest thermal time constant is " << std::setprecision(2) << tau
+    << std::setprecision(6) << " s, longer than "
+    << window_s << " s windows: warming up " << std::lround(d.warmup_min_s)
+    << " s first, and each window then alternates configurations on one die, whose heat is "
+       "their mix's (a window of "
+    << std::lround(d.warmup_min_s) << " s or more measures each on its own heat)";
+  return m.str();
+}
+
 void warm_up(Backend& backend, const Design& d, Result& r) {
   // Warm-up windows hold five iterations at least, so that a slow configuration's windows are
   // comparable with each other.
   double window = d.warmup_window_s;
-  while (r.warmup_s < d.warmup_max_s && !r.settled) {
+  while (r.warmup_s < d.warmup_max_s && (!r.settled || r.warmup_s < d.warmup_min_s)) {
     Measurement m = backend.measure(d.baseline, window);
     window = std::max(window, 5 * m.ms_per_iteration * 1e-3);
     r.warmup_s += m.seconds;

@@ -24,6 +24,7 @@ struct Design {
   // their mean with the mean of the windows before them: a controller hunting around its limit
   // wanders, yet no longer drifts), or warmup_max_s has passed.
   double warmup_window_s = 0.5, warmup_max_s = 60, settle_tolerance = 0.01;
+  double warmup_min_s = 0;  // however soon it settles (heat_warmup: a slow heat sink's)
   int settle_windows = 3;
   double cooldown_c = 0;  // > 0: idle before each measurement until this cool (at most 60 s)
   // A ratio whose interval excludes 1 but which lies within min_effect of it is called "within"
@@ -61,6 +62,12 @@ struct Result {
 // warm-up detected from telemetry. Throws std::invalid_argument on a design it cannot run.
 Result run_design(Backend& backend, const Design& design);
 
+// Where the device's heat settles slower than a window (its thermal time constant, where known,
+// exceeds window_s), the warm-up `design` gets at least four time constants (within its
+// maximum, raised to hold them, up to 10 minutes) and the note says so: a thermal effect (a
+// slowdown that trips only once the heat sink is warm) would otherwise be hidden, the windows
+// then alternating configurations on one die whose heat is the mix's. "" where it does not.
+std::string heat_warmup(const Backend& backend, double window_s, Design& design);
 // The warm-up run_design does: the baseline in windows until the power controller has settled
 // (design.warmup_*), into r.warmup, r.warmup_s and r.settled.
 void warm_up(Backend& backend, const Design& design, Result& r);

@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <vector>
 
 #include "powershape/experiment/backend.hpp"
@@ -13,6 +14,10 @@ class SimBackend final : public Backend {
   std::string describe() const override;
   bool simulated() const override { return true; }
   double ratio_error() const override { return device_.profile().chunk_ratio_points / 100; }
+  double thermal_time_constant_s() const override {
+    const sim::Profile& p = device_.profile();
+    return std::max({p.tau_die_s, p.tau_sink_s, p.fan_tau_s});
+  }
   nlohmann::json device_json() const override;
   workload::Rates peak_rates() const override {
     return {device_.profile().peak_flops_per_s(), device_.profile().peak_bytes_per_s()};

@@ -95,8 +95,11 @@ Plan build_plan(const WorkloadArgs& a, int chunks, const Rates& device) {
   const Workload w = describe(a, chunks);
   if (!std::holds_alternative<Custom>(w.kind)) return make_plan(w, device);
   if (ends_with(a.workload, ".json")) return read_plan(a.workload);
-  if (a.workload.rfind("finetune:", 0) == 0)
-    return finetune_plan(parse_finetune(a.workload, a.shape));
+  if (a.workload.rfind("finetune:", 0) == 0) {
+    Finetune f = parse_finetune(a.workload, a.shape);
+    f.lm_head_chunks = chunks;
+    return finetune_plan(f);
+  }
   // A recorded kernel timeline: each kernel did in its recorded time what the recording GPU does
   // at its unthrottled rates.
   const Rates& r = a.recorded_on.empty() ? device : a.recorded_on_rates;

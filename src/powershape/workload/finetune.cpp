@@ -50,8 +50,11 @@ Finetune parse_finetune(const std::string& workload, const std::string& shape) {
 Plan finetune_plan(const Finetune& f) {
   const TransformerShape& m = f.model;
   if (!(m.hidden > 0 && m.layers > 0 && m.ffn > 0 && m.vocab > 0 && f.tokens > 0 && f.seq > 0 &&
-        f.lora_rank >= 0 && f.host_gap_ms >= 0))
+        f.lora_rank >= 0 && f.host_gap_ms >= 0 && f.lm_head_chunks >= 1))
     throw invalid_input("finetune: sizes must be positive");
+  if (f.lm_head_chunks > f.tokens)
+    throw invalid_input("finetune: more LM head chunks (" + std::to_string(f.lm_head_chunks) +
+                        ") than tokens (" + std::to_string(f.tokens) + ")");
   if (f.seq > f.tokens) throw invalid_input("finetune: the sequence exceeds the step");
   const double t = static_cast<double>(f.tokens), d = static_cast<double>(m.hidden),
                ffn = static_cast<double>(m.ffn), s = static_cast<double>(f.seq),
@@ -60,7 +63,8 @@ Plan finetune_plan(const Finetune& f) {
   const double mlp_mats = m.gated_mlp ? 3 : 2;
   Plan plan;
   plan.name = "finetune " + m.name + (full ? " full" : " lora r" + std::to_string(f.lora_rank)) +
-              " " + std::to_string(f.tokens) + "x" + std::to_string(f.seq);
+              " " + std::to_string(f.tokens) + "x" + std::to_string(f.seq) +
+              (f.lm_head_chunks > 1 ? " lm_head_chunks=" + std::to_string(f.lm_head_chunks) : "");
   plan.workload = {Custom{}};
   // Element-wise traffic a layer moves forward (norms, rotary, residuals, the activation): ~12
   // passes over a bf16 activation of width d and 4 of width ffn; backward twice that.
@@ -74,12 +78,18 @@ Plan finetune_plan(const Finetune& f) {
     plan.phases.push_back(product("mlp", t, mlp_mats * ffn, d));
     plan.phases.push_back(stream("elementwise", elementwise));
   }
-  // The LM head and its loss, forward and backward (the backward's dX always; dW in full).
-  plan.phases.push_back(product("lm_head", t, static_cast<double>(m.vocab), d));
-  plan.phases.push_back(stream("cross_entropy", 4 * t * static_cast<double>(m.vocab)));
-  plan.phases.push_back(product("lm_head_dx", t, d, static_cast<double>(m.vocab)));
-  if (full)
-    plan.phases.push_back(product("lm_head_dw", static_cast<double>(m.vocab), d, t, 4, true));
+  // The LM head and its loss, forward and backward (the backward's dX always; dW in full), a
+  // chunk of rows at a time: the last chunk takes what is left.
+  const double v = static_cast<double>(m.vocab);
+  for (int64_t c = 0; c < f.lm_head_chunks; ++c) {
+    const int64_t rows = f.tokens / f.lm_head_chunks +
+                         (c == f.lm_head_chunks - 1 ? f.tokens % f.lm_head_chunks : 0);
+    const double n = static_cast<double>(rows);
+    plan.phases.push_back(product("lm_head", n, v, d));
+    plan.phases.push_back(stream("cross_entropy", 4 * n * v));
+    plan.phases.push_back(product("lm_head_dx", n, d, v));
+    if (full) plan.phases.push_back(product("lm_head_dw", v, d, n, 4, true));
+  }
   for (int64_t l = 0; l < m.layers; ++l) {
     plan.phases.push_back(stream("elementwise_bwd", 2 * elementwise));
     plan.phases.push_back(product("mlp_dx", t, d, mlp_mats * ffn));

@@ -29,13 +29,18 @@ struct Finetune {
   int64_t seq = 512;       // sequence length (attention's span)
   int64_t lora_rank = 0;   // 0: full fine-tuning
   double host_gap_ms = 2;  // data loading and the Python between steps
+  // The LM head and its loss a chunk of tokens / lm_head_chunks rows at a time, as the chunking
+  // paper's trainer runs them (llmq's LMHeadChunks: logits, loss, dX and dW a chunk, dW
+  // accumulated); 1: in one piece.
+  int64_t lm_head_chunks = 1;
 };
 
 // "finetune:MODEL" or "finetune:MODEL:lora" with --shape TOKENS,SEQ,RANK (default 2048,512,16;
 // the rank only with lora). Throws std::runtime_error naming what is wrong (an unknown model
 // lists the known ones).
 Finetune parse_finetune(const std::string& workload, const std::string& shape);
-// Throws std::invalid_argument on sizes that are not positive or a sequence longer than the step.
+// Throws std::invalid_argument on sizes that are not positive, a sequence longer than the step or
+// more LM head chunks than tokens.
 Plan finetune_plan(const Finetune& f);
 
 }  // namespace powershape::workload
