@@ -27,7 +27,7 @@ using ps::sim::Profile;
 namespace {
 
 // The paper's figures (REFERENCE.md; the chunking paper on a DGX Spark and an L40S).
-constexpr double kTrainingGain = 0.20;  // 20 min 45 s -> 16 min 30 s
+constexpr double kTrainingGain = 0.20;    // 20 min 45 s -> 16 min 30 s
 constexpr double kTrainingEnergy = 0.14;  // 57 -> 49 Wh
 constexpr double kKernelGainLo = 0.15, kKernelGainHi = 0.22;
 constexpr double kL40sGainLo = 0.01, kL40sGainHi = 0.02;
@@ -151,12 +151,12 @@ std::vector<Variant> variants(const Profile& shipped, bool spark, bool quick) {
           p.slowdown_hysteresis_c = hys;
           p.slowdown_step_mhz = step;
           p.slowdown_interval_ms = 100;
-          out.push_back({"thermal slowdown",
-                         {{"tau_die_s", tau}, {"slowdown_c", at}, {"hysteresis_c", hys},
-                          {"step_mhz", step}},
-                         p,
-                         {},
-                         {}});
+          out.push_back(
+              {"thermal slowdown",
+               {{"tau_die_s", tau}, {"slowdown_c", at}, {"hysteresis_c", hys}, {"step_mhz", step}},
+               p,
+               {},
+               {}});
         }
   if (!spark) return out;
   // The fan: a lagging curve over a sink that cools half as well at its slowest, with a
@@ -190,11 +190,8 @@ std::vector<Variant> variants(const Profile& shipped, bool spark, bool quick) {
         p.supply_window_ms = win;
         p.supply_degraded_mhz = 700;
         p.supply_hold_s = hold;
-        out.push_back({"240 W supply",
-                       {{"rest_w", rest}, {"window_ms", win}, {"hold_s", hold}},
-                       p,
-                       {},
-                       {}});
+        out.push_back(
+            {"240 W supply", {{"rest_w", rest}, {"window_ms", win}, {"hold_s", hold}}, p, {}, {}});
       }
   return out;
 }
@@ -222,9 +219,9 @@ std::vector<Variant> sweep(std::vector<Variant> vs, double seconds, double warm_
     std::printf(
         "| %s | %s | %+.1f%% | %+.1f%% | %+.1f%% | %.0f / %.0f C | %.0f / %.0f | %+.1f%% | "
         "%+.1f%% |\n",
-        v.mechanism.c_str(), describe(v).c_str(), t.time * 100, t.energy * 100,
-        t.box_energy * 100, t.one.peak_c, t.chunked.peak_c, t.one.mean_mhz, t.chunked.mean_mhz,
-        v.kernel.time * 100, v.kernel.energy * 100);
+        v.mechanism.c_str(), describe(v).c_str(), t.time * 100, t.energy * 100, t.box_energy * 100,
+        t.one.peak_c, t.chunked.peak_c, t.one.mean_mhz, t.chunked.mean_mhz, v.kernel.time * 100,
+        v.kernel.energy * 100);
     std::fflush(stdout);
   }
   return vs;
@@ -240,7 +237,8 @@ void landed(const std::vector<Variant>& vs, const char* what, bool kernel_gain, 
   auto g = [&](const Variant& v) { return kernel_gain ? v.kernel.time : v.training.time; };
   for (const Variant& v : vs) {
     if (g(v) >= lo && g(v) <= hi) by[v.mechanism].push_back(&v);
-    if (nearest == nullptr || std::abs(g(v) - (lo + hi) / 2) < std::abs(g(*nearest) - (lo + hi) / 2))
+    if (nearest == nullptr ||
+        std::abs(g(v) - (lo + hi) / 2) < std::abs(g(*nearest) - (lo + hi) / 2))
       nearest = &v;
   }
   if (by.empty())
@@ -288,7 +286,9 @@ int main(int argc, char** argv) {
   double seconds = 600, warm_s = 60;
   std::string json_path;
   app.add_flag("--quick", quick, "A few variants and short runs (a test's)");
-  app.add_option("--seconds", seconds, "Simulated seconds measured a run (default 600: the paper's runs took 16-21 minutes)")
+  app.add_option(
+         "--seconds", seconds,
+         "Simulated seconds measured a run (default 600: the paper's runs took 16-21 minutes)")
       ->check(CLI::Range(1.0, 3600.0));
   app.add_option("--json", json_path, "Also write every variant's figures here");
   CLI11_PARSE(app, argc, argv);
@@ -297,27 +297,31 @@ int main(int argc, char** argv) {
     warm_s = 20;
   }
   const Profile spark = ps::sim::load_profile("dgx-spark");
-  std::printf("the paper on a DGX Spark: training %.0f%% faster, %.0f%% less energy (4 chunks of 16 "
-              "sequences against 64 at once); matmul-softmax-matmul %.0f-%.0f%% faster\n",
-              kTrainingGain * 100, kTrainingEnergy * 100, kKernelGainLo * 100, kKernelGainHi * 100);
-  std::printf("simulated (%g s a run after a warm-up), gain = 1 - chunked / one piece; the box's "
-              "energy counts the rest of it at 65 W (where no supply section says otherwise)\n\n",
-              seconds);
+  std::printf(
+      "the paper on a DGX Spark: training %.0f%% faster, %.0f%% less energy (4 chunks of 16 "
+      "sequences against 64 at once); matmul-softmax-matmul %.0f-%.0f%% faster\n",
+      kTrainingGain * 100, kTrainingEnergy * 100, kKernelGainLo * 100, kKernelGainHi * 100);
+  std::printf(
+      "simulated (%g s a run after a warm-up), gain = 1 - chunked / one piece; the box's "
+      "energy counts the rest of it at 65 W (where no supply section says otherwise)\n\n",
+      seconds);
   const auto sv = sweep(variants(spark, true, quick), seconds, warm_s);
   std::printf("\nwhat lands on the paper's Spark figures:\n");
   landed(sv, "training, within 5 points of", false, kTrainingGain - kTolerance,
          kTrainingGain + kTolerance);
   landed(sv, "matmul-softmax-matmul,", true, kKernelGainLo, kKernelGainHi);
-  std::printf("the owners' reports against the model: the die at a steady 100 W %.0f C (reports: "
-              "82-92 C with fans at full speed), at 80 W %.0f C (a report: SW thermal slowdown "
-              "accumulated at ~80 W)\n",
-              steady_die_c(spark, 100), steady_die_c(spark, 80));
+  std::printf(
+      "the owners' reports against the model: the die at a steady 100 W %.0f C (reports: "
+      "82-92 C with fans at full speed), at 80 W %.0f C (a report: SW thermal slowdown "
+      "accumulated at ~80 W)\n",
+      steady_die_c(spark, 100), steady_die_c(spark, 80));
 
   // The L40S with its own published limits (350 W, passive cooling, 2,520 MHz), the same model
   // class: the paper's 1-2% there.
   const Profile l40s = ps::sim::load_profile("l40s");
-  std::printf("\nthe paper on an L40S: %.0f-%.0f%% faster; the same sweep on profiles/l40s.json:\n\n",
-              kL40sGainLo * 100, kL40sGainHi * 100);
+  std::printf(
+      "\nthe paper on an L40S: %.0f-%.0f%% faster; the same sweep on profiles/l40s.json:\n\n",
+      kL40sGainLo * 100, kL40sGainHi * 100);
   const auto lv = sweep(variants(l40s, false, quick), seconds, warm_s);
   std::printf("\nwhat lands on the paper's L40S figure:\n");
   landed(lv, "training,", false, kL40sGainLo, kL40sGainHi);

@@ -118,8 +118,9 @@ TEST(AdaptiveChunker, ReportsNoStepCouldGiveChangeNothing) {
 
 // On the simulator (dgx-spark and jetson-agx-orin, the LM head at 8192x896x151936), warmed for
 // four heat-sink time constants (the Spark's thermal slowdown trips only once its sink is warm):
-// settled within 50 steps; after the power limit drops to 60% (step 300) and the ambient rises by 20 C (step
-// 600), settled again within 50 steps each; its first 200 steps within 2% of the best count's.
+// settled within 50 steps; after the power limit drops to 60% (step 300) and the ambient rises by
+// 20 C (step 600), settled again within 50 steps each; its first 200 steps within 2% of the best
+// count's.
 TEST(AdaptiveChunker, OnTheSimulatorSettlesAndResettlesAfterAPowerLimitAndAnAmbientStep) {
   for (const char* profile : {"dgx-spark", "jetson-agx-orin"}) {
     const sim::Profile p = sim::load_profile(profile);

@@ -126,15 +126,15 @@ TEST(Profile, EachMechanismComesWholeOrNotAtAllAndSurvivesARoundTrip) {
   a["governor"]["spike_gain_mhz_per_w_s"] = 100;
   EXPECT_EQ(error_of(a), "governor.spike_window_ms: missing");
   auto b = j;
-  b["fan"] = {{"min_pct", 20}, {"start_c", 60}, {"full_c", 50}, {"hysteresis_c", 3},
-              {"tau_s", 4},    {"r_sink_at_min_c_per_w", 0.2}};
+  b["fan"] = {{"min_pct", 20},     {"start_c", 60}, {"full_c", 50},
+              {"hysteresis_c", 3}, {"tau_s", 4},    {"r_sink_at_min_c_per_w", 0.2}};
   EXPECT_EQ(error_of(b), "fan.full_c: must be above fan.start_c");
   b["fan"]["full_c"] = 80;
   b["fan"]["r_sink_at_min_c_per_w"] = 0.001;
   EXPECT_EQ(error_of(b).rfind("fan.r_sink_at_min_c_per_w: a slower fan cools less", 0), 0u);
   auto c = j;
-  c["supply"] = {{"limit_w", 240}, {"rest_w", 250}, {"window_ms", 5}, {"degraded_mhz", 700},
-                 {"hold_s", 2}};
+  c["supply"] = {
+      {"limit_w", 240}, {"rest_w", 250}, {"window_ms", 5}, {"degraded_mhz", 700}, {"hold_s", 2}};
   EXPECT_EQ(error_of(c), "supply.rest_w: must be below supply.limit_w");
   auto d = j;
   d["thermal"]["slowdown_c"] = 85;

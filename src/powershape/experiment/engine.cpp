@@ -59,8 +59,8 @@ std::string heat_warmup(const Backend& backend, double window_s, Design& d) {
   d.warmup_max_s = std::max(d.warmup_max_s, d.warmup_min_s);
   std::ostringstream m;
   m << "heat: the device's slowest thermal time constant is " << std::setprecision(2) << tau
-    << std::setprecision(6) << " s, longer than "
-    << window_s << " s windows: warming up " << std::lround(d.warmup_min_s)
+    << std::setprecision(6) << " s, longer than " << window_s << " s windows: warming up "
+    << std::lround(d.warmup_min_s)
     << " s first, and each window then alternates configurations on one die, whose heat is "
        "their mix's (a window of "
     << std::lround(d.warmup_min_s) << " s or more measures each on its own heat)";

@@ -59,8 +59,8 @@ Governor::Governor(const Profile& p, double step_s, double power_limit_w, double
   }
   if (p.supply_limit_w > 0) {
     supply_ring_.assign(
-        std::max<std::size_t>(1, static_cast<std::size_t>(
-                                     std::lround(p.supply_window_ms * 1e-3 / step_s))),
+        std::max<std::size_t>(
+            1, static_cast<std::size_t>(std::lround(p.supply_window_ms * 1e-3 / step_s))),
         0.0);
     supply_hold_steps_ = std::max<int64_t>(1, std::llround(p.supply_hold_s / step_s));
   }

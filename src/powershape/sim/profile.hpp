@@ -67,8 +67,7 @@ struct Profile {
   // slowdown_c takes slowdown_step_mhz off the clock cap, and another step every interval it stays
   // there; it gives a step back each interval the die spends below slowdown_c - hysteresis, and
   // holds between the two (NVML: SW thermal slowdown).
-  double slowdown_c = 0, slowdown_hysteresis_c = 0, slowdown_step_mhz = 0,
-         slowdown_interval_ms = 0;
+  double slowdown_c = 0, slowdown_hysteresis_c = 0, slowdown_step_mhz = 0, slowdown_interval_ms = 0;
   // A fan (the optional "fan" section: min_pct, start_c, full_c, hysteresis_c, tau_s,
   // r_sink_at_min_c_per_w): its target speed rises linearly from min_pct at start_c to 100% at
   // full_c and falls only once the die is hysteresis_c under the temperature that set it; the

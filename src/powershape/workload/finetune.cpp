@@ -82,8 +82,8 @@ Plan finetune_plan(const Finetune& f) {
   // chunk of rows at a time: the last chunk takes what is left.
   const double v = static_cast<double>(m.vocab);
   for (int64_t c = 0; c < f.lm_head_chunks; ++c) {
-    const int64_t rows = f.tokens / f.lm_head_chunks +
-                         (c == f.lm_head_chunks - 1 ? f.tokens % f.lm_head_chunks : 0);
+    const int64_t rows =
+        f.tokens / f.lm_head_chunks + (c == f.lm_head_chunks - 1 ? f.tokens % f.lm_head_chunks : 0);
     const double n = static_cast<double>(rows);
     plan.phases.push_back(product("lm_head", n, v, d));
     plan.phases.push_back(stream("cross_entropy", 4 * n * v));
