@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -7,9 +8,11 @@
 #include "powershape/analysis/summary.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/sim/calibrate.hpp"
+#include "powershape/sim/mechanism_fit.hpp"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/chrome_trace.hpp"
+#include "powershape/trace/csv_reader.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/util/json_io.hpp"
@@ -41,6 +44,8 @@ struct CalibrateArgs {
   std::vector<std::string> repro;  // more folders of repro -o results (other cards)
   std::string out;
   int max_evals = 400;
+  std::string mechanisms;  // a recording (monitor's CSV) to fit the profile's mechanisms from
+  int gpu = -1;            // its GPU; -1: the first it has
 };
 
 int run_sim(SimArgs& a) {
@@ -119,7 +124,24 @@ int run_sim(SimArgs& a) {
   return 0;
 }
 
+// The mechanisms a recording shows (sim/mechanism_fit.hpp), one line each, into -o.
+int run_mechanism_fit(const CalibrateArgs& a) {
+  const trace::Trace t = trace::read_csv(a.mechanisms);
+  int gpu = a.gpu;
+  if (gpu < 0 && !t.samples.empty()) gpu = t.samples.front().gpu;
+  const auto f = sim::fit_mechanisms(sim::load_profile(a.profile), t, std::max(gpu, 0));
+  std::printf("mechanisms of %s fitted from %s (GPU %d, %zu rows):\n", a.profile.c_str(),
+              a.mechanisms.c_str(), std::max(gpu, 0), t.samples.size());
+  for (const auto& l : f.lines) std::printf("  %s\n", l.c_str());
+  if (!a.out.empty()) {
+    util::write_json_file(a.out, sim::to_json(f.profile));
+    std::printf("wrote %s\n", a.out.c_str());
+  }
+  return 0;
+}
+
 int run_calibrate(CalibrateArgs& a) {
+  if (!a.mechanisms.empty()) return run_mechanism_fit(a);
   if (a.data.empty()) a.data = util::share_dir() + "/data/h200";
   sim::Profile start = sim::load_profile(a.profile);
   auto data = sim::read_calibration_data(a.data);
@@ -301,8 +323,17 @@ void add_sim(CLI::App& app) {
                   "A folder of repro -o results (repro_*.json) from another card of the same "
                   "kind, as more targets: the fit then meets the cards' mean (repeatable)");
   cal->add_option("-o,--output", c.out, "Write the fitted profile here");
-  cal->add_option("--max-evals", c.max_evals, "Most simulations per fit (default 400)")
-      ->check(CLI::Range(1, 100'000));
+  auto* evals =
+      cal->add_option("--max-evals", c.max_evals, "Most simulations per fit (default 400)")
+          ->check(CLI::Range(1, 100'000));
+  auto* mech = cal->add_option(
+      "--mechanisms", c.mechanisms,
+      "Fit the profile's thermal slowdown, clock recovery, fan and supply from this recording "
+      "(monitor's CSV of the device heating and cooling) instead of its steady parameters");
+  cal->add_option("--gpu", c.gpu, "The recording's GPU to fit (default: its first)")
+      ->check(CLI::Range(0, 1023))
+      ->needs(mech);
+  for (auto* o : {cal->get_option("--data"), cal->get_option("--repro"), evals}) mech->excludes(o);
   cal->callback([] { exit_code() = run_calibrate(c); });
   auto* fleet = add_sim_fleet(*cmd);
   cmd->callback([cal, fleet] {
