@@ -65,11 +65,7 @@ int run_repro(ReproArgs& a) {
   if (!a.report.empty()) report_lock.emplace(a.report, "--report", OutputLock::Written::kAtEnd);
   std::string why;
   auto backend = open_backend(a.device, a.design.seed, &why);
-  if (finetune && !backend->simulated())
-    throw std::runtime_error(
-        "--workload " + a.workload.workload +
-        ": a simulated device's (--device sim:NAME); on a GPU, chunk your own training with "
-        "`powershape tune ... -- COMMAND`");
+  refuse_finetune_on_gpu(a.workload.workload, *backend);
   if (backend->simulated()) {
     std::printf("powershape repro on the %s%s\n", backend->describe().c_str(),
                 why.empty() ? "" : (": no GPU here (" + why + ")").c_str());

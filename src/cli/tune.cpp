@@ -9,6 +9,7 @@
 #include "powershape/experiment/tune_cache.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/workload/finetune.hpp"
 #include "powershape/workload/workload.hpp"
 #include "progress.hpp"
 #include "subcommands.hpp"
@@ -91,10 +92,15 @@ int run_tune_commands(TuneArgs& a) {
 
 int run_tune(TuneArgs& a) {
   if (!a.words.empty()) return run_tune_commands(a);
-  if (a.workload.workload != "lmhead" && a.workload.workload != "msm")
-    throw invalid_input("workload", "expected lmhead or msm, found '" + a.workload.workload + "'");
+  const bool finetune = a.workload.workload.rfind("finetune:", 0) == 0;
+  if (a.workload.workload != "lmhead" && a.workload.workload != "msm" && !finetune)
+    throw invalid_input("workload",
+                        "expected lmhead, msm or (on a simulated device) finetune:MODEL, found '" +
+                            a.workload.workload + "'");
+  if (finetune) workload::parse_finetune(a.workload.workload, a.workload.shape);
   std::string why;
   auto backend = open_backend(a.device, a.options.seed, &why);
+  refuse_finetune_on_gpu(a.workload.workload, *backend);
   const auto plans = workload_plans(a.workload, backend->peak_rates());
   if (plans.size() < 2) throw std::runtime_error("--chunks: give two chunk counts or more");
   backend->set_configs(plans);
@@ -129,7 +135,11 @@ int run_tune(TuneArgs& a) {
   const experiment::TuneResult r = experiment::tune(*backend, a.options);
 
   print_candidates(r);
-  if (!a.no_cache) {
+  if (finetune && !a.no_cache) {
+    std::printf(
+        "not cached: the cache holds the op's chunk counts by its shape, and a simulated "
+        "training step's choice is not a measurement of it\n");
+  } else if (!a.no_cache) {
     const std::string key = experiment::tune_key(
         device, experiment::tune_workload_name(plans.front().workload), a.objective);
     const int chunks = plans[r.chosen].workload.chunks;

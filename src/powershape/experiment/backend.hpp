@@ -51,6 +51,11 @@ class Backend {
   // The slowest thermal time constant known of the device (a simulated one's heat sink, die or
   // fan), seconds; 0 where it is not known.
   virtual double thermal_time_constant_s() const { return 0; }
+  // Whether each configuration runs on a device of its own, warmed up on its own: a simulated
+  // device whose mechanisms hold state from one window to the next (a slowdown's hysteresis, a
+  // held brake), where interleaving would measure each configuration under what the others left
+  // (a GPU runs them all on the one die, as it is).
+  virtual bool each_config_apart() const { return false; }
   virtual nlohmann::json device_json() const = 0;  // device, driver, clocks, limits
   // The rates square waves are sized with: dense bf16 products and streaming copies, unthrottled.
   virtual workload::Rates peak_rates() const = 0;

@@ -60,24 +60,45 @@ std::string heat_warmup(const Backend& backend, double window_s, Design& d) {
   std::ostringstream m;
   m << "heat: the device's slowest thermal time constant is " << std::setprecision(2) << tau
     << std::setprecision(6) << " s, longer than " << window_s << " s windows: warming up "
-    << std::lround(d.warmup_min_s)
-    << " s first, and each window then alternates configurations on one die, whose heat is "
-       "their mix's (a window of "
-    << std::lround(d.warmup_min_s) << " s or more measures each on its own heat)";
+    << std::lround(d.warmup_min_s) << " s first";
+  if (backend.each_config_apart()) {
+    m << " on each configuration's own die (the model holds a slowdown or a brake from one window "
+         "to the next: each configuration is measured as if it ran alone, as separate runs "
+         "would be)";
+  } else {
+    m << ", and each window then alternates configurations on one die, whose heat is their "
+         "mix's (a window of "
+      << std::lround(d.warmup_min_s) << " s or more measures each on its own heat)";
+  }
   return m.str();
 }
 
 void warm_up(Backend& backend, const Design& d, Result& r) {
   // Warm-up windows hold five iterations at least, so that a slow configuration's windows are
-  // comparable with each other.
-  double window = d.warmup_window_s;
-  while (r.warmup_s < d.warmup_max_s && (!r.settled || r.warmup_s < d.warmup_min_s)) {
-    Measurement m = backend.measure(d.baseline, window);
-    window = std::max(window, 5 * m.ms_per_iteration * 1e-3);
-    r.warmup_s += m.seconds;
-    r.warmup.push_back(m);
-    r.settled = settled(r.warmup, d.settle_windows, d.settle_tolerance);
+  // comparable with each other. Where each configuration has a device of its own, each warms
+  // up so on its own, the baseline first; settled means all of them did.
+  std::vector<std::size_t> order{d.baseline};
+  if (backend.each_config_apart()) {
+    for (std::size_t c = 0; c < backend.config_count(); ++c)
+      if (c != d.baseline) order.push_back(c);
   }
+  bool all_settled = true;
+  for (std::size_t c : order) {
+    std::vector<Measurement> own;
+    double window = d.warmup_window_s, spent = 0;
+    bool ok = false;
+    while (spent < d.warmup_max_s && (!ok || spent < d.warmup_min_s)) {
+      Measurement m = backend.measure(c, window);
+      window = std::max(window, 5 * m.ms_per_iteration * 1e-3);
+      spent += m.seconds;
+      own.push_back(m);
+      ok = settled(own, d.settle_windows, d.settle_tolerance);
+    }
+    r.warmup_s += spent;
+    r.warmup.insert(r.warmup.end(), own.begin(), own.end());
+    all_settled = all_settled && ok;
+  }
+  r.settled = all_settled;
 }
 
 Result run_design(Backend& backend, const Design& d) {

@@ -66,10 +66,12 @@ Result run_design(Backend& backend, const Design& design);
 // exceeds window_s), the warm-up `design` gets at least four time constants (within its
 // maximum, raised to hold them, up to 10 minutes) and the note says so: a thermal effect (a
 // slowdown that trips only once the heat sink is warm) would otherwise be hidden, the windows
-// then alternating configurations on one die whose heat is the mix's. "" where it does not.
+// then alternating configurations on one die whose heat is the mix's (or, where the backend runs
+// each configuration apart, each on its own die). "" where it does not.
 std::string heat_warmup(const Backend& backend, double window_s, Design& design);
 // The warm-up run_design does: the baseline in windows until the power controller has settled
-// (design.warmup_*), into r.warmup, r.warmup_s and r.settled.
+// (design.warmup_*), into r.warmup, r.warmup_s and r.settled; where the backend runs each
+// configuration apart, each of them after it, on its own.
 void warm_up(Backend& backend, const Design& design, Result& r);
 // Idles, then runs configuration i: the ms from the load step until the reported SM clock first
 // falls 5% under its maximum (the device's, else the highest reported before the step); empty

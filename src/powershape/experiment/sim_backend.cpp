@@ -4,20 +4,49 @@
 
 namespace powershape::experiment {
 
-SimBackend::SimBackend(const sim::Profile& p, const sim::DeviceOptions& o) : device_(p, o) {}
+SimBackend::SimBackend(const sim::Profile& p, const sim::DeviceOptions& o) : options_(o) {
+  devices_.emplace_back(p, o);
+}
+
+bool SimBackend::each_config_apart() const {
+  const sim::Profile& p = profile();
+  return p.slowdown_c > 0 || p.spike_gain_mhz_per_w_s > 0 || p.supply_limit_w > 0;
+}
+
+void SimBackend::set_configs(std::vector<workload::Plan> configs) {
+  configs_ = std::move(configs);
+  if (each_config_apart()) {
+    while (devices_.size() < configs_.size()) devices_.emplace_back(profile(), options_);
+  }
+}
+
+sim::SimDevice& SimBackend::device_of(std::size_t config) {
+  return devices_.at(devices_.size() > 1 ? config : 0);
+}
+
+void SimBackend::idle(double seconds) {
+  for (auto& d : devices_) d.idle(seconds);
+}
+
+std::optional<double> SimBackend::temperature_c() {
+  double hottest = devices_.front().die_c();
+  for (const auto& d : devices_) hottest = std::max(hottest, d.die_c());
+  return hottest;
+}
 
 std::string SimBackend::describe() const {
-  return "simulated " + device_.profile().name + " (" + device_.profile().status + " profile)";
+  return "simulated " + profile().name + " (" + profile().status + " profile)";
 }
 
 nlohmann::json SimBackend::device_json() const {
-  const auto& p = device_.profile();
+  const auto& p = profile();
   return {{"simulated", true}, {"profile", sim::to_json(p)}};
 }
 
 Measurement SimBackend::measure(std::size_t i, double seconds) {
   const workload::Plan& plan = configs_.at(i);
-  sim::RunRecord r = device_.run(plan, 0, seconds);
+  sim::SimDevice& device = device_of(i);
+  sim::RunRecord r = device.run(plan, 0, seconds);
   Measurement m;
   m.config = i;
   m.iterations = r.iterations;
@@ -33,13 +62,14 @@ Measurement SimBackend::measure(std::size_t i, double seconds) {
     if (!square || ph.kind == workload::PhaseKind::kCompute) ns += r.clocks[p].ns;
   }
   m.compute_tflops = ns > 0 ? flops / ns * 1e-3 : 0;
-  add_telemetry(m, device_.trace(), r.begin_ns, r.end_ns);
+  add_telemetry(m, device.trace(), r.begin_ns, r.end_ns);
   return m;
 }
 
 std::vector<workload::KernelTime> SimBackend::time_kernels(std::size_t i, int iterations) {
   const workload::Plan& plan = configs_.at(i);
-  sim::RunRecord r = device_.run(plan, iterations, 0);
+  sim::SimDevice& device = device_of(i);
+  sim::RunRecord r = device.run(plan, iterations, 0);
   std::vector<std::vector<double>> ms(plan.phases.size());
   for (std::size_t e = 0; e < r.ends_ns.size(); ++e) {
     const sim::PhaseRecord x = r.phase(e);
@@ -47,7 +77,7 @@ std::vector<workload::KernelTime> SimBackend::time_kernels(std::size_t i, int it
                                                     1e-6);
   }
   Measurement m;
-  add_telemetry(m, device_.trace(), r.begin_ns, r.end_ns);
+  add_telemetry(m, device.trace(), r.begin_ns, r.end_ns);
   std::vector<workload::KernelTime> out;
   for (std::size_t p = 0; p < plan.phases.size(); ++p) {
     const auto& ph = plan.phases[p];
