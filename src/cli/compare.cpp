@@ -4,6 +4,7 @@
 
 #include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/engine.hpp"
+#include "powershape/util/child.hpp"
 #include "powershape/util/json_io.hpp"
 #include "progress.hpp"
 #include "result_table.hpp"
@@ -26,6 +27,7 @@ int run_compare(CompareArgs& a) {
   a.design.window_s = 1;  // not used: a run lasts what the command takes
   a.design.warmup_window_s = 0.01;
   a.design.on_round = round_progress(false);
+  a.design.interrupted = [] { return util::received_signal() != 0; };
   experiment::CommandBackend backend(experiment::commands_from(a.words, a.scan), a.source,
                                      a.region);
   std::printf(
@@ -34,9 +36,15 @@ int run_compare(CompareArgs& a) {
       backend.describe().c_str(), backend.config_count(), a.design.rounds);
   std::fflush(stdout);
   const experiment::Result r = experiment::run_design(backend, a.design);
-  print_result(stdout, r);
+  if (r.interrupted) {
+    std::fprintf(stderr, "powershape: interrupted after %d of %d rounds%s\n", r.rounds_done,
+                 a.design.rounds,
+                 r.rounds_done < 2 ? ": under two, nothing to compare (the runs made are in -o)"
+                                   : ": the finished rounds follow");
+  }
+  if (!r.configs.empty()) print_result(stdout, r);
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
-  return 0;
+  return r.interrupted ? 128 + util::received_signal() : 0;
 }
 
 }  // namespace

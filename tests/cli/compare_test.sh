@@ -67,6 +67,19 @@ fi
 "$ps" compare --source "$src" --rounds 2 --region nope -- sh -c "$(step 0.01)" ::: true >"$tmp/r2.out" 2>&1; rc=$?
 check "a region asked for and never marked is named" grep -q "marked no region 'nope'" "$tmp/r2.out"
 
+# Ctrl-C: the rounds that finished are printed and written, and the exit is 128+2
+"$ps" compare --source "$src" --rounds 200 --warmup-max 1 -o "$tmp/i.json" -- sleep 0.1 ::: sleep 0.15 >"$tmp/i.out" 2>"$tmp/i.err" &
+pid=$!; sleep 5; kill -INT $pid; wait $pid; rc=$?
+check "an interrupted compare exits 130" test $rc -eq 130
+check "and says after how many rounds" grep -q "interrupted after [0-9]* of 200 rounds" "$tmp/i.err"
+check "its finished rounds are written" "$py" -c "
+import json, sys
+j = json.load(open('$tmp/i.json'))
+done = j['rounds_done']
+sys.exit(not (j['interrupted'] and 2 <= done < 200 and len(j['configs']) == 2
+              and sum(m['round'] < done for m in j['measurements']) == 2 * done))"
+check "and printed" grep -q "^sleep 0.15 " "$tmp/i.out"
+
 # tune over a user's command: -L scans it, the race picks the fastest value
 "$ps" tune --source "$src" --no-cache -L d 0.1,0.05,0.2 -- sleep {d} >"$tmp/t.out" 2>&1; rc=$?
 check "tune -- CMD exits 0" test $rc -eq 0

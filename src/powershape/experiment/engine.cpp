@@ -127,34 +127,40 @@ Result run_design(Backend& backend, const Design& d) {
   r.device = backend.device_json();
   r.baseline = d.baseline;
 
-  warm_up(backend, d, r);
-
-  std::mt19937_64 rng(d.seed);
-  std::vector<std::size_t> order(n);
-  double spent = 0;
-  for (int round = 0; round < d.rounds; ++round) {
-    std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), rng);
-    for (std::size_t c : order) {
-      if (d.cooldown_c > 0) {
-        for (int i = 0; i < 600; ++i) {
-          auto t = backend.temperature_c();
-          if (!t || *t <= d.cooldown_c) break;
-          backend.idle(0.1);
+  try {
+    warm_up(backend, d, r);
+    std::mt19937_64 rng(d.seed);
+    std::vector<std::size_t> order(n);
+    double spent = 0;
+    for (int round = 0; round < d.rounds; ++round) {
+      std::iota(order.begin(), order.end(), 0);
+      std::shuffle(order.begin(), order.end(), rng);
+      for (std::size_t c : order) {
+        if (d.cooldown_c > 0) {
+          for (int i = 0; i < 600; ++i) {
+            auto t = backend.temperature_c();
+            if (!t || *t <= d.cooldown_c) break;
+            backend.idle(0.1);
+          }
         }
+        Measurement m = backend.measure(c, d.window_s);
+        m.round = round;
+        r.measurements.push_back(m);
+        spent += m.seconds;
       }
-      Measurement m = backend.measure(c, d.window_s);
-      m.round = round;
-      r.measurements.push_back(m);
-      spent += m.seconds;
+      r.rounds_done = round + 1;
+      if (d.on_round) d.on_round(round + 1, d.rounds, spent);
     }
-    if (d.on_round) d.on_round(round + 1, d.rounds, spent);
+  } catch (const std::exception&) {
+    if (!d.interrupted || !d.interrupted()) throw;
+    r.interrupted = true;
   }
+  if (r.rounds_done < 2) return r;  // nothing to compare; what was measured is kept
 
   auto of = [&](std::size_t c, auto get) {
-    std::vector<double> v(static_cast<std::size_t>(d.rounds));
+    std::vector<double> v(static_cast<std::size_t>(r.rounds_done));
     for (const auto& m : r.measurements) {
-      if (m.config == c) v[static_cast<std::size_t>(m.round)] = get(m);
+      if (m.config == c && m.round < r.rounds_done) v[static_cast<std::size_t>(m.round)] = get(m);
     }
     return v;
   };
@@ -216,10 +222,11 @@ std::optional<double> step_response_ms(Backend& backend, std::size_t i) {
 nlohmann::json to_json(const Interval& i) { return {{"lo", i.lo}, {"ratio", i.mid}, {"hi", i.hi}}; }
 
 nlohmann::json to_json(const Result& r) {
-  nlohmann::json j = {{"backend", r.backend},     {"simulated", r.simulated},
-                      {"device", r.device},       {"warmup_s", r.warmup_s},
-                      {"settled", r.settled},     {"baseline", r.baseline},
-                      {"best_time", r.best_time}, {"best_energy", r.best_energy}};
+  nlohmann::json j = {{"backend", r.backend},         {"simulated", r.simulated},
+                      {"device", r.device},           {"warmup_s", r.warmup_s},
+                      {"settled", r.settled},         {"baseline", r.baseline},
+                      {"best_time", r.best_time},     {"best_energy", r.best_energy},
+                      {"rounds_done", r.rounds_done}, {"interrupted", r.interrupted}};
   j["configs"] = nlohmann::json::array();
   for (const auto& c : r.configs) {
     j["configs"].push_back({{"name", c.name},

@@ -32,6 +32,9 @@ struct Design {
   double min_effect = 0.002;
   // Called after each round with its number (from 1) and the measurement seconds so far.
   std::function<void(int round, int rounds, double seconds)> on_round;
+  // Where a measurement fails and this says the run was interrupted (Ctrl-C), the rounds that
+  // finished are the result (Result::rounds_done) instead of the error.
+  std::function<bool()> interrupted;
 };
 
 struct ConfigResult {
@@ -56,6 +59,10 @@ struct Result {
   std::size_t baseline = 0;
   // The lowest median among the configurations called faster (less energy); else the baseline.
   std::size_t best_time = 0, best_energy = 0;
+  // The rounds the configurations were summed up over: all of them, or, when interrupted, those
+  // that finished (under two: no configs; the measurements made are kept all the same).
+  int rounds_done = 0;
+  bool interrupted = false;
 };
 
 // Runs every configuration once per round, in an order shuffled anew each round, after a
