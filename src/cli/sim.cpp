@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -127,11 +126,10 @@ int run_sim(SimArgs& a) {
 // The mechanisms a recording shows (sim/mechanism_fit.hpp), one line each, into -o.
 int run_mechanism_fit(const CalibrateArgs& a) {
   const trace::Trace t = trace::read_csv(a.mechanisms);
-  int gpu = a.gpu;
-  if (gpu < 0 && !t.samples.empty()) gpu = t.samples.front().gpu;
-  const auto f = sim::fit_mechanisms(sim::load_profile(a.profile), t, std::max(gpu, 0));
+  const int gpu = a.gpu >= 0 ? a.gpu : t.samples.empty() ? 0 : t.samples.front().gpu;
+  const auto f = sim::fit_mechanisms(sim::load_profile(a.profile), t, gpu);
   std::printf("mechanisms of %s fitted from %s (GPU %d, %zu rows):\n", a.profile.c_str(),
-              a.mechanisms.c_str(), std::max(gpu, 0), t.samples.size());
+              a.mechanisms.c_str(), gpu, t.samples.size());
   for (const auto& l : f.lines) std::printf("  %s\n", l.c_str());
   if (!a.out.empty()) {
     util::write_json_file(a.out, sim::to_json(f.profile));
