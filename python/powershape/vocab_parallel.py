@@ -128,4 +128,12 @@ def vocab_parallel_cross_entropy(
     global vocabulary indices; op: linear_cross_entropy on one slice."""
     if not dist.is_available() or not dist.is_initialized():
         raise ValueError("process_group: torch.distributed is not initialised")
+    # A group of one rank in a larger world holds the whole vocabulary only if this rank does: a
+    # rank given a group of its own by mistake would score each token against its slice alone, a
+    # finite and wrong loss. With one tensor-parallel rank, the plain op is the same thing.
+    if dist.get_world_size(pg) == 1 and dist.get_world_size() > 1:
+        raise ValueError(
+            f"process_group: a group of one rank in a world of {dist.get_world_size()}; pass the group whose "
+            "ranks hold the whole vocabulary, or process_group=None when this rank holds all of it"
+        )
     return _VocabParallel.apply(x, weight, targets, bias, ignore_index, reduction, chunks, pg, op)

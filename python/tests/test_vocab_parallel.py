@@ -105,3 +105,33 @@ def test_targets_no_rank_holds_are_refused():
             linear_cross_entropy(x, w, torch.full_like(t, V), process_group=dist.group.WORLD)
     finally:
         dist.destroy_process_group()
+
+
+def _own_group_worker(rank, port, out):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=2)
+    try:
+        mine = [dist.new_group([r]) for r in range(2)][rank]  # every rank must create every group
+        x, w, _, t = _data(-100)
+        t = t.clamp(0, V // 2 - 1)  # every target in this rank's half: nothing else would tell
+        try:
+            linear_cross_entropy(x, w[rank * V // 2 : (rank + 1) * V // 2], t, process_group=mine)
+            said = "accepted"
+        except ValueError as e:
+            said = str(e)
+        with open(f"{out}.{rank}", "w") as f:
+            f.write(said)
+    finally:
+        dist.destroy_process_group()
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="torch without torch.distributed")
+def test_a_rank_given_a_group_of_its_own_is_refused():
+    # Each of two ranks holds half the vocabulary and was handed a one-rank group: the loss over its
+    # half alone would be finite and wrong, with every target inside that half.
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "r")
+        mp.spawn(_own_group_worker, args=(_port(), out), nprocs=2)
+        for r in range(2):
+            with open(f"{out}.{r}") as f:
+                assert "a group of one rank in a world of 2" in f.read()

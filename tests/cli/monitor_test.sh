@@ -111,10 +111,11 @@ check "a bad GPU list is refused" grep -q "^powershape: --gpus: expected comma-s
 check "a missing trace is named" grep -q "cannot read /nonexistent.csv" "$tmp/i.err"
 # A reader that goes (`-o - | head -1`) ends neither the recording nor the command: its exit code
 # comes back, the summary follows; the command gets SIGPIPE's default (not powershape's ignore).
-"$ps" monitor --interval 5 --source "fake:$trace" -o - -- sh -c 'sleep 1; exit 3' 2>"$tmp/pipe.err" | head -n 1 >/dev/null
+"$ps" monitor --interval 5 --source "fake:$trace" -o - --json "$tmp/pipe.json" -- sh -c 'sleep 1; exit 3' 2>"$tmp/pipe.err" | head -n 1 >/dev/null
 check "-o - into a reader that went: the command's exit code" test "${PIPESTATUS[0]}" -eq 3
 check "and a word that its reader went" grep -q "its reader went" "$tmp/pipe.err"
 check "and the summary" grep -q "average power" "$tmp/pipe.err"
+check "and the --json summary, whole" python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['summary']" "$tmp/pipe.json"
 timeout 20 "$ps" monitor --interval 5 --source "fake:$trace" -o - 2>/dev/null | head -n 1 >/dev/null
 check "-o - with no command ends when its reader goes" test "${PIPESTATUS[0]}" -ne 124
 ign=$("$ps" monitor --source "fake:$trace" -- grep SigIgn /proc/self/status 2>/dev/null | awk '{print $2}')

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -87,6 +88,27 @@ TEST(AdaptiveChunker, BadOptionsAreRefused) {
   EXPECT_THROW(AdaptiveChunker{o}, powershape::Error);
   AdaptiveChunker c({});
   EXPECT_THROW(c.report(1, 0, 1), powershape::Error);
+}
+
+// Counts near INT_MAX (a C caller's, a fuzzer's): the restart after a change keeps the counts
+// within a factor of 4 of the best without overflowing (once: none kept, then a crash).
+TEST(AdaptiveChunker, CountsNearTheTopOfIntRestartWithoutOverflow) {
+  const int big = std::numeric_limits<int>::max();
+  FakeSteps env;
+  env.before = {{1 << 29, 1.0}, {1 << 30, 0.9}, {big, 1.0}};
+  env.after = {{1 << 29, 2.0}, {1 << 30, 1.8}, {big, 1.9}};
+  env.change = 150;
+  ChunkerOptions o;
+  o.arms = {1 << 29, 1 << 30, big};
+  AdaptiveChunker c(o);
+  std::vector<int> choice;
+  const auto used = drive(
+      c, 300, [&](int s, int k) { return env.step(s, k); }, nullptr, &choice);
+  EXPECT_GE(c.restarts(), 1);
+  EXPECT_EQ(c.best(), 1 << 30);
+  EXPECT_EQ(choice.back(), 1 << 30);
+  for (int k : {1 << 29, big})  // tried again after the change
+    EXPECT_NE(std::find(used.begin() + 150, used.end(), k), used.end()) << k;
 }
 
 // Reports no GPU step could give are refused and change nothing: a negative or NaN energy (once a

@@ -24,6 +24,8 @@
 //     energy_wrap                the energy counter starts 1 J below 2^64 and wraps
 //     energy_reset_after_ms=N    the energy counter restarts from 0 at N ms (a driver reload)
 //     energy_jitter              every other energy read is 1 mJ behind the one before it
+//     energy_leap_after_ms=N     the energy counter leaps 2^60 mJ ahead at N ms (a glitch)
+//     power_glitch               every 5th power_usage read is 2^32-1 mW (4 MW)
 //     no_samples                 the driver's power buffer is unsupported
 //     odd_samples                the power buffer repeats, reorders, and dates samples in the
 //                                future (by an hour) and at 0
@@ -76,7 +78,9 @@ struct State {
   std::mutex mu;                        // guards faults (calls come from several threads)
   double back_after_ms = -1, energy_reset_after_ms = -1;
   bool energy_jitter = false, odd_samples = false, skipped_samples = false;
-  long energy_reads = 0;
+  long energy_reads = 0, power_reads = 0;
+  double energy_leap_after_ms = -1;
+  bool power_glitch = false;
   std::vector<std::vector<const powershape::trace::Sample*>> rows;  // per GPU, by time
   double speed = 1;
   std::set<Signal> unsupported, failing;
@@ -214,6 +218,10 @@ nvml::Return read(nvml::Device d, Signal s, int64_t& out) {
     out = r.value - at(index_of(d), s, ns).value;
   }
   if (s == Signal::kEnergy && g->energy_jitter && g->energy_reads++ % 2 == 1) out -= 1;
+  if (s == Signal::kEnergy && g->energy_leap_after_ms >= 0 &&
+      elapsed_ms() > g->energy_leap_after_ms)
+    out += int64_t{1} << 60;
+  if (s == Signal::kPowerUsage && g->power_glitch && ++g->power_reads % 5 == 0) out = 0xFFFFFFFF;
   return nvml::kSuccess;
 }
 
@@ -308,6 +316,8 @@ nvml::Return nvmlInit_v2() {
     if (key == "back_after_ms") s->back_after_ms = std::atof(val.c_str());
     if (key == "energy_reset_after_ms") s->energy_reset_after_ms = std::atof(val.c_str());
     if (key == "energy_jitter") s->energy_jitter = true;
+    if (key == "energy_leap_after_ms") s->energy_leap_after_ms = std::atof(val.c_str());
+    if (key == "power_glitch") s->power_glitch = true;
     if (key == "odd_samples") s->odd_samples = true;
     if (key == "skipped_samples") s->skipped_samples = true;
     if (key == "lost_after_ms") s->lost_after_ms = std::atof(val.c_str());

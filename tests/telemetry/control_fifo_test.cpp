@@ -53,6 +53,22 @@ TEST(ControlFifo, AMarkIsNeverWrittenToAFileOrThroughALink) {
   std::filesystem::remove_all(dir);
 }
 
+// A FIFO another user planted where a recorder's was is not written: the marks' region names are
+// not theirs to read. Needs root, to give the FIFO away.
+TEST(ControlFifo, AMarkIsNeverWrittenToAnotherUsersFifo) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to make a FIFO another user owns";
+  ControlFifo fifo;
+  ASSERT_EQ(chown(fifo.path().c_str(), 65534, 65534), 0);
+  try {
+    send_mark(fifo.path(), {true, 1, "step"});
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("belongs to uid 65534, not to you"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(fifo.read_available(), "");
+}
+
 // A writer faster than the reader: each call returns at most kMaxRead bytes of lines, so the
 // caller gets back to its deadline; nothing is lost, the rest comes with the next calls.
 TEST(ControlFifo, ReadsAtMostItsCapACall) {

@@ -1,6 +1,7 @@
 #include "powershape/telemetry/hwmon_source.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -54,6 +55,19 @@ TEST_F(HwmonSourceTest, SumsTheRailsWithoutAnInputRail) {
 TEST_F(HwmonSourceTest, AnUnreadableRailIsAnErrorNotAZero) {
   HwmonSource src(root_);
   write("hwmon1/curr1_input", "garbage");
+  Sample s = src.poll(0, all_signals());
+  EXPECT_EQ(s[Signal::kPowerInstant].status, Status::kError);
+  EXPECT_EQ(s[Signal::kPowerUsage], Reading::of(20000));
+}
+
+// A FIFO planted as a sensor file (a folder the user named, another user's) would block the
+// sampler forever, a link to /dev/zero would fill memory: each reads as no reading.
+TEST_F(HwmonSourceTest, AFifoOrADeviceForASensorIsNoReading) {
+  fs::remove(root_ / "hwmon1/curr1_input");
+  ASSERT_EQ(mkfifo((root_ / "hwmon1/curr1_input").c_str(), 0600), 0);
+  fs::remove(root_ / "hwmon1/in2_input");
+  fs::create_symlink("/dev/zero", root_ / "hwmon1/in2_input");
+  HwmonSource src(root_);
   Sample s = src.poll(0, all_signals());
   EXPECT_EQ(s[Signal::kPowerInstant].status, Status::kError);
   EXPECT_EQ(s[Signal::kPowerUsage], Reading::of(20000));

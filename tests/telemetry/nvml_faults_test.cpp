@@ -174,6 +174,22 @@ TEST_F(NvmlFaults, EnergyCounterResetsAndSmallBackwardSteps) {
   expect_energy_right(jitter, "jitter");
 }
 
+// A counter that leaps 2^60 mJ (a glitch: petawatts for a poll) is not counted, and a power
+// reading of 4 MW is recorded as an error: what the summary says is what the GPU drew.
+TEST_F(NvmlFaults, ReadingsBeyondAnyGpuAreNotBelieved) {
+  Recording leap = record("energy_leap_after_ms=200");
+  EXPECT_TRUE(said(leap, "energy counter leapt"));
+  expect_energy_right(leap, "a leap");
+  Recording glitch = record("power_glitch");
+  EXPECT_TRUE(said(glitch, "power_usage_mw 4294967295 is beyond any GPU"));
+  int errors = 0;
+  for (const auto& s : glitch.trace.samples) {
+    EXPECT_LT(s[Signal::kPowerUsage].value, 1'000'000);  // an H200's trace: under 1 kW
+    if (s[Signal::kPowerUsage].status == Status::kError) ++errors;
+  }
+  EXPECT_GT(errors, 0);
+}
+
 // The driver's power buffer with repeats, reversed order, samples an hour ahead and at 0: each
 // real sample is harvested once, in order; the odd ones are dropped and said once.
 TEST_F(NvmlFaults, OddTimestampsInThePowerBuffer) {

@@ -321,4 +321,20 @@ TEST(Csv, AnEnergyCounterThatResetsIsUnwrappedPerGpu) {
   EXPECT_NE(t.events[0].what.find("went back"), std::string::npos);
 }
 
+// An energy counter that leaps ahead faster than any GPU draws (a glitch, a corrupt cell) would
+// give report and advise a power of petawatts: the leap is not counted, with an event, and the
+// counter goes on from its new value.
+TEST(Csv, AnEnergyCounterThatLeapsIsNotBelieved) {
+  std::istringstream in(
+      "t,energy_mj\n0.0,1000\n1.0,2000\n1.01,1152921504606848000\n2.0,1152921504606849000\n");
+  Trace t = read_csv(in, "leap.csv");
+  std::vector<int64_t> e;
+  for (const auto& s : t.samples) e.push_back(s[Signal::kEnergy].value);
+  EXPECT_EQ(e, (std::vector<int64_t>{1000, 2000, 2000, 3000}));
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].t_ns, 1'010'000'000);
+  EXPECT_NE(t.events[0].what.find("energy counter leapt 1152921504606846000 mJ"), std::string::npos)
+      << t.events[0].what;
+}
+
 }  // namespace powershape::trace

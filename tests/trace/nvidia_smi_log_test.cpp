@@ -32,6 +32,20 @@ TEST(NvidiaSmiLog, TellsTheKindsFromTheFirstLine) {
   EXPECT_EQ(nvidia_smi_log_kind("t_s,p_mw,sm_mhz"), NvidiaSmiLog::kNone);
 }
 
+// read_csv tells a log by its first line, wherever it comes from (a file, a stream), and holds
+// its readings to what a GPU can give as for any trace.
+TEST(NvidiaSmiLog, ReadCsvTellsALogAndHoldsItToThePhysics) {
+  std::istringstream in(
+      "\n timestamp, index, power.draw [W]\n2026/12/02 23:59:59.900, 0, 80.07 W\n"
+      "2026/12/03 00:00:00.000, 0, 20000.00 W\n");
+  const Trace t = read_csv(in, "log");
+  ASSERT_EQ(t.samples.size(), 2u);
+  EXPECT_EQ(t.samples[0][Signal::kPowerUsage].value, 80'070);
+  EXPECT_FALSE(t.samples[1][Signal::kPowerUsage].ok());
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_NE(t.events[0].what.find("beyond any GPU"), std::string::npos);
+}
+
 // --query-gpu with units, two GPUs interleaved, values it could not read, the header repeated.
 TEST(NvidiaSmiLog, ReadsAQueryLogOfTwoGpus) {
   const Trace t = read(

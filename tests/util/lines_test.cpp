@@ -12,7 +12,7 @@ namespace {
 std::vector<std::string> lines_of(const std::string& text, bool* last_cut = nullptr) {
   std::istringstream in(text);
   std::vector<std::string> out;
-  for (std::string line; read_line(in, line);) {
+  for (std::string line; read_line(in, line, "t.csv");) {
     out.push_back(line);
     if (last_cut != nullptr) *last_cut = in.eof();
   }
@@ -35,6 +35,21 @@ TEST(Lines, ACutOffLastLineIsSaidSo) {
   EXPECT_EQ(lines_of("a\nb\n", &cut), (std::vector<std::string>{"a", "b"}));
   EXPECT_FALSE(cut);
   EXPECT_TRUE(lines_of("").empty());
+}
+
+// A line with no end in sight (a binary file, a device behind a link) is refused, named, before
+// it takes more than 16 MiB.
+TEST(Lines, ALineLongerThanTheMostIsRefused) {
+  std::istringstream in(std::string(kMostLine, 'x') + "\n" + std::string(kMostLine + 1, 'y'));
+  std::string line;
+  ASSERT_TRUE(read_line(in, line, "t.csv"));
+  EXPECT_EQ(line.size(), kMostLine);
+  try {
+    read_line(in, line, "t.csv");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "t.csv: a line longer than 16 MiB (not a text file?)");
+  }
 }
 
 }  // namespace

@@ -91,5 +91,18 @@ TEST(OutputFile, LinksFifosDevicesAndFoldersAreRefused) {
             "cannot write " + s.d.string() + ": it is a folder");
 }
 
+// A second name of another user's file, planted where a shared folder lets anyone make one
+// (fs.protected_hardlinks off), is not emptied. Needs root, to give the file away.
+TEST(OutputFile, AHardLinkToAnotherUsersFileIsRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to make a file another user owns";
+  Scratch s;
+  { std::ofstream(s / "theirs") << "kept"; }
+  ASSERT_EQ(chown((s / "theirs").c_str(), 65534, 65534), 0);
+  std::filesystem::create_hard_link(s / "theirs", s / "planted");
+  EXPECT_EQ(open_error(s / "planted"),
+            "cannot write " + (s / "planted") + ": it is a hard link to a file of uid 65534");
+  EXPECT_EQ(std::filesystem::file_size(s / "theirs"), 4u);
+}
+
 }  // namespace
 }  // namespace powershape::util

@@ -129,7 +129,7 @@ Part read_meter(const std::string& path, std::istream& in) {
   Readings r;
   std::string line;
   std::size_t line_no = 1;  // the header was read
-  while (util::read_line(in, line)) {
+  while (util::read_line(in, line, path)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
@@ -243,7 +243,7 @@ Part read_part(const std::string& path, const std::string& region) {
   std::ifstream in;
   util::open_input(path, in);
   std::string first;
-  util::read_line(in, first);
+  util::read_line(in, first, path);
   if (!first.empty() && first.back() == '\r') first.pop_back();
   const auto lead = first.find_first_not_of(" \t\xEF\xBB\xBF");
   const bool trace = !(lead != std::string::npos && first[lead] == '{') && first != "t_s,power_w";

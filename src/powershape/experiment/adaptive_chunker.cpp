@@ -1,6 +1,7 @@
 #include "powershape/experiment/adaptive_chunker.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -57,7 +58,7 @@ void AdaptiveChunker::choose_next() {
 }
 
 void AdaptiveChunker::halve_if_due() {
-  const auto need = static_cast<std::size_t>(1 + o_.per_rung * rung_);  // cumulative samples
+  const auto need = 1 + static_cast<std::size_t>(o_.per_rung) * rung_;  // cumulative samples
   for (int a : alive_) {
     if (score_[a].size() < need) return;
   }
@@ -148,7 +149,7 @@ void AdaptiveChunker::report(int chunks, double ms, double joules) {
     ++restarts_;
     std::vector<int> near;  // the counts within a factor of 4 of the best
     for (int a : o_.arms) {
-      if (a * 4 >= best_ && a <= best_ * 4) near.push_back(a);
+      if (int64_t{a} * 4 >= best_ && a <= int64_t{best_} * 4) near.push_back(a);  // no overflow
     }
     explore(near);
     return;

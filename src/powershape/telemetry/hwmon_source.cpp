@@ -7,16 +7,25 @@
 
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/input_file.hpp"
+#include "powershape/util/lines.hpp"
 
 namespace powershape::telemetry {
 namespace fs = std::filesystem;
 namespace {
 
+// A sensor file's first line; none where it is missing, unreadable or not a regular file (a FIFO
+// or a device planted in a named folder would block or never end).
 std::optional<std::string> read_line(const fs::path& p) {
-  std::ifstream in(p);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  return line;
+  try {
+    std::ifstream in;
+    util::open_input(p.string(), in);
+    std::string line;
+    if (!util::read_line(in, line, p.string())) return std::nullopt;
+    return line;
+  } catch (const std::runtime_error&) {
+    return std::nullopt;
+  }
 }
 
 std::optional<int64_t> read_int(const fs::path& p) {

@@ -42,6 +42,13 @@ void send_mark(const std::string& path, const Mark& m) {
     close(at);
     throw invalid_input(path + " is not a FIFO: no mark is written to it");
   }
+  // A recorder's FIFO is its user's. One that another user planted (a finished monitor's folder
+  // made again) would be handed the region names of whoever marks, root's included.
+  if (st.st_uid != geteuid() && st.st_uid != getuid() && st.st_uid != 0) {
+    close(at);
+    throw invalid_input(path + " belongs to uid " + std::to_string(st.st_uid) +
+                        ", not to you: no mark is written to it");
+  }
   const int fd =
       open(("/proc/self/fd/" + std::to_string(at)).c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
   const int err = errno;

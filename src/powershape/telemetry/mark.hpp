@@ -19,8 +19,8 @@ std::optional<Mark> parse_mark(const std::string& line);
 std::string format_mark(const Mark& m);
 
 // Writes the mark to the FIFO at `path` in one write (atomic: names are at most 200 bytes);
-// throws std::runtime_error naming the path when it cannot, or when it is not a FIFO (a regular
-// file is never written; a symbolic link is not followed).
+// throws std::runtime_error naming the path when it cannot, when it is not a FIFO (a regular
+// file is never written; a symbolic link is not followed) or when another user (not root) owns it.
 void send_mark(const std::string& path, const Mark& m);
 
 }  // namespace powershape::telemetry

@@ -92,6 +92,23 @@ void NvmlSource::event(int64_t t_ns, int gpu, std::string what) {
   events_.push_back({t_ns, gpu, std::move(what)});
 }
 
+// A reading no GPU gives (SignalSpec::most: a driver glitch, a broken fake) is an error reading,
+// not a value to record, sum or plan from; said once per GPU.
+void NvmlSource::physical(int gpu, Gpu& g, Sample& s) {
+  for (const auto& sp : signal_specs()) {
+    Reading& r = s[sp.signal];
+    if (!r.ok() || r.value <= sp.most) continue;
+    if (!g.said_beyond) {
+      g.said_beyond = true;
+      event(s.t_ns, gpu,
+            column_name(sp.signal) + " " + std::to_string(r.value) +
+                " is beyond any GPU (at most " + std::to_string(sp.most) +
+                "); such readings are recorded as errors (said once)");
+    }
+    r = Reading::failed(Status::kError);
+  }
+}
+
 // A lost GPU is asked once a second, with the cheapest call there is, whether it is back (a GPU
 // reset, a driver that recovered).
 bool NvmlSource::back_from_lost(int gpu, Gpu& g, int64_t now_ns) {
@@ -100,7 +117,8 @@ bool NvmlSource::back_from_lost(int gpu, Gpu& g, int64_t now_ns) {
   unsigned mw = 0;
   if (call(lib_->api().DeviceGetPowerUsage, g.handle, &mw) != nvml::kSuccess) return false;
   g.lost = false;
-  g.energy = CounterUnwrap{};  // the counter may have restarted with the GPU
+  g.energy =
+      CounterUnwrap(spec(Signal::kPowerUsage).most);  // the counter may have restarted with the GPU
   event(now_ns, gpu, "GPU is back; sampling resumes");
   return true;
 }
@@ -251,9 +269,13 @@ Sample NvmlSource::poll(int gpu, const SignalSet& which) {
     unsigned long long v = 0;
     nvml::Return r = call(api.DeviceGetTotalEnergyConsumption, g.handle, &v);
     if (r == nvml::kSuccess) {
-      CounterUnwrap::Step step = g.energy.feed(v);
+      CounterUnwrap::Step step = g.energy.feed(v, t0);
       s[Signal::kEnergy] = Reading::of(step.value);
       if (step.went_back) event(s.t_ns, gpu, "energy counter went back; continued");
+      if (step.jumped > 0)
+        event(s.t_ns, gpu,
+              "energy counter leapt " + std::to_string(step.jumped) +
+                  " mJ, faster than any GPU draws; not counted");
     } else {
       s[Signal::kEnergy] = Reading::failed(status_of(r, g));
     }
@@ -275,6 +297,7 @@ Sample NvmlSource::poll(int gpu, const SignalSet& which) {
   }
   s[Signal::kDriverPower] = Reading{};  // the driver buffer comes through drain()
   s.t_ns = t0 + (steady_now_ns() - t0) / 2;
+  physical(gpu, g, s);
   return s;
 }
 
@@ -307,7 +330,7 @@ void NvmlSource::probe(int gpu) {
       g.cost_ns[static_cast<std::size_t>(sig)] = 0;
     }
   }
-  g.energy = CounterUnwrap{};
+  g.energy = CounterUnwrap(spec(Signal::kPowerUsage).most);
 }
 
 std::array<int64_t, kSignalCount> NvmlSource::read_cost_ns(int gpu) const {
@@ -373,6 +396,7 @@ std::vector<Sample> NvmlSource::drain(int gpu) {
     s.gpu = gpu;
     s.t_ns = static_cast<int64_t>(v.timeStamp) * 1000 - realtime_minus_steady_ns_;
     s[Signal::kDriverPower] = Reading::of(nvml::to_int64(type, v.sampleValue));
+    physical(gpu, g, s);
     out.push_back(s);
     g.last_driver_sample_us = v.timeStamp;
   }

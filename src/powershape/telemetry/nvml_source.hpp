@@ -34,7 +34,8 @@ class NvmlSource final : public Source {
     nvml::Device handle = nullptr;
     bool lost = false;
     int64_t retry_ns = 0;  // when a lost GPU is asked again
-    CounterUnwrap energy;
+    CounterUnwrap energy{spec(Signal::kPowerUsage).most};
+    bool said_beyond = false;  // a reading beyond any GPU was said
     unsigned long long last_driver_sample_us = 0;
     int64_t buffer_ns = 0;          // how far back the driver's power buffer reached at start
     int64_t sample_spacing_us = 0;  // between its samples; 0: unknown
@@ -42,6 +43,7 @@ class NvmlSource final : public Source {
     std::array<int64_t, kSignalCount> cost_ns{};
   };
   void probe(int gpu);
+  void physical(int gpu, Gpu& g, Sample& s);
   Status status_of(nvml::Return r, Gpu& g) const;
   DeviceInfo read_info(int nvml_index, Gpu& g);
   int64_t buffer_depth_ns(Gpu& g, unsigned count);

@@ -76,7 +76,7 @@ class Parser {
 
   Trace parse(std::istream& in) {
     std::string line;
-    while (util::read_line(in, line)) {
+    while (util::read_line(in, line, name_)) {
       ++line_no_;
       if (line_no_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
       if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -155,9 +155,15 @@ class Parser {
   // can); a negative one is a broken file, not a reading.
   static bool never_negative(Signal s) { return s != Signal::kGpuTemp && s != Signal::kMemTemp; }
 
+  static std::string jump_event(uint64_t mj) {
+    return "energy counter leapt " + std::to_string(mj) +
+           " mJ, faster than any GPU draws; not counted";
+  }
+
   // An energy counter that goes back (a driver reload, a GPU reset, or a trace written by another
   // tool from the raw counter) is unwrapped as the sampler does it live: a wrap continues modulo
-  // 2^64, a reset continues from the new value; each is said in an event.
+  // 2^64, a reset continues from the new value, a leap faster than any GPU draws is not counted;
+  // each is said in an event.
   void unwrap_energy() {
     std::vector<Sample*> rows;
     for (auto& s : trace_.samples) rows.push_back(&s);
@@ -168,10 +174,11 @@ class Parser {
     for (Sample* s : rows) {
       Reading& e = (*s)[Signal::kEnergy];
       if (!e.ok()) continue;
-      auto [it, fresh] = per_gpu.try_emplace(s->gpu);
+      auto [it, fresh] = per_gpu.try_emplace(
+          s->gpu, telemetry::CounterUnwrap(telemetry::spec(Signal::kPowerUsage).most), 0);
       auto& [unwrap, first] = it->second;
       if (fresh) first = e.value;
-      const auto step = unwrap.feed(static_cast<uint64_t>(e.value));
+      const auto step = unwrap.feed(static_cast<uint64_t>(e.value), s->t_ns);
       // CounterUnwrap starts at the first value (at 0 above 2^62); the file's own start is kept.
       const int64_t base = first < (int64_t{1} << 62) ? first : 0;
       e.value = static_cast<int64_t>(static_cast<uint64_t>(first) +
@@ -179,6 +186,7 @@ class Parser {
       if (step.went_back) {
         trace_.events.push_back({s->t_ns, s->gpu, "energy counter went back; continued"});
       }
+      if (step.jumped > 0) trace_.events.push_back({s->t_ns, s->gpu, jump_event(step.jumped)});
     }
   }
 
@@ -304,6 +312,15 @@ Trace physical(Trace t) {
 }  // namespace
 
 Trace read_csv(std::istream& in, const std::string& name) {
+  // nvidia-smi's logs (--query-gpu CSV, dmon) are read by their own reader.
+  std::string first;
+  while (util::read_line(in, first, name) &&
+         first.find_first_not_of(" \t\r") == std::string::npos) {
+  }
+  const NvidiaSmiLog kind = nvidia_smi_log_kind(first);
+  in.clear();
+  in.seekg(0);
+  if (kind != NvidiaSmiLog::kNone) return physical(read_nvidia_smi_log(in, name, kind));
   return physical(Parser(name).parse(in));
 }
 
@@ -313,14 +330,6 @@ Trace read_csv(const std::string& path) {
     throw invalid_input(path + ": a folder, not a trace file");
   std::ifstream in;
   util::open_input(path, in);
-  // nvidia-smi's logs (--query-gpu CSV, dmon) are read by their own reader.
-  std::string first;
-  while (util::read_line(in, first) && first.find_first_not_of(" \t\r") == std::string::npos) {
-  }
-  const NvidiaSmiLog kind = nvidia_smi_log_kind(first);
-  in.clear();
-  in.seekg(0);
-  if (kind != NvidiaSmiLog::kNone) return physical(read_nvidia_smi_log(in, path, kind));
   return read_csv(in, path);
 }
 

@@ -15,9 +15,12 @@ namespace powershape::trace {
 // std::runtime_error that names the file, line and column; a last line without its newline that
 // does not parse (a recording cut off mid-row) is dropped with an event whose text starts with
 // kTornPrefix. A UTF-8 byte-order mark is skipped; a folder is refused by name.
-// Signal values are checked: powers, energy and the rest are never negative (temperatures may
-// be), a GPU index lies in 0..kMaxGpus-1, and an energy counter that goes back is unwrapped (a
-// wrap continues modulo 2^64, a reset from the new value) with an event.
+// nvidia-smi's logs (--query-gpu CSV, dmon) are told by their first line and read too
+// (nvidia_smi_log.hpp); `in` must be seekable. Signal values are checked: powers, energy and the
+// rest are never negative (temperatures may be), none is beyond any GPU (SignalSpec::most: left
+// out, with an event), a GPU index lies in 0..kMaxGpus-1, and an energy counter that goes back is
+// unwrapped (a wrap continues modulo 2^64, a reset from the new value) and one that leaps faster
+// than any GPU draws is not counted, each with an event.
 inline constexpr int kMaxGpus = 1024;
 inline constexpr const char* kTornPrefix = "the last line is cut off, dropped: ";
 Trace read_csv(const std::string& path);

@@ -176,7 +176,7 @@ void read_query(std::istream& in, Reader& r, Trace& t) {
   std::vector<std::optional<Field>> fields;
   std::vector<Signal> present;
   int time_col = -1, index_col = -1, name_col = -1, uuid_col = -1, limit_col = -1;
-  while (util::read_line(in, line)) {
+  while (util::read_line(in, line, r.name_)) {
     ++r.line_no_;
     if (r.line_no_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
     if (trim(line).empty()) continue;
@@ -232,7 +232,7 @@ void read_dmon(std::istream& in, Reader& r, Trace& t) {
   std::vector<Signal> present;
   int date_col = -1, time_col = -1, gpu_col = -1;
   std::map<int, int64_t> rows_of;  // per GPU index, for logs without a time column
-  while (util::read_line(in, line)) {
+  while (util::read_line(in, line, r.name_)) {
     ++r.line_no_;
     if (trim(line).empty()) continue;
     if (line[0] == '#') {

@@ -1,8 +1,10 @@
 #include "powershape/util/lines.hpp"
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::util {
 
-bool read_line(std::istream& in, std::string& line) {
+bool read_line(std::istream& in, std::string& line, const std::string& name) {
   line.clear();
   std::streambuf* sb = in.rdbuf();
   if (sb == nullptr || !in.good()) {
@@ -20,6 +22,9 @@ bool read_line(std::istream& in, std::string& line) {
       if (sb->sgetc() == '\n') sb->sbumpc();
       return true;
     }
+    if (line.size() == kMostLine)
+      throw invalid_input(name + ": a line longer than " + std::to_string(kMostLine >> 20) +
+                          " MiB (not a text file?)");
     line.push_back(static_cast<char>(c));
   }
 }

@@ -51,7 +51,7 @@ std::vector<KernelTime> read_kernel_times(std::istream& in, const std::string& n
   const auto fail = [&](const std::string& what) {
     throw invalid_input(name + ":" + std::to_string(line_no) + ": " + what);
   };
-  while (util::read_line(in, line)) {
+  while (util::read_line(in, line, name)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line_no == 1) {

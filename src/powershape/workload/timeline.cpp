@@ -58,7 +58,7 @@ Plan plan_from_timeline(std::istream& in, const std::string& name, double flops_
     std::string name;
   };
   std::vector<Kernel> kernels;
-  while (util::read_line(in, line)) {
+  while (util::read_line(in, line, name)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
