@@ -5,9 +5,9 @@
 #include <stdexcept>
 
 #include "output_lock.hpp"
-#include "powershape/analysis/power_input.hpp"
 #include "powershape/analysis/swing.hpp"
 #include "powershape/report/html_report.hpp"
+#include "powershape/report/trace_digest.hpp"
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/util/json_io.hpp"
@@ -22,16 +22,15 @@ struct ReportArgs {
 
 // A trace's swings against the shipped grid spec, for the report's section; none (with a word)
 // where the trace has no power to analyse.
-std::optional<nlohmann::json> swing_of(const trace::Trace& t) {
-  if (t.samples.empty()) return std::nullopt;  // the page says what is wrong with it
+std::optional<nlohmann::json> swing_of(const report::TraceDigest& d) {
   try {
+    if (!d.power) throw std::runtime_error(d.no_power);
     const auto spec = analysis::load_grid_spec(analysis::kDefaultGridSpec);
     analysis::SwingOptions o;
     o.ramp_window_s = spec.ramp_window_s;
     o.range_window_s = spec.range_window_s;
-    const auto in = analysis::trace_power(t, INT64_MIN, INT64_MAX, 0);
-    o.rated_w = in.rated_w;
-    auto j = analysis::to_json(analysis::analyse_swing(in.power, spec, o));
+    o.rated_w = d.power->rated_w;
+    auto j = analysis::to_json(analysis::analyse_swing(d.power->power, spec, o));
     j["spec"] = {{"name", spec.name}, {"source", spec.source}};
     return j;
   } catch (const std::exception& e) {
@@ -49,7 +48,16 @@ int run_report(const ReportArgs& a) {
   if (!a.perfetto.empty() && a.trace.empty()) throw std::runtime_error("--perfetto: needs a trace");
   report::ReportInputs in;
   in.title = a.title;
-  if (!a.trace.empty()) in.trace = trace::read_csv(a.trace);
+  std::optional<trace::Trace> whole;  // for --perfetto, or a file whose rows are out of order
+  if (!a.trace.empty()) {
+    // Read twice, a row at a time: a day of a node's samples fits in memory.
+    if (a.perfetto.empty())
+      in.digest = report::digest_file(a.trace, report::kMaxBins, a.json.empty());
+    if (!in.digest) {
+      whole = trace::read_csv(a.trace);
+      in.digest = report::digest(*whole, report::kMaxBins, a.json.empty());
+    }
+  }
   if (!a.json.empty()) {
     if (a.trace.empty())
       throw std::runtime_error("--json: it summarises a trace; give the trace too");
@@ -63,8 +71,8 @@ int run_report(const ReportArgs& a) {
   if (!a.repro.empty()) in.repro = util::read_json_file(a.repro);
   if (!a.swing.empty())
     in.swing = util::read_json_file(a.swing);
-  else if (in.trace)
-    in.swing = swing_of(*in.trace);
+  else if (in.digest)
+    in.swing = swing_of(*in.digest);
   if (in.title.empty()) {
     in.title = !a.trace.empty()   ? a.trace
                : !a.repro.empty() ? a.repro
@@ -76,7 +84,7 @@ int run_report(const ReportArgs& a) {
     std::fprintf(stderr, "powershape: %s: text that is not UTF-8 is shown as U+FFFD\n",
                  a.out.c_str());
   }
-  if (!a.perfetto.empty()) trace::write_chrome_trace(a.perfetto, *in.trace);
+  if (!a.perfetto.empty()) trace::write_chrome_trace(a.perfetto, *whole);
   std::fprintf(stderr, "powershape: wrote %s\n", a.out.c_str());
   return 0;
 }

@@ -9,6 +9,19 @@ namespace {
 
 using analysis::Point;
 
+Extremes bin_extremes(const std::vector<Point>& pts, const Bins& b, double scale) {
+  ExtremeBins e(b, scale);
+  for (const auto& p : pts) e.add(p);
+  return e.finish();
+}
+
+std::vector<float> bin_fraction(const std::vector<Point>& pts, const Bins& b, uint64_t bit) {
+  FractionBins f(b);
+  for (const auto& p : pts) f.add(p);
+  f.finish();
+  return f.fraction(bit);
+}
+
 TEST(ReportBins, TheLastReadingFallsInTheLastBin) {
   const Bins b = make_bins(0, 1000, 10);
   EXPECT_EQ(b.width_ns, 101);

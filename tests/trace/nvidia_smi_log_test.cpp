@@ -104,6 +104,12 @@ TEST(NvidiaSmiLog, MalformedLogsAreNamedInOneLine) {
             std::string::npos);
   EXPECT_NE(testing::error_of([] {
               read("timestamp, power.draw [W]\nyesterday, 80 W\n");
+              // A year past 2261 is past what nanoseconds since 1970 hold in 64 bits (a fuzzer's
+              // find).
+              EXPECT_NE(testing::error_of([] {
+                          read("timestamp, power.draw [W]\n4052/12/02 23:59:59.900, 80 W\n");
+                        }).find("expected a time like"),
+                        std::string::npos);
             }).find("expected a time"),
             std::string::npos);
   EXPECT_NE(testing::error_of([] { read("# gpu pwr\n 0 80 1\n"); }).find("3 values"),

@@ -33,21 +33,41 @@ std::vector<double> average_step(const std::vector<double>& times, const std::ve
 
 }  // namespace
 
-Signal power_signal(const trace::Trace& t) {
+Signal power_signal(const PowerCounts& c) {
   // Of the fast signals, the one read most often; else the averages.
-  std::size_t instant = 0, driver = 0;
-  for (const auto& row : t.samples) {
-    instant += row[Signal::kPowerInstant].ok();
-    driver += row[Signal::kDriverPower].ok();
-  }
-  if (instant + driver > 0) return driver > instant ? Signal::kDriverPower : Signal::kPowerInstant;
-  for (Signal s : {Signal::kPowerUsage, Signal::kPowerAverage}) {
-    for (const auto& row : t.samples)
-      if (row[s].ok()) return s;
-  }
+  if (c.instant + c.driver > 0)
+    return c.driver > c.instant ? Signal::kDriverPower : Signal::kPowerInstant;
+  if (c.usage > 0) return Signal::kPowerUsage;
+  if (c.average > 0) return Signal::kPowerAverage;
   throw invalid_input(
       "no power readings (power_instant, driver_power, power_usage or "
       "power_average)");
+}
+
+void PowerCounts::add(const telemetry::Sample& row) {
+  instant += row[Signal::kPowerInstant].ok();
+  driver += row[Signal::kDriverPower].ok();
+  usage += row[Signal::kPowerUsage].ok();
+  average += row[Signal::kPowerAverage].ok();
+}
+
+Signal power_signal(const trace::Trace& t) {
+  PowerCounts c;
+  for (const auto& row : t.samples) c.add(row);
+  return power_signal(c);
+}
+
+PowerSeries readings_grid(double from_s, double to_s, double dt_s) {
+  const double span = to_s - from_s;
+  if (!(span >= 2 * dt_s))
+    throw invalid_input("the power readings share " + std::to_string(std::max(span, 0.0)) +
+                        " s, less than two intervals of " + std::to_string(dt_s) + " s");
+  if (span / dt_s > kMaxSamples)
+    throw invalid_input("the power readings span " + std::to_string(span) + " s: more than " +
+                        std::to_string(static_cast<int64_t>(kMaxSamples)) + " intervals of " +
+                        std::to_string(dt_s) + " s; analyse it coarser");
+  return {from_s, dt_s,
+          std::vector<double>(static_cast<std::size_t>(std::floor(span / dt_s)), 0.0)};
 }
 
 PowerSeries sum_readings(const std::vector<Readings>& sources, double dt_s) {
@@ -61,16 +81,8 @@ PowerSeries sum_readings(const std::vector<Readings>& sources, double dt_s) {
     ++used;
   }
   if (used == 0) throw invalid_input("fewer than two power readings in every source");
-  const double span = to - from;
-  if (!(span >= 2 * dt_s))
-    throw invalid_input("the power readings share " + std::to_string(std::max(span, 0.0)) +
-                        " s, less than two intervals of " + std::to_string(dt_s) + " s");
-  if (span / dt_s > kMaxSamples)
-    throw invalid_input("the power readings span " + std::to_string(span) + " s: more than " +
-                        std::to_string(static_cast<int64_t>(kMaxSamples)) + " intervals of " +
-                        std::to_string(dt_s) + " s; analyse it coarser");
-  const auto n = static_cast<std::size_t>(std::floor(span / dt_s));
-  PowerSeries out{from, dt_s, std::vector<double>(n, 0.0)};
+  PowerSeries out = readings_grid(from, to, dt_s);
+  const std::size_t n = out.w.size();
   for (const auto& r : sources) {
     if (r.t_s.size() < 2) continue;
     const auto part = average_step(r.t_s, r.w, r.t_s.back(), from, dt_s, n);

@@ -30,11 +30,19 @@ struct Readings {
 // added, over the span every source covers (a source's last reading ends its span). Throws
 // (invalid input) when that span holds less than two intervals.
 PowerSeries sum_readings(const std::vector<Readings>& sources, double dt_s);
+// The zeroed grid sum_readings adds into, over [from_s, to_s]; throws as it does.
+PowerSeries readings_grid(double from_s, double to_s, double dt_s);
 
 // The signal that stands for a GPU's power in `t`: of the instantaneous field and the driver's
 // buffer samples, the one read more often; else NVML's power usage (a 1 s average on Hopper: it
 // hides what is faster), else the power average. Throws (invalid input) when no GPU has any.
 telemetry::Signal power_signal(const trace::Trace& t);
+// The same from counts of each power signal's readings, gathered a row at a time.
+struct PowerCounts {
+  std::size_t instant = 0, driver = 0, usage = 0, average = 0;
+  void add(const telemetry::Sample& row);
+};
+telemetry::Signal power_signal(const PowerCounts& c);
 
 // Series added sample by sample over the span all of them cover, on the grid of the first (the
 // others are resampled to it). Throws (invalid input) when they share less than two intervals.

@@ -1,31 +1,13 @@
 #include "powershape/report/bins.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
 namespace powershape::report {
 namespace {
-
 constexpr float kNone = std::numeric_limits<float>::quiet_NaN();
-
-// Calls f(bin, value, overlap_ns) for every stretch of the step function inside the bins.
-template <class F>
-void for_each_held(const std::vector<analysis::Point>& pts, const Bins& b, F&& f) {
-  const int64_t end = b.from_ns + b.width_ns * static_cast<int64_t>(b.count);
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    const int64_t lo = std::max(pts[i].t_ns, b.from_ns);
-    const int64_t hi = i + 1 < pts.size() ? std::min(pts[i + 1].t_ns, end) : end;
-    if (hi <= lo) continue;
-    const auto first = static_cast<std::size_t>((lo - b.from_ns) / b.width_ns);
-    const auto last = static_cast<std::size_t>((hi - 1 - b.from_ns) / b.width_ns);
-    for (std::size_t k = first; k <= last; ++k) {
-      const int64_t bl = b.from_ns + static_cast<int64_t>(k) * b.width_ns;
-      f(k, pts[i].value, std::min(hi, bl + b.width_ns) - std::max(lo, bl));
-    }
-  }
-}
-
 }  // namespace
 
 Bins make_bins(int64_t from_ns, int64_t to_ns, std::size_t count) {
@@ -38,26 +20,51 @@ Bins make_bins(int64_t from_ns, int64_t to_ns, std::size_t count) {
   return b;
 }
 
-Extremes bin_extremes(const std::vector<analysis::Point>& pts, const Bins& b, double scale) {
-  Extremes e{std::vector<float>(b.count, kNone), std::vector<float>(b.count, kNone)};
-  for_each_held(pts, b, [&](std::size_t k, int64_t v, int64_t) {
-    const auto x = static_cast<float>(static_cast<double>(v) * scale);
-    e.min[k] = std::isnan(e.min[k]) ? x : std::min(e.min[k], x);
-    e.max[k] = std::isnan(e.max[k]) ? x : std::max(e.max[k], x);
-  });
-  return e;
+ExtremeBins::ExtremeBins(const Bins& b, double scale)
+    : held_(b),
+      scale_(scale),
+      e_{std::vector<float>(b.count, kNone), std::vector<float>(b.count, kNone)} {}
+
+void ExtremeBins::put(std::size_t k, int64_t v) {
+  const auto x = static_cast<float>(static_cast<double>(v) * scale_);
+  e_.min[k] = std::isnan(e_.min[k]) ? x : std::min(e_.min[k], x);
+  e_.max[k] = std::isnan(e_.max[k]) ? x : std::max(e_.max[k], x);
 }
 
-std::vector<float> bin_fraction(const std::vector<analysis::Point>& pts, const Bins& b,
-                                uint64_t bit) {
-  std::vector<double> on(b.count, 0), covered(b.count, 0);
-  for_each_held(pts, b, [&](std::size_t k, int64_t v, int64_t ns) {
-    covered[k] += static_cast<double>(ns);
-    if (static_cast<uint64_t>(v) & bit) on[k] += static_cast<double>(ns);
-  });
-  std::vector<float> out(b.count, kNone);
-  for (std::size_t k = 0; k < b.count; ++k) {
-    if (covered[k] > 0) out[k] = static_cast<float>(on[k] / covered[k]);
+void ExtremeBins::add(analysis::Point p) {
+  held_.add(p, [&](std::size_t k, int64_t v, int64_t) { put(k, v); });
+}
+
+Extremes ExtremeBins::finish() {
+  held_.finish([&](std::size_t k, int64_t v, int64_t) { put(k, v); });
+  return std::move(e_);
+}
+
+FractionBins::FractionBins(const Bins& b) : held_(b), covered_(b.count, 0), on_(64) {}
+
+void FractionBins::put(std::size_t k, int64_t v, int64_t ns) {
+  covered_[k] += static_cast<double>(ns);
+  for (auto bits = static_cast<uint64_t>(v); bits != 0; bits &= bits - 1) {
+    auto& on = on_[static_cast<std::size_t>(std::countr_zero(bits))];
+    if (on.empty()) on.assign(covered_.size(), 0);
+    on[k] += static_cast<double>(ns);
+  }
+}
+
+void FractionBins::add(analysis::Point p) {
+  seen_ |= static_cast<uint64_t>(p.value);
+  held_.add(p, [&](std::size_t k, int64_t v, int64_t ns) { put(k, v, ns); });
+}
+
+void FractionBins::finish() {
+  held_.finish([&](std::size_t k, int64_t v, int64_t ns) { put(k, v, ns); });
+}
+
+std::vector<float> FractionBins::fraction(uint64_t bit) const {
+  const auto& on = on_[static_cast<std::size_t>(std::countr_zero(bit))];
+  std::vector<float> out(covered_.size(), kNone);
+  for (std::size_t k = 0; k < covered_.size(); ++k) {
+    if (covered_[k] > 0) out[k] = on.empty() ? 0.0f : static_cast<float>(on[k] / covered_[k]);
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include "powershape/analysis/summary.hpp"
 #include "powershape/report/bins.hpp"
 #include "powershape/report/page.hpp"
+#include "powershape/report/trace_digest.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/util/atomic_file.hpp"
 #include "powershape/util/error.hpp"
@@ -41,53 +42,50 @@ struct Shown {
   const char* panel;
   const char* label;
   const char* unit;
-  double scale;
 };
 constexpr Shown kShown[] = {
-    {Signal::kDriverPower, "power", "driver buffer (50 Hz)", "W", 1e-3},
-    {Signal::kPowerInstant, "power", "instantaneous", "W", 1e-3},
-    {Signal::kPowerAverage, "power", "average field", "W", 1e-3},
-    {Signal::kPowerUsage, "power", "power usage (1 s average)", "W", 1e-3},
-    {Signal::kMemoryPower, "power", "memory", "W", 1e-3},
-    {Signal::kSmClock, "SM clock", "SM clock", "MHz", 1},
-    {Signal::kMemClock, "memory clock", "memory clock", "MHz", 1},
-    {Signal::kGpuTemp, "temperature", "GPU", "C", 1},
-    {Signal::kMemTemp, "temperature", "memory", "C", 1},
-    {Signal::kUtilGpu, "utilisation", "GPU", "%", 1},
-    {Signal::kUtilMem, "utilisation", "memory", "%", 1},
+    {Signal::kDriverPower, "power", "driver buffer (50 Hz)", "W"},
+    {Signal::kPowerInstant, "power", "instantaneous", "W"},
+    {Signal::kPowerAverage, "power", "average field", "W"},
+    {Signal::kPowerUsage, "power", "power usage (1 s average)", "W"},
+    {Signal::kMemoryPower, "power", "memory", "W"},
+    {Signal::kSmClock, "SM clock", "SM clock", "MHz"},
+    {Signal::kMemClock, "memory clock", "memory clock", "MHz"},
+    {Signal::kGpuTemp, "temperature", "GPU", "C"},
+    {Signal::kMemTemp, "temperature", "memory", "C"},
+    {Signal::kUtilGpu, "utilisation", "GPU", "%"},
+    {Signal::kUtilMem, "utilisation", "memory", "%"},
 };
 
-json gpu_data(const trace::Trace& t, int gpu, int64_t t0, const Bins& b) {
-  json g = {{"index", gpu}, {"name", ""}, {"power_limit_w", nullptr}};
-  for (const auto& d : t.devices) {
-    if (d.index != gpu) continue;
+json gpu_data(const TraceDigest& dg, const TraceDigest::Gpu& gpu) {
+  const Bins& b = dg.bins;
+  json g = {{"index", gpu.index}, {"name", ""}, {"power_limit_w", nullptr}};
+  for (const auto& d : dg.header.devices) {
+    if (d.index != gpu.index) continue;
     g["name"] = d.name;
     const auto& limit =
         d.enforced_power_limit_mw.ok() ? d.enforced_power_limit_mw : d.power_limit_mw;
     if (limit.ok()) g["power_limit_w"] = static_cast<double>(limit.value) * 1e-3;
   }
-  g["t0_s"] = static_cast<double>(b.from_ns - t0) * 1e-9;
+  g["t0_s"] = static_cast<double>(b.from_ns - dg.t0_ns) * 1e-9;
   g["bin_s"] = static_cast<double>(b.width_ns) * 1e-9;
   g["bins"] = b.count;
   g["series"] = json::array();
   for (const auto& s : kShown) {
-    const auto pts = analysis::series(t, gpu, s.signal);
-    if (pts.empty()) continue;
-    const auto e = bin_extremes(pts, b, s.scale);
+    const auto it =
+        std::find_if(gpu.series.begin(), gpu.series.end(),
+                     [&](const TraceDigest::Series& x) { return x.signal == s.signal; });
+    if (it == gpu.series.end()) continue;
     g["series"].push_back({{"panel", s.panel},
                            {"name", s.label},
                            {"unit", s.unit},
-                           {"min", base64(e.min)},
-                           {"max", base64(e.max)}});
+                           {"min", base64(it->extremes.min)},
+                           {"max", base64(it->extremes.max)}});
   }
   g["reasons"] = json::array();
-  const auto reasons = analysis::series(t, gpu, Signal::kReasons);
   for (const auto& r : telemetry::reason::kAll) {
-    const bool seen = std::any_of(reasons.begin(), reasons.end(), [&](const analysis::Point& p) {
-      return (static_cast<uint64_t>(p.value) & r.bit) != 0;
-    });
-    if (seen)
-      g["reasons"].push_back({{"name", r.name}, {"frac", base64(bin_fraction(reasons, b, r.bit))}});
+    if ((gpu.reasons.seen() & r.bit) != 0)
+      g["reasons"].push_back({{"name", r.name}, {"frac", base64(gpu.reasons.fraction(r.bit))}});
   }
   return g;
 }
@@ -102,34 +100,27 @@ void require(const json& j, const char* what, std::initializer_list<const char*>
 }  // namespace
 
 json report_data(const ReportInputs& in, std::size_t max_bins) {
-  if (!in.trace && !in.probe && !in.repro && !in.swing)
+  if (!in.trace && !in.digest && !in.probe && !in.repro && !in.swing)
     throw invalid_input("nothing to report: no trace, probe, repro or swing result");
   json d = {{"title", in.title},       {"source", ""},
             {"start_utc", nullptr},    {"note", ""},
             {"gpus", json::array()},   {"regions", json::array()},
             {"events", json::array()}, {"summary", json::array()},
             {"probe", nullptr},        {"repro", nullptr}};
-  if (in.trace && !in.trace->samples.empty()) {
-    const trace::Trace& t = *in.trace;
-    int64_t t0 = std::numeric_limits<int64_t>::max(), t1 = std::numeric_limits<int64_t>::min();
-    std::vector<int> gpus;
-    for (const auto& s : t.samples) {
-      t0 = std::min(t0, s.t_ns);
-      t1 = std::max(t1, s.t_ns);
-      if (std::find(gpus.begin(), gpus.end(), s.gpu) == gpus.end()) gpus.push_back(s.gpu);
-    }
-    std::sort(gpus.begin(), gpus.end());
-    // Bins no finer than the rows need: twice as many as there are, 2000 at least.
-    const Bins b =
-        make_bins(t0, t1, std::min(max_bins, std::max<std::size_t>(2000, 2 * t.samples.size())));
+  std::optional<TraceDigest> own;
+  if (in.trace && !in.digest) own = digest(*in.trace, max_bins, !in.summary);
+  if (const TraceDigest* dg = in.digest ? &*in.digest : own ? &*own : nullptr) {
+    const trace::Trace& t = dg->header;
+    const Bins& b = dg->bins;
+    const int64_t t0 = dg->t0_ns;
     d["source"] = t.source;
     if (t.wall_minus_steady_ns != 0)
       d["start_utc"] = telemetry::utc_iso(t0 + t.wall_minus_steady_ns);
-    d["note"] = std::to_string(t.samples.size()) + " rows; " +
+    d["note"] = std::to_string(dg->rows) + " rows; " +
                 (b.width_ns > 1'000'000 ? "one bin " + std::to_string(b.width_ns / 1'000'000) +
                                               " ms (the least and greatest value in it)"
                                         : "full resolution");
-    for (int g : gpus) d["gpus"].push_back(gpu_data(t, g, t0, b));
+    for (const auto& g : dg->gpus) d["gpus"].push_back(gpu_data(*dg, g));
     const auto rel = [&](int64_t ns) { return static_cast<double>(ns - t0) * 1e-9; };
     for (const auto& r : t.regions) {
       d["regions"].push_back({{"name", r.name},
@@ -139,9 +130,7 @@ json report_data(const ReportInputs& in, std::size_t max_bins) {
     }
     for (const auto& e : t.events)
       d["events"].push_back({{"t_s", rel(e.t_ns)}, {"gpu", e.gpu}, {"what", e.what}});
-    d["summary"] = in.summary ? *in.summary : analysis::to_json(analysis::summarize(t));
-  } else if (in.trace) {
-    throw invalid_input("the trace has no samples");
+    d["summary"] = in.summary ? *in.summary : analysis::to_json(dg->summary);
   }
   if (in.probe) {
     require(*in.probe, "probe", {"points", "boost_tflops", "sustained_tflops"});

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "powershape/report/trace_digest.hpp"
 #include "powershape/trace/trace.hpp"
 
 namespace powershape::report {
@@ -14,6 +15,7 @@ namespace powershape::report {
 struct ReportInputs {
   std::string title;
   std::optional<trace::Trace> trace;
+  std::optional<TraceDigest> digest;  // a trace already digested (digest_file): instead of trace
   std::optional<nlohmann::json> summary;  // a `--json` file's summary list; else computed
   std::optional<nlohmann::json> probe;    // `probe -o` JSON
   std::optional<nlohmann::json> repro;    // `repro -o` JSON
@@ -23,7 +25,8 @@ struct ReportInputs {
 // Time bins per GPU: what an hour of samples is reduced to (3600 s / 20000 = 180 ms a bin).
 inline constexpr std::size_t kMaxBins = 20000;
 
-// What the page draws, as JSON. Throws std::runtime_error when there is nothing to show or a
+// What the page draws, as JSON; a trace is digested with at most max_bins bins (a digest given
+// was made with its own). Throws std::runtime_error when there is nothing to show or a
 // probe / repro document lacks what its chart needs.
 nlohmann::json report_data(const ReportInputs& in, std::size_t max_bins = kMaxBins);
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -64,9 +65,74 @@ std::vector<std::string_view> split(std::string_view line) {
   return out;
 }
 
+// An energy counter that goes back (a driver reload, a GPU reset, or a trace written by another
+// tool from the raw counter) is unwrapped as the sampler does it live: a wrap continues modulo
+// 2^64, a reset continues from the new value, a leap faster than any GPU draws is not counted;
+// each is said in an event. Fed each GPU's readings in time order.
+class EnergyUnwrap {
+ public:
+  void feed(Sample& s, std::vector<Event>& events) {
+    Reading& e = s[Signal::kEnergy];
+    if (!e.ok()) return;
+    auto [it, fresh] = per_gpu_.try_emplace(
+        s.gpu, telemetry::CounterUnwrap(telemetry::spec(Signal::kPowerUsage).most), 0);
+    auto& [unwrap, first] = it->second;
+    if (fresh) first = e.value;
+    const auto step = unwrap.feed(static_cast<uint64_t>(e.value), s.t_ns);
+    // CounterUnwrap starts at the first value (at 0 above 2^62); the file's own start is kept.
+    const int64_t base = first < (int64_t{1} << 62) ? first : 0;
+    e.value = static_cast<int64_t>(static_cast<uint64_t>(first) +
+                                   static_cast<uint64_t>(step.value - base));
+    if (step.went_back) events.push_back({s.t_ns, s.gpu, "energy counter went back; continued"});
+    if (step.jumped > 0)
+      events.push_back({s.t_ns, s.gpu,
+                        "energy counter leapt " + std::to_string(step.jumped) +
+                            " mJ, faster than any GPU draws; not counted"});
+  }
+
+ private:
+  std::map<int, std::pair<telemetry::CounterUnwrap, int64_t>> per_gpu_;  // and the first value
+};
+
+// A reading no GPU gives (telemetry::SignalSpec::most) is a unit or a driver glitch: left out
+// (an error reading), said once with how many and the first, so that neither report, advise nor
+// swing believes it and a long recording with one glitch still reads.
+class Physical {
+ public:
+  void check(Sample& s) {
+    for (const auto& sp : telemetry::signal_specs()) {
+      Reading& r = s[sp.signal];
+      if (!r.ok() || r.value <= sp.most) continue;
+      if (dropped_++ == 0) {
+        first_ = telemetry::column_name(sp.signal) + " " + std::to_string(r.value) + " (at most " +
+                 std::to_string(sp.most) + ")";
+        first_t_ = s.t_ns;
+        first_gpu_ = s.gpu;
+      }
+      r = Reading::failed(telemetry::Status::kError);
+    }
+  }
+  void say(std::vector<Event>& events) const {
+    if (dropped_ > 0)
+      events.push_back(
+          {first_t_, first_gpu_,
+           std::to_string(dropped_) + " reading(s) beyond any GPU left out, the first " + first_});
+  }
+
+ private:
+  std::size_t dropped_ = 0;
+  std::string first_;
+  int64_t first_t_ = 0;
+  int first_gpu_ = 0;
+};
+
 class Parser {
  public:
-  explicit Parser(std::string name) : name_(std::move(name)) {}
+  using Sink = std::function<void(const Sample&)>;
+  // With a sink, rows go to it as they are read (their energy unwrapped in file order, checked by
+  // Physical) and the trace returned holds none.
+  explicit Parser(std::string name, Sink sink = {})
+      : name_(std::move(name)), sink_(std::move(sink)) {}
 
   [[noreturn]] void fail(std::size_t col, const std::string& what) const {
     std::string where = name_ + ":" + std::to_string(line_no_);
@@ -90,13 +156,26 @@ class Parser {
       try {
         line_of(line);
       } catch (const std::runtime_error& e) {
-        trace_.events.push_back({trace_.samples.empty() ? 0 : trace_.samples.back().t_ns, -1,
-                                 std::string(kTornPrefix) + e.what()});
+        trace_.events.push_back({last_t_, -1, std::string(kTornPrefix) + e.what()});
       }
     }
     if (columns_.empty()) fail(0, "no header row");
     close_cond();
-    unwrap_energy();
+    if (!sink_) {
+      std::vector<Sample*> rows;
+      for (auto& s : trace_.samples) rows.push_back(&s);
+      std::stable_sort(rows.begin(), rows.end(), [](const Sample* a, const Sample* b) {
+        return a->gpu != b->gpu ? a->gpu < b->gpu : a->t_ns < b->t_ns;
+      });
+      for (Sample* s : rows) unwrap_.feed(*s, trace_.events);
+      for (auto& s : trace_.samples) physical_.check(s);
+    } else {
+      // Said as the trace in memory says them: each GPU's in turn.
+      std::stable_sort(unwrap_events_.begin(), unwrap_events_.end(),
+                       [](const Event& a, const Event& b) { return a.gpu < b.gpu; });
+      trace_.events.insert(trace_.events.end(), unwrap_events_.begin(), unwrap_events_.end());
+    }
+    physical_.say(trace_.events);
     return std::move(trace_);
   }
 
@@ -155,41 +234,6 @@ class Parser {
   // can); a negative one is a broken file, not a reading.
   static bool never_negative(Signal s) { return s != Signal::kGpuTemp && s != Signal::kMemTemp; }
 
-  static std::string jump_event(uint64_t mj) {
-    return "energy counter leapt " + std::to_string(mj) +
-           " mJ, faster than any GPU draws; not counted";
-  }
-
-  // An energy counter that goes back (a driver reload, a GPU reset, or a trace written by another
-  // tool from the raw counter) is unwrapped as the sampler does it live: a wrap continues modulo
-  // 2^64, a reset continues from the new value, a leap faster than any GPU draws is not counted;
-  // each is said in an event.
-  void unwrap_energy() {
-    std::vector<Sample*> rows;
-    for (auto& s : trace_.samples) rows.push_back(&s);
-    std::stable_sort(rows.begin(), rows.end(), [](const Sample* a, const Sample* b) {
-      return a->gpu != b->gpu ? a->gpu < b->gpu : a->t_ns < b->t_ns;
-    });
-    std::map<int, std::pair<telemetry::CounterUnwrap, int64_t>> per_gpu;  // and the first value
-    for (Sample* s : rows) {
-      Reading& e = (*s)[Signal::kEnergy];
-      if (!e.ok()) continue;
-      auto [it, fresh] = per_gpu.try_emplace(
-          s->gpu, telemetry::CounterUnwrap(telemetry::spec(Signal::kPowerUsage).most), 0);
-      auto& [unwrap, first] = it->second;
-      if (fresh) first = e.value;
-      const auto step = unwrap.feed(static_cast<uint64_t>(e.value), s->t_ns);
-      // CounterUnwrap starts at the first value (at 0 above 2^62); the file's own start is kept.
-      const int64_t base = first < (int64_t{1} << 62) ? first : 0;
-      e.value = static_cast<int64_t>(static_cast<uint64_t>(first) +
-                                     static_cast<uint64_t>(step.value - base));
-      if (step.went_back) {
-        trace_.events.push_back({s->t_ns, s->gpu, "energy counter went back; continued"});
-      }
-      if (step.jumped > 0) trace_.events.push_back({s->t_ns, s->gpu, jump_event(step.jumped)});
-    }
-  }
-
   void row(const std::string& line) {
     auto cells = split(line);
     if (cells.size() != columns_.size()) {
@@ -227,7 +271,14 @@ class Parser {
       col += c.size() + 1;
     }
     track_cond(cond, s.t_ns);
-    trace_.samples.push_back(s);
+    last_t_ = s.t_ns;
+    if (!sink_) {
+      trace_.samples.push_back(s);
+      return;
+    }
+    unwrap_.feed(s, unwrap_events_);
+    physical_.check(s);
+    sink_(s);
   }
 
   int64_t integer(std::string_view c, std::size_t col) const {
@@ -275,43 +326,30 @@ class Parser {
   }
 
   std::string name_;
+  Sink sink_;
+  EnergyUnwrap unwrap_;
+  Physical physical_;
+  std::vector<Event> unwrap_events_;  // streamed: said after the file's own
+  int64_t last_t_ = 0;                // the last row's time
   std::size_t line_no_ = 0;
   std::vector<Column> columns_;
   std::optional<Region> open_cond_;
   Trace trace_;
 };
 
-// A reading no GPU gives (telemetry::SignalSpec::most) is a unit or a driver glitch: left out
-// (an error reading), said once with how many and the first, so that neither report, advise nor
-// swing believes it and a long recording with one glitch still reads.
+// A trace another reader made, held to the same physics.
 Trace physical(Trace t) {
-  std::size_t dropped = 0;
-  std::string first;
-  int64_t first_t = 0;
-  int first_gpu = 0;
-  for (auto& s : t.samples) {
-    for (const auto& sp : telemetry::signal_specs()) {
-      Reading& r = s[sp.signal];
-      if (!r.ok() || r.value <= sp.most) continue;
-      if (dropped++ == 0) {
-        first = telemetry::column_name(sp.signal) + " " + std::to_string(r.value) + " (at most " +
-                std::to_string(sp.most) + ")";
-        first_t = s.t_ns;
-        first_gpu = s.gpu;
-      }
-      r = Reading::failed(telemetry::Status::kError);
-    }
-  }
-  if (dropped > 0)
-    t.events.push_back(
-        {first_t, first_gpu,
-         std::to_string(dropped) + " reading(s) beyond any GPU left out, the first " + first});
+  Physical p;
+  for (auto& s : t.samples) p.check(s);
+  p.say(t.events);
   return t;
 }
 
 }  // namespace
 
-Trace read_csv(std::istream& in, const std::string& name) {
+namespace {
+
+NvidiaSmiLog log_kind(std::istream& in, const std::string& name) {
   // nvidia-smi's logs (--query-gpu CSV, dmon) are read by their own reader.
   std::string first;
   while (util::read_line(in, first, name) &&
@@ -320,17 +358,39 @@ Trace read_csv(std::istream& in, const std::string& name) {
   const NvidiaSmiLog kind = nvidia_smi_log_kind(first);
   in.clear();
   in.seekg(0);
-  if (kind != NvidiaSmiLog::kNone) return physical(read_nvidia_smi_log(in, name, kind));
-  return physical(Parser(name).parse(in));
+  return kind;
 }
 
-Trace read_csv(const std::string& path) {
+void open_trace(const std::string& path, std::ifstream& in) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw invalid_input(path + ": a folder, not a trace file");
-  std::ifstream in;
   util::open_input(path, in);
+}
+
+}  // namespace
+
+Trace read_csv(std::istream& in, const std::string& name) {
+  const NvidiaSmiLog kind = log_kind(in, name);
+  if (kind != NvidiaSmiLog::kNone) return physical(read_nvidia_smi_log(in, name, kind));
+  return Parser(name).parse(in);
+}
+
+Trace read_csv(const std::string& path) {
+  std::ifstream in;
+  open_trace(path, in);
   return read_csv(in, path);
+}
+
+Trace scan_csv(const std::string& path, const std::function<void(const Sample&)>& row) {
+  std::ifstream in;
+  open_trace(path, in);
+  const NvidiaSmiLog kind = log_kind(in, path);
+  if (kind == NvidiaSmiLog::kNone) return Parser(path, row).parse(in);
+  Trace t = physical(read_nvidia_smi_log(in, path, kind));  // a log is read whole
+  for (const auto& s : t.samples) row(s);
+  t.samples.clear();
+  return t;
 }
 
 }  // namespace powershape::trace

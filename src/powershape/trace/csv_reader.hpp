@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <istream>
 #include <string>
 
@@ -25,5 +26,11 @@ inline constexpr int kMaxGpus = 1024;
 inline constexpr const char* kTornPrefix = "the last line is cut off, dropped: ";
 Trace read_csv(const std::string& path);
 Trace read_csv(std::istream& in, const std::string& name);
+
+// read_csv without the rows in memory: each row goes to `row` as it is read, checked as read_csv
+// checks it, except that an energy counter is unwrapped in the file's order (read_csv's when each
+// GPU's rows are in time order, as every recorder writes them). Returns the rest of the trace
+// (source, devices, regions, events, clock) with no samples. An nvidia-smi log is read whole.
+Trace scan_csv(const std::string& path, const std::function<void(const Sample&)>& row);
 
 }  // namespace powershape::trace

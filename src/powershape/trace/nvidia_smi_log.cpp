@@ -152,7 +152,8 @@ class Reader {
     }
     char c1 = 0, c2 = 0;
     in >> h >> c1 >> mi >> c2 >> s;
-    if (in.fail() || y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 ||
+    // Nanoseconds since 1970 in 64 bits run out in April 2262.
+    if (in.fail() || y < 1970 || y > 2261 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 ||
         h > 23 || mi < 0 || mi > 59 || !(s >= 0 && s < 61) || c1 != ':' || c2 != ':')
       fail(col, "expected a time like 2026/12/02 10:00:00.123, found '" +
                     util::printable(cell, 40) + "'");

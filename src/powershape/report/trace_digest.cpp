@@ -1,0 +1,120 @@
+#include "powershape/report/trace_digest.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include "powershape/analysis/power_stream.hpp"
+#include "powershape/analysis/summary_stream.hpp"
+#include "powershape/trace/csv_reader.hpp"
+#include "powershape/util/error.hpp"
+
+namespace powershape::report {
+namespace {
+using telemetry::Signal;
+
+// Both passes over the rows; `each(f)` calls f on every row, each signal of each GPU in time order,
+// and returns the trace without its rows.
+template <class EachRow>
+std::optional<TraceDigest> gather(const EachRow& each, std::size_t max_bins, bool summary) {
+  TraceDigest d;
+  analysis::SummaryPlanner planner;
+  int64_t t1 = std::numeric_limits<int64_t>::min();
+  std::optional<analysis::TracePowerStream> power_stream;
+  d.t0_ns = std::numeric_limits<int64_t>::max();
+  std::vector<int> gpus;
+  d.header = each([&](const telemetry::Sample& row) {
+    ++d.rows;
+    d.t0_ns = std::min(d.t0_ns, row.t_ns);
+    t1 = std::max(t1, row.t_ns);
+    if (std::find(gpus.begin(), gpus.end(), row.gpu) == gpus.end()) gpus.push_back(row.gpu);
+    planner.add(row);
+    if (!power_stream) power_stream.emplace(row.t_ns);  // times from the first row
+    power_stream->plan(row);
+  });
+  if (d.rows == 0) throw invalid_input("the trace has no samples");
+  if (!planner.in_time_order()) return std::nullopt;
+  std::sort(gpus.begin(), gpus.end());
+  // Bins no finer than the rows need: twice as many as there are, 2000 at least.
+  d.bins = make_bins(d.t0_ns, t1, std::min(max_bins, std::max<std::size_t>(2000, 2 * d.rows)));
+
+  std::map<std::pair<int, Signal>, ExtremeBins> extremes;
+  std::map<int, FractionBins> reasons;
+  for (int g : gpus) reasons.emplace(g, FractionBins(d.bins));
+  std::optional<analysis::SummaryStream> stream;
+  if (summary) stream.emplace(planner.plan(d.header.regions));
+  bool power = true;
+  try {
+    power_stream->start(d.header.devices);
+  } catch (const std::exception& e) {
+    d.no_power = e.what();
+    power = false;
+  }
+  // A file still being written (a monitor's) has more rows the second time: those are left out.
+  std::size_t second = 0;
+  each([&](const telemetry::Sample& row) {
+    if (++second > d.rows) return;
+    for (Signal s : shown_signals()) {
+      if (!row[s].ok()) continue;
+      auto it = extremes.find({row.gpu, s});
+      if (it == extremes.end()) {
+        const double scale = telemetry::spec(s).unit == "mW" ? 1e-3 : 1;
+        it = extremes.emplace(std::pair{row.gpu, s}, ExtremeBins(d.bins, scale)).first;
+      }
+      it->second.add({row.t_ns, row[s].value});
+    }
+    const auto r =
+        reasons.find(row.gpu);  // none: a GPU the first pass did not see (a file rewritten)
+    if (r != reasons.end() && row[Signal::kReasons].ok())
+      r->second.add({row.t_ns, row[Signal::kReasons].value});
+    if (stream) stream->add(row);
+    if (power) power_stream->add(row);
+  });
+  for (int g : gpus) {
+    TraceDigest::Gpu gpu{g, {}, std::move(reasons.at(g))};
+    gpu.reasons.finish();
+    for (Signal s : shown_signals()) {
+      if (auto it = extremes.find({g, s}); it != extremes.end())
+        gpu.series.push_back({s, it->second.finish()});
+    }
+    d.gpus.push_back(std::move(gpu));
+  }
+  if (stream) d.summary = stream->finish();
+  if (power) d.power = power_stream->finish();
+  return d;
+}
+
+}  // namespace
+
+const std::vector<Signal>& shown_signals() {
+  static const std::vector<Signal> kShown = {
+      Signal::kDriverPower, Signal::kPowerInstant, Signal::kPowerAverage, Signal::kPowerUsage,
+      Signal::kMemoryPower, Signal::kSmClock,      Signal::kMemClock,     Signal::kGpuTemp,
+      Signal::kMemTemp,     Signal::kUtilGpu,      Signal::kUtilMem};
+  return kShown;
+}
+
+TraceDigest digest(const trace::Trace& t, std::size_t max_bins, bool summary) {
+  // Each signal's readings in time order: the rows sorted by time, in their order where equal.
+  std::vector<std::size_t> order(t.samples.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return t.samples[a].t_ns < t.samples[b].t_ns;
+  });
+  const auto each = [&](const auto& f) {
+    for (std::size_t i : order) f(t.samples[i]);
+    trace::Trace header = t;
+    header.samples.clear();
+    return header;
+  };
+  return *gather(each, max_bins, summary);
+}
+
+std::optional<TraceDigest> digest_file(const std::string& path, std::size_t max_bins,
+                                       bool summary) {
+  const auto each = [&](const auto& f) { return trace::scan_csv(path, f); };
+  return gather(each, max_bins, summary);
+}
+
+}  // namespace powershape::report
