@@ -17,6 +17,12 @@ bool ran_with(const CLI::App& app, const std::string& flag) {
 
 std::string message_of(const CLI::App& app, const std::exception& e) {
   const auto* error = dynamic_cast<const Error*>(&e);
+  // No driver, where the subcommand could read something else: what it could read.
+  if (error != nullptr && error->kind() == ErrorKind::kUnsupported &&
+      std::string_view(e.what()).starts_with("no NVIDIA driver") && ran_with(app, "--source"))
+    return std::string(e.what()) +
+           "; --source fake:data/h200/gemm_sustained_trace.csv replays an H200's recording "
+           "(powershape sim simulates one)";
   if (error == nullptr || error->subject().empty()) return e.what();
   const std::string flag = "--" + error->subject();
   return ran_with(app, flag) ? flag + ": " + error->detail() : e.what();

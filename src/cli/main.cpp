@@ -44,17 +44,42 @@ int main(int argc, char** argv) {
   powershape::cli::add_swing(app);
   powershape::cli::add_smooth(app);
   powershape::cli::add_power_smoothing(app);
+  app.footer("powershape help SUBCOMMAND (or SUBCOMMAND --help) shows its options.\n");
   // Exit codes (docs/cli.md): 0 done, 1 the run failed (a file, a device, a value the run
   // refused), 2 the command line was wrong; monitor, compare and advise --apply pass on their
   // command's own code. CLI11's own codes (104-109) become 2.
   std::vector<std::string> names;
   for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
     names.push_back(sub->get_name());
+  // `powershape help [SUBCOMMAND [NESTED]]`: what --help of that subcommand prints, as git has it.
+  if (argc > 1 && std::string(argv[1]) == "help") {
+    CLI::App* at = &app;
+    for (int i = 2; i < argc; ++i) {
+      std::vector<std::string> here;
+      CLI::App* next = nullptr;
+      for (auto* s : at->get_subcommands([](CLI::App*) { return true; })) {
+        here.push_back(s->get_name());
+        if (s->get_name() == argv[i]) next = s;
+      }
+      if (next == nullptr) {
+        const std::string near = powershape::cli::closest(argv[i], here);
+        std::fprintf(stderr, "powershape help: no subcommand '%s'%s; %s\n",
+                     powershape::util::printable(argv[i]).c_str(),
+                     near.empty() ? "" : (" (did you mean '" + near + "'?)").c_str(),
+                     here.empty() ? "it has none"
+                                  : ("the subcommands: " + CLI::detail::join(here, ", ")).c_str());
+        return 2;
+      }
+      at = next;
+    }
+    std::fputs(at->help().c_str(), stdout);
+    return 0;
+  }
   CLI::App* sub = nullptr;
   if (argc > 1 && argv[1][0] != '-') {
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       const std::string near = powershape::cli::closest(argv[1], names);
-      std::fprintf(stderr, "powershape: unknown subcommand '%s'%s; the subcommands: %s\n",
+      std::fprintf(stderr, "powershape: unknown subcommand '%s'%s; the subcommands: %s, help\n",
                    powershape::util::printable(argv[1]).c_str(),
                    near.empty() ? "" : (" (did you mean '" + near + "'?)").c_str(),
                    CLI::detail::join(names, ", ").c_str());

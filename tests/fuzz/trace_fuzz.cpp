@@ -1,6 +1,7 @@
 // libFuzzer target: the trace readers (powershape's CSV, nvidia-smi's logs, JSON) and replay of
 // what they accept. What a reader accepts is held to the physics the readers promise: no reading
-// beyond any GPU (SignalSpec::most), no negative power, energy or clock, and an energy counter
+// beyond any GPU (SignalSpec::most), no negative power, energy or clock (a bitmask's top bit reads
+// negative, a temperature may be), and an energy counter
 // that never goes back nor climbs faster than the most power there is, so that nothing
 // downstream (report, advise, swing) can be handed a petawatt.
 #include <cstdlib>
@@ -24,7 +25,8 @@ void expect_physical(const trace::Trace& t) {
     for (const auto& sp : telemetry::signal_specs()) {
       const auto& r = s[sp.signal];
       if (!r.ok()) continue;
-      const bool may_be_negative = sp.signal == Signal::kGpuTemp || sp.signal == Signal::kMemTemp;
+      const bool may_be_negative =
+          sp.signal == Signal::kGpuTemp || sp.signal == Signal::kMemTemp || sp.unit == "bitmask";
       if (r.value > sp.most || (r.value < 0 && !may_be_negative)) std::abort();
     }
     if (s[Signal::kEnergy].ok()) energy[s.gpu].emplace(s.t_ns, s[Signal::kEnergy].value);

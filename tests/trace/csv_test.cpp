@@ -337,4 +337,13 @@ TEST(Csv, AnEnergyCounterThatLeapsIsNotBelieved) {
       << t.events[0].what;
 }
 
+// A bitmask is any 64 bits: the top one set reads as a negative integer, and a trace written with
+// it reads back.
+TEST(Csv, AReasonsBitmaskWithItsTopBitSetReadsBack) {
+  std::istringstream in("t_s,clock_event_reasons\n0.0,-9223372036854775807\n");
+  const Trace t = read_csv(in, "top.csv");
+  ASSERT_EQ(t.samples.size(), 1u);
+  EXPECT_EQ(static_cast<uint64_t>(t.samples[0][Signal::kReasons].value), 0x8000000000000001u);
+}
+
 }  // namespace powershape::trace

@@ -231,8 +231,11 @@ class Parser {
   }
 
   // Powers, energy, clocks, throttle times and utilisation cannot be below zero (temperatures
-  // can); a negative one is a broken file, not a reading.
-  static bool never_negative(Signal s) { return s != Signal::kGpuTemp && s != Signal::kMemTemp; }
+  // can; a bitmask with its top bit set reads as a negative integer); a negative one is a broken
+  // file, not a reading.
+  static bool never_negative(Signal s) {
+    return s != Signal::kGpuTemp && s != Signal::kMemTemp && s != Signal::kReasons;
+  }
 
   void row(const std::string& line) {
     auto cells = split(line);
