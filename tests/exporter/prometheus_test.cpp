@@ -20,6 +20,8 @@ TEST(Prometheus, DcgmNamesValidLinesAndGroupedFamilies) {
   d.index = 0;
   d.name = "NVIDIA \"H200\"";
   d.uuid = "GPU-1";
+  d.power_limit_mw = Reading::of(700'000);
+  d.enforced_power_limit_mw = Reading::of(550'000);
   t.devices.push_back(d);
   for (int i = 0; i < 3; ++i) {
     trace::Sample s;
@@ -41,6 +43,11 @@ TEST(Prometheus, DcgmNamesValidLinesAndGroupedFamilies) {
                 "\"nvidia0\",modelName=\"NVIDIA \\\"H200\\\"\",Hostname=\"node-1\"} 121000\n"),
       std::string::npos);
   EXPECT_NE(text.find("clock_event=\"sw_power_cap\"} 1\n"), std::string::npos);
+  // The limits beside the power (dcgm-exporter#719): set, and enforced (the least of all set).
+  EXPECT_NE(text.find("DCGM_FI_DEV_POWER_MGMT_LIMIT{gpu=\"0\",UUID=\"GPU-1\""), std::string::npos);
+  EXPECT_NE(text.find("Hostname=\"node-1\"} 700\n"), std::string::npos);
+  EXPECT_NE(text.find("DCGM_FI_DEV_ENFORCED_POWER_LIMIT{gpu=\"0\""), std::string::npos);
+  EXPECT_NE(text.find("Hostname=\"node-1\"} 550\n"), std::string::npos);
   EXPECT_NE(text.find("region=\"step \\\"a\\\"\"}"), std::string::npos);
   const std::regex sample(
       R"re(^[a-zA-Z_:][a-zA-Z0-9_:]*\{([a-zA-Z_]+="([^"\\]|\\.)*",?)*\} -?[0-9.e+-]+$)re");

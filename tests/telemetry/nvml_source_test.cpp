@@ -218,6 +218,20 @@ TEST_F(NvmlSourceTest, SlowCallsAreSurvived) {
   EXPECT_TRUE(s[Signal::kPowerUsage].ok());
 }
 
+// The GPUs a job sees (CUDA_VISIBLE_DEVICES) are the ones watched, unless named (--gpus).
+TEST_F(NvmlSourceTest, WatchesTheGpusCudaVisibleDevicesNames) {
+  setenv("POWERSHAPE_FAKE_NVML_GPUS", "4", 1);
+  setenv("CUDA_VISIBLE_DEVICES", "GPU-fake-3,1", 1);
+  std::vector<int> seen;
+  const NvmlSource visible;
+  for (const auto& d : visible.devices()) seen.push_back(d.index);
+  EXPECT_EQ(seen, (std::vector<int>{3, 1}));
+  EXPECT_EQ(NvmlSource({0}).devices().at(0).index, 0);
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(NvmlSource().devices().size(), 4u);
+  unsetenv("POWERSHAPE_FAKE_NVML_GPUS");
+}
+
 TEST_F(NvmlSourceTest, NoDriverIsOneClearLine) {
   faults("no_driver");
   try {

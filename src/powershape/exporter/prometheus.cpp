@@ -150,6 +150,22 @@ std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_n
             << "\n";
     }
   }
+  // Each GPU's power limit beside its power (dcgm-exporter#719), as DCGM names the fields.
+  for (const auto& [name, help, field] :
+       {std::tuple{"DCGM_FI_DEV_POWER_MGMT_LIMIT", "Power management limit (in W).",
+                   &telemetry::DeviceInfo::power_limit_mw},
+        std::tuple{"DCGM_FI_DEV_ENFORCED_POWER_LIMIT",
+                   "Enforced power limit, the least of every limit set (in W).",
+                   &telemetry::DeviceInfo::enforced_power_limit_mw}}) {
+    bool any = false;
+    for (const auto& d : t.devices) {
+      if (!(d.*field).ok()) continue;
+      if (!any) family({name, "gauge", help});
+      any = true;
+      out << name << "{" << label(d.index) << "} " << static_cast<double>((d.*field).value) * 1e-3
+          << "\n";
+    }
+  }
   // The node: what its GPUs draw and have used together (GPUs without the signal left out).
   double node_w = 0, node_mj = 0;
   bool any_w = false, any_mj = false;

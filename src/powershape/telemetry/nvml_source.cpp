@@ -4,10 +4,12 @@
 #include <array>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <stdexcept>
 #include <utility>
 
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/telemetry/cuda_visible.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::telemetry {
@@ -61,7 +63,20 @@ NvmlSource::NvmlSource(const std::vector<int>& gpus, const std::string& library)
   if (count == 0) throw unsupported("NVML sees no GPU");
   std::vector<int> chosen = gpus;
   if (chosen.empty()) {
-    for (unsigned i = 0; i < count; ++i) chosen.push_back(static_cast<int>(i));
+    // The GPUs the job sees, where CUDA_VISIBLE_DEVICES says; else all.
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+      std::vector<std::string> uuids(count);
+      for (unsigned i = 0; i < count; ++i) {
+        nvml::Device d = nullptr;
+        char buf[96] = {};
+        if (call(api.DeviceGetHandleByIndex, i, &d) == nvml::kSuccess &&
+            call(api.DeviceGetUUID, d, buf, sizeof buf) == nvml::kSuccess)
+          uuids[i] = buf;
+      }
+      chosen = *cuda_visible(visible, uuids);
+    } else {
+      for (unsigned i = 0; i < count; ++i) chosen.push_back(static_cast<int>(i));
+    }
   }
   for (int index : chosen) {
     if (index < 0 || static_cast<unsigned>(index) >= count) {
