@@ -31,6 +31,17 @@ def test_cpu_matches_torch_cross_entropy_and_its_gradients():
         assert torch.allclose(gx, rx, rtol=1e-4, atol=1e-6) and torch.allclose(gw, rw, rtol=1e-4, atol=1e-6)
 
 
+def test_what_the_docstring_says_of_ignored_tokens_and_reductions():
+    x, w, t = inputs("cpu")
+    none = linear_cross_entropy(x, w, t, reduction="none")
+    assert none.shape == t.shape and bool((none[t == -100] == 0).all())
+    assert torch.allclose(none, eager(x, w, t, reduction="none"), rtol=1e-5, atol=1e-5)
+    assert torch.allclose(none.sum() / (t != -100).sum(), linear_cross_entropy(x, w, t), rtol=1e-6)
+    every = torch.full_like(t, -100)
+    assert linear_cross_entropy(x, w, every).item() == 0  # torch's own gives NaN
+    assert torch.isnan(eager(x, w, every))
+
+
 def test_deterministic_algorithms_take_the_pass_not_the_exponent_in_the_product():
     from powershape.torch import _options
 

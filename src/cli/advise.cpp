@@ -23,6 +23,7 @@
 #include "powershape/sim/simulator.hpp"
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/printable.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
@@ -35,7 +36,7 @@ struct AdviseArgs {
                      mfu;
   workload::WorkloadArgs workload;
   int gpu = 0, points = 0, rounds = 2;  // points 0: 8 a knob simulated, 4 measured (--sweep)
-  bool sweep = false;
+  bool sweep = false, table = false;
   std::string source = "nvml";
   double max_slowdown_pct = -1, window_s = 1, peak_tflops = 0, gpu_seconds = 30, grid_gpus = 1;
   std::string grid;                             // a grid spec the choice must be within
@@ -47,17 +48,19 @@ struct AdviseArgs {
 void print_choice(const std::vector<advise::Outcome>& o, std::size_t chosen,
                   const experiment::Objective& obj, double max_slowdown) {
   const auto& c = o[chosen];
+  const std::string bound =
+      max_slowdown >= 0 ? ", at most " + util::printable(max_slowdown * 100) + "% slower" : "";
   if (chosen == 0) {
     std::printf("\nrecommended: leave the GPU as found: no setting improves %s%s\n",
-                obj.describe().c_str(), max_slowdown >= 0 ? " within the slowdown bound" : "");
+                obj.describe().c_str(), bound.c_str());
     return;
   }
   std::printf(
       "\nrecommended: %s: energy %+.1f%% [%+.1f, %+.1f], time %+.1f%% [%+.1f, %+.1f] against "
-      "the GPU as found (objective %s)\n",
+      "the GPU as found (objective %s%s)\n",
       c.setting.describe().c_str(), (c.energy_ratio.mid - 1) * 100, (c.energy_ratio.lo - 1) * 100,
       (c.energy_ratio.hi - 1) * 100, (c.time_ratio.mid - 1) * 100, (c.time_ratio.lo - 1) * 100,
-      (c.time_ratio.hi - 1) * 100, obj.describe().c_str());
+      (c.time_ratio.hi - 1) * 100, obj.describe().c_str(), bound.c_str());
 }
 
 // The learned selector's pick is shown beside the search's only where it keeps the slowdown bound
@@ -184,6 +187,10 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
   std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", label.c_str(), a.gpu,
               r.device.name.empty() ? "not named in the trace" : r.device.name.c_str(),
               r.profile.empty() ? "generic" : r.profile.c_str());
+  print_choice(r.outcomes, r.chosen, objective, max_slowdown);
+  if (!grid_said.empty()) std::printf("%s\n", grid_said.c_str());
+  if (r.selector_pick && within_bound(*r.selector_pick, max_slowdown))
+    std::printf("%s", describe_pick(*r.selector_pick).c_str());
   std::printf("\n%-14s %7s %10s %7s %12s %7s %15s %22s %8s\n", "class", "windows", "seconds",
               "time", "energy J", "energy", "clocks MHz", "P(f) static + slope W", "RMS W");
   double total_s = 0, total_j = 0;
@@ -220,11 +227,7 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
   if (max_slowdown >= 0)
     std::printf(", at most %g%% slower at the interval's upper end", a.max_slowdown_pct);
   std::printf(":\n");
-  print_outcomes(r.outcomes, r.chosen, "s", 1e-3);
-  print_choice(r.outcomes, r.chosen, objective, max_slowdown);
-  if (!grid_said.empty()) std::printf("%s\n", grid_said.c_str());
-  if (r.selector_pick && within_bound(*r.selector_pick, max_slowdown))
-    std::printf("%s", describe_pick(*r.selector_pick).c_str());
+  print_outcomes(r.outcomes, r.chosen, "s", 1e-3, a.table);
   std::printf(
       "not validated: the GPU was not run at these settings (predicted from the clocks it "
       "visited by itself); `powershape advise --apply` sets the choice, and a monitor around "
@@ -250,23 +253,26 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
   std::printf("powershape advise: %s on simulated %s (%s profile), objective %s\n",
               plans.front().name.c_str(), p.name.c_str(), p.status.c_str(),
               objective.describe().c_str());
-  std::printf("%zu settings simulated (%d runs; every settable value would be %zu settings)\n\n",
+  std::printf("%zu settings simulated (%d runs; every settable value would be %zu settings)\n",
               r.outcomes.size(), r.simulations, r.every);
-  print_outcomes(r.outcomes, r.chosen, "ms/iter", 1);
   print_choice(r.outcomes, r.chosen, objective, max_slowdown);
   if (within_bound(r.selector_pick, max_slowdown))
     std::printf("%s", describe_pick(r.selector_pick).c_str());
+  std::printf("\n");
+  print_outcomes(r.outcomes, r.chosen, "ms/iter", 1, a.table);
   Advice out{r.outcomes, r.chosen, {}};
   out.out["device"] = "sim:" + pname;
   out.out["workload"] = plans.front().name;
   return out;
 }
 
-// The bound --apply holds a recommendation to unless --max-slowdown says otherwise.
-constexpr double kApplyMaxSlowdownPct = 10;
+// The bound a recommendation keeps unless --max-slowdown says otherwise: energy bought with any
+// slowdown (a clock cap at +44% time) is seldom what a job wants.
+constexpr double kDefaultMaxSlowdownPct = 10;
 
 int run_advise(AdviseArgs& a) {
   a.apply.gpu = a.gpu;
+  if (a.max_slowdown_pct < 0) a.max_slowdown_pct = kDefaultMaxSlowdownPct;
   if (a.apply.restore) return restore_left(a.apply);
   if (a.apply.force) throw std::runtime_error("--force: only with --restore");
   if (a.sweep) {
@@ -286,13 +292,6 @@ int run_advise(AdviseArgs& a) {
   if (!a.apply.command.empty() && !a.apply.apply)
     throw std::runtime_error("a command after -- runs only with --apply or --sweep");
   if (!a.mfu.empty()) return run_mfu(a);
-  if (a.apply.apply && a.max_slowdown_pct < 0) {
-    // A setting is applied only within a bound the user widens on purpose.
-    a.max_slowdown_pct = kApplyMaxSlowdownPct;
-    std::printf(
-        "powershape: --apply: at most %g%% slower than as found (--max-slowdown widens it)\n",
-        kApplyMaxSlowdownPct);
-  }
   // A spec that cannot be read is said before the trace is read and fitted.
   if (!a.grid.empty()) a.grid_spec = analysis::load_grid_spec(a.grid);
   // Zeus' cost weighs time by the device's power limit, set per device.
@@ -357,8 +356,8 @@ void add_advise(CLI::App& app) {
                   "device has modes)");
   cmd->add_option("--objective", a.objective, "energy (default), time, edp or cost:ETA (Zeus)");
   cmd->add_option("--max-slowdown", a.max_slowdown_pct,
-                  "Percent slower than as found a recommendation may be (default: any; 10 with "
-                  "--apply)")
+                  "Percent slower than as found a recommendation may be (default 10; 100: "
+                  "twice as slow)")
       ->check(finite_in(0, 100));
   cmd->add_option("--points", a.points, "Coarse values a knob (default 8; 4 with --sweep)")
       ->check(CLI::Range(2, 200));
@@ -373,6 +372,8 @@ void add_advise(CLI::App& app) {
                   "maximum clock; an H200's data sheet says 989 dense bf16)")
       ->check(finite_in(0.001, 100000));
   cmd->add_option("-o,--output", a.out, "Write every outcome and the recommendation as JSON");
+  cmd->add_flag("--table", a.table,
+                "List every setting tried (default: the recommendation and the GPU as found)");
   add_apply_options(cmd, a.apply);
   cmd->add_flag("--sweep", a.sweep,
                 "Measure the command after -- under each candidate setting, applied in turn and "

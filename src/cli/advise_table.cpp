@@ -24,22 +24,68 @@ std::vector<std::size_t> table_order(const std::vector<advise::Outcome>& o, std:
   return out;
 }
 
+namespace {
+
+// A setting that changed nothing the model or the GPU saw: a power limit above what the GPU drew,
+// a clock cap above the clocks it ran.
+bool as_found(const advise::Outcome& x, const advise::Outcome& found) {
+  return x.ms == found.ms && x.joules == found.joules;
+}
+
+bool same_kind(const advise::Setting& a, const advise::Setting& b) {
+  return (a.power_limit_w > 0) == (b.power_limit_w > 0) &&
+         (a.clock_cap_mhz > 0) == (b.clock_cap_mhz > 0) && a.power_mode.empty() &&
+         b.power_mode.empty() && !a.smoothing && !b.smoothing;
+}
+
+void row(const advise::Outcome& x, const std::string& name, double ms_scale, const char* mark) {
+  char t[64], e[64];
+  std::snprintf(t, sizeof t, "%.4f [%.4f, %.4f]", x.time_ratio.mid, x.time_ratio.lo,
+                x.time_ratio.hi);
+  std::snprintf(e, sizeof e, "%.4f [%.4f, %.4f]", x.energy_ratio.mid, x.energy_ratio.lo,
+                x.energy_ratio.hi);
+  std::printf("%-32s %11.3f %11.3f %26s %26s %8.1f%s\n", name.c_str(), x.ms * ms_scale, x.joules, t,
+              e, x.mean_power_w, mark);
+}
+
+}  // namespace
+
 void print_outcomes(const std::vector<advise::Outcome>& o, std::size_t chosen, const char* unit,
-                    double ms_scale) {
+                    double ms_scale, bool every) {
   if (o.empty()) return;
   std::printf("%-32s %11s %11s %26s %26s %8s\n", "setting", unit, "J", "time ratio [95%]",
               "energy ratio [95%]", "power W");
-  for (const std::size_t i : table_order(o, chosen)) {
-    const auto& x = o[i];
-    char t[64], e[64];
-    std::snprintf(t, sizeof t, "%.4f [%.4f, %.4f]", x.time_ratio.mid, x.time_ratio.lo,
-                  x.time_ratio.hi);
-    std::snprintf(e, sizeof e, "%.4f [%.4f, %.4f]", x.energy_ratio.mid, x.energy_ratio.lo,
-                  x.energy_ratio.hi);
-    std::printf("%-32s %11.3f %11.3f %26s %26s %8.1f%s\n", x.setting.describe().c_str(),
-                x.ms * ms_scale, x.joules, t, e, x.mean_power_w,
-                i == chosen ? "  <- recommended" : "");
+  const auto order = table_order(o, chosen);
+  std::size_t hidden = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::size_t i = order[k];
+    if (i == chosen || i == 0) {
+      row(o[i], o[i].setting.describe(), ms_scale, i == chosen ? "  <- recommended" : "");
+      continue;
+    }
+    if (!every) {
+      ++hidden;
+      continue;
+    }
+    // A run of settings that each leave the job as found: one line.
+    std::size_t end = k;
+    while (as_found(o[i], o[0]) && end + 1 < order.size() && order[end + 1] != 0 &&
+           order[end + 1] != chosen && as_found(o[order[end + 1]], o[0]) &&
+           same_kind(o[order[end + 1]].setting, o[i].setting))
+      ++end;
+    if (end == k) {
+      row(o[i], o[i].setting.describe(), ms_scale, "");
+      continue;
+    }
+    const auto& last = o[order[end]].setting;
+    const std::string to = last.power_limit_w > 0
+                               ? std::to_string(static_cast<int>(last.power_limit_w)) + " W"
+                               : std::to_string(static_cast<int>(last.clock_cap_mhz)) + " MHz";
+    row(o[i], o[i].setting.describe() + " to " + to, ms_scale,
+        ("  (" + std::to_string(end - k + 1) + " settings, each as found: never reached)").c_str());
+    k = end;
   }
+  if (hidden > 0) std::printf("(%zu more settings: --table lists each)\n", hidden);
 }
 
 nlohmann::json to_json(const advise::Outcome& x) {

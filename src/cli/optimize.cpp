@@ -123,9 +123,13 @@ void print_recommendation(const optimize::Result& r) {
   const char* unit = r.diagnosis.by_steps ? "step" : "run";
   std::printf("\nrecommendation: %s (%s)\n", x.what.c_str(),
               x.measured ? "measured" : "predicted; --apply measures it");
-  std::printf("  time %.4f [%.4f, %.4f], energy %.4f [%.4f, %.4f] of the job as found\n",
+  std::printf("  time %.4f [%.4f, %.4f], energy %.4f [%.4f, %.4f] of the job as found%s\n",
               x.time_ratio.mid, x.time_ratio.lo, x.time_ratio.hi, x.energy_ratio.mid,
-              x.energy_ratio.lo, x.energy_ratio.hi);
+              x.energy_ratio.lo, x.energy_ratio.hi,
+              x.measured && r.race && r.grid.empty()
+                  ? ", on fresh paired runs (the race's medians above flatter "
+                    "its winner)"
+                  : "");
   std::printf("  saves %.1f ms and %.1f J a %s; %.1f Wh an hour of the job; %.2f Wh a run\n",
               x.ms_saved_per_step, x.j_saved_per_step, unit, x.wh_saved_per_hour,
               x.wh_saved_per_run);
@@ -177,7 +181,12 @@ int run_optimize(OptimizeArgs& a) {
     std::error_code ec;
     a.o.smooth_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   }
-  const optimize::Result r = optimize::run(a.o);
+  optimize::Result r = optimize::run(a.o);
+  if (a.o.source.rfind("fake:", 0) == 0)
+    r.notes.push_back(
+        "the telemetry is a replay (" + a.o.source +
+        "): its power is the recording's, not this job's, so the job's energy here follows the "
+        "time it took; on a GPU it is measured");
   std::printf("powershape optimize on %s, objective %s, %.0f s of a %.0f s budget\n",
               r.device.c_str(), r.objective.describe().c_str(), r.elapsed_s, a.o.budget_s);
   print_diagnosis(r, a.o.tokens_per_step);
