@@ -368,14 +368,15 @@ def linear_cross_entropy(
 
     Returns the loss as torch.nn.functional.cross_entropy(x @ weight.T + bias, targets, ...) would:
     reduction "mean" (the default) averages over the tokens whose target is not ignore_index (0
-    where every one is ignored, where torch gives NaN), "sum" adds them, "none" gives one loss per
-    token, shaped as targets, 0 at ignored ones; in float32 (gradients in x's and weight's dtypes). Tokens whose target equals
-    ignore_index (-100 by default) add nothing to the loss or the gradients; any other target
-    outside 0..V-1 is refused (a ValueError, or a device assert on CUDA). bias [V] is added to
-    every row's logits. label_smoothing eps mixes the target's loss with the mean over the
-    vocabulary, (1 - eps) * (lse - z_target) + eps * (lse - mean(z)), as torch's does.
-    On CUDA the fused chunked op runs (bf16 x and weight); on the CPU the same loss runs in float32
-    torch ops, chunks ignored: a CPU reference for tests and small runs, not a fast path.
+    where every one is ignored, where torch gives NaN), "sum" adds them, "none" gives one loss
+    per token, shaped as targets, 0 at ignored ones; in float32 (gradients in x's and weight's
+    dtypes). Tokens whose target equals ignore_index (-100 by default) add nothing to the loss or
+    the gradients; any other target outside 0..V-1 is refused (a ValueError, or a device assert
+    on CUDA). bias [V] is added to every row's logits. label_smoothing eps mixes the target's
+    loss with the mean over the vocabulary, (1 - eps) * (lse - z_target) + eps * (lse - mean(z)),
+    as torch's does. On CUDA the fused chunked op runs (bf16 x and weight); on the CPU the same
+    loss runs in float32 torch ops, chunks ignored: a CPU reference for tests and small runs,
+    not a fast path.
 
     chunks: a count; None (the default): $POWERSHAPE_CHUNKS where set (what `powershape optimize`
     races), else as many as keep the op's memory near Cut Cross-Entropy's
