@@ -42,6 +42,25 @@ TEST(TracePowerStream, GivesTracePowersSeries) {
   }
 }
 
+// A GPU listed twice (a device line repeated) leaves the rated power unknown, as trace_power has
+// it.
+TEST(TracePowerStream, AGpuListedTwiceLeavesTheRatedPowerUnknown) {
+  trace::Trace t;
+  telemetry::DeviceInfo d;
+  d.power_limit_mw = telemetry::Reading::of(700'000);
+  t.devices = {d, d};
+  for (int i = 0; i < 31; ++i) {
+    telemetry::Sample s;
+    s.t_ns = int64_t{i} * 100'000'000;
+    s[telemetry::Signal::kPowerUsage] = telemetry::Reading::of(300'000 + 1000 * i);
+    t.samples.push_back(s);
+  }
+  EXPECT_EQ(trace_power(t, INT64_MIN, INT64_MAX, 0).rated_w, 0);
+  EXPECT_EQ(streamed(t).rated_w, 0);
+  t.devices.pop_back();
+  EXPECT_EQ(streamed(t).rated_w, 700);
+}
+
 // No power, or power over less than two intervals: said as trace_power says it.
 TEST(TracePowerStream, RefusesWhatTracePowerRefuses) {
   trace::Trace t;

@@ -24,7 +24,9 @@ std::vector<Summary> streamed(const trace::Trace& t) {
 // Within the rounding of sums taken in another order.
 void expect_near(std::optional<double> a, std::optional<double> b, const std::string& what) {
   ASSERT_EQ(a.has_value(), b.has_value()) << what;
-  if (a) EXPECT_NEAR(*a, *b, 1e-9 * std::max(1.0, std::abs(*b))) << what;
+  if (a) {
+    EXPECT_NEAR(*a, *b, 1e-9 * std::max(1.0, std::abs(*b))) << what;
+  }
 }
 
 void expect_same(const trace::Trace& t, const std::string& name) {

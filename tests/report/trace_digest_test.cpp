@@ -37,7 +37,7 @@ TEST(TraceDigest, AFileReadRowByRowShowsWhatItShowsReadWhole) {
                         "2026/12/02 10:00:00.100, 1, 650.00 W, 1900 MHz, 700.00 W\n"
                         "2026/12/02 10:00:00.200, 0, 700.00 W, 1755 MHz, 700.00 W\n"
                         "2026/12/02 10:00:00.200, 1, 640.00 W, 1890 MHz, 700.00 W\n";
-  for (const std::string f :
+  for (const std::string& f :
        {std::string("/h200/finetune_qwen2_0.5b_trace.csv"),
         std::string("/h100/smooth_2026-12-06/grid_marked90.csv"), smi.string()}) {
     const std::string path = f == smi.string() ? f : std::string(POWERSHAPE_DATA) + f;
@@ -83,6 +83,34 @@ TEST(TraceDigest, RowsOutOfTimeOrderAreLeftToAWholeRead) {
   const TraceDigest d = digest(trace::read_csv(path.string()), 100, true);
   EXPECT_EQ(d.rows, 3u);
   std::filesystem::remove(path);
+}
+
+// What the stream cannot hold to read's figures, read whole: an energy reading out of time order
+// (even one left out as beyond any GPU: it would have been unwrapped in another order), and many
+// long windows over many clocks (each holds its clock histogram until it ends).
+TEST(TraceDigest, WhatCannotStreamIsLeftToAWholeRead) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto energy = dir / ("energy-" + std::to_string(getpid()) + ".csv");
+  {
+    std::ofstream f(energy);
+    f << "t_ns,gpu,power_usage_mw,energy_mj\n3000000000,0,,200000000000000000\n";
+    for (int i = 0; i < 6; ++i)
+      f << int64_t{i} * 1'000'000'000 << ",0,100000," << i * 100000 << "\n";
+  }
+  EXPECT_FALSE(digest_file(energy.string(), 100, true).has_value());
+  std::filesystem::remove(energy);
+  const auto clocks = dir / ("clocks-" + std::to_string(getpid()) + ".csv");
+  {
+    std::ofstream f(clocks);
+    for (int k = 0; k < 600; ++k)
+      f << "# region {\"name\":\"r" << k << "\",\"gpu\":-1,\"begin_ns\":" << k
+        << ",\"end_ns\":100000}\n";
+    f << "t_ns,gpu,power_usage_mw,sm_clock_mhz\n";
+    for (int i = 0; i <= 10000; ++i) f << i * 10 << ",0,100000," << i << "\n";
+  }
+  EXPECT_FALSE(digest_file(clocks.string(), 100, true).has_value());
+  EXPECT_TRUE(digest_file(clocks.string(), 100, false).has_value());  // no summary: it streams
+  std::filesystem::remove(clocks);
 }
 
 }  // namespace

@@ -34,14 +34,16 @@ struct Part {
   double interval_s = 0;
 };
 
+// In whole nanoseconds, as the readings were taken (and as a trace streamed gives it,
+// power_stream.cpp): a gap's last bits in seconds are the rounding of two times, not the gap.
 double median_interval(const Readings& r) {
   std::vector<double> gaps;
   for (std::size_t i = 1; i < r.t_s.size(); ++i)
-    if (r.t_s[i] > r.t_s[i - 1]) gaps.push_back(r.t_s[i] - r.t_s[i - 1]);
+    if (r.t_s[i] > r.t_s[i - 1]) gaps.push_back(std::round((r.t_s[i] - r.t_s[i - 1]) * 1e9));
   if (gaps.empty()) return 0;
   const auto mid = gaps.begin() + static_cast<std::ptrdiff_t>((gaps.size() - 1) / 2);
   std::nth_element(gaps.begin(), mid, gaps.end());
-  return *mid;
+  return *mid * 1e-9;
 }
 
 double watts(const std::string& path, const std::string& where, double v) {

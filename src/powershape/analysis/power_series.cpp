@@ -57,14 +57,14 @@ Signal power_signal(const trace::Trace& t) {
   return power_signal(c);
 }
 
-PowerSeries readings_grid(double from_s, double to_s, double dt_s) {
+PowerSeries readings_grid(double from_s, double to_s, double dt_s, double most_samples) {
   const double span = to_s - from_s;
   if (!(span >= 2 * dt_s))
     throw invalid_input("the power readings share " + std::to_string(std::max(span, 0.0)) +
                         " s, less than two intervals of " + std::to_string(dt_s) + " s");
-  if (span / dt_s > kMaxSamples)
+  if (span / dt_s > most_samples)
     throw invalid_input("the power readings span " + std::to_string(span) + " s: more than " +
-                        std::to_string(static_cast<int64_t>(kMaxSamples)) + " intervals of " +
+                        std::to_string(static_cast<int64_t>(most_samples)) + " intervals of " +
                         std::to_string(dt_s) + " s; analyse it coarser");
   return {from_s, dt_s,
           std::vector<double>(static_cast<std::size_t>(std::floor(span / dt_s)), 0.0)};

@@ -30,8 +30,10 @@ struct Readings {
 // added, over the span every source covers (a source's last reading ends its span). Throws
 // (invalid input) when that span holds less than two intervals.
 PowerSeries sum_readings(const std::vector<Readings>& sources, double dt_s);
-// The zeroed grid sum_readings adds into, over [from_s, to_s]; throws as it does.
-PowerSeries readings_grid(double from_s, double to_s, double dt_s);
+// The zeroed grid sum_readings adds into, over [from_s, to_s]; throws as it does (and beyond
+// most_samples).
+PowerSeries readings_grid(double from_s, double to_s, double dt_s,
+                          double most_samples = kMaxSamples);
 
 // The signal that stands for a GPU's power in `t`: of the instantaneous field and the driver's
 // buffer samples, the one read more often; else NVML's power usage (a 1 s average on Hopper: it

@@ -60,7 +60,8 @@ void TracePowerStream::plan(const telemetry::Sample& row) {
   }
 }
 
-void TracePowerStream::start(const std::vector<telemetry::DeviceInfo>& devices) {
+void TracePowerStream::start(const std::vector<telemetry::DeviceInfo>& devices,
+                             double most_samples) {
   signal_ = power_signal(counts_);
   out_.signal = std::string(telemetry::spec(signal_).name);
   auto& gpus = seen_[signal_];
@@ -69,7 +70,6 @@ void TracePowerStream::start(const std::vector<telemetry::DeviceInfo>& devices) 
   if (gpus.empty()) throw invalid_input("fewer than two power readings in every source");
   double from = -INFINITY, to = INFINITY;
   const auto rel = [&](int64_t ns) { return static_cast<double>(ns - first_ns_) * 1e-9; };
-  int limits = 0;
   for (auto& [g, info] : gpus) {
     from = std::max(from, rel(info.first_ns));
     to = std::min(to, rel(info.last_ns));
@@ -81,16 +81,20 @@ void TracePowerStream::start(const std::vector<telemetry::DeviceInfo>& devices) 
     for (const auto& d : devices) {
       if (d.index == g && d.power_limit_mw.ok()) {
         out_.rated_w += static_cast<double>(d.power_limit_mw.value) * 1e-3;
-        ++limits;
         break;
       }
     }
     last_[g] = {};
   }
   out_.gpus = static_cast<int>(gpus.size());
-  if (limits != out_.gpus) out_.rated_w = 0;  // some unknown would understate the rated power
+  // A limit known for some GPUs only would understate the rated power: none then (nor where a
+  // GPU is listed twice, as trace_power has it).
+  if (std::count_if(devices.begin(), devices.end(), [&](const telemetry::DeviceInfo& d) {
+        return d.power_limit_mw.ok() && gpus.count(d.index) > 0;
+      }) != out_.gpus)
+    out_.rated_w = 0;
   const double dt = std::max(out_.reading_interval_s, 1e-3);
-  out_.power = readings_grid(from, to, dt);
+  out_.power = readings_grid(from, to, dt, most_samples);
 }
 
 void TracePowerStream::add(const telemetry::Sample& row) {

@@ -18,8 +18,9 @@ class TracePowerStream {
   // `first_ns`: the trace's first row's time (the series' times count from it).
   explicit TracePowerStream(int64_t first_ns) : first_ns_(first_ns) {}
   void plan(const telemetry::Sample& row);  // the first pass
-  // Between the passes: throws invalid_input as trace_power does (no power, too short a span).
-  void start(const std::vector<telemetry::DeviceInfo>& devices);
+  // Between the passes: throws invalid_input as trace_power does (no power, too short a span, a
+  // grid of more than most_samples).
+  void start(const std::vector<telemetry::DeviceInfo>& devices, double most_samples = kMaxSamples);
   void add(const telemetry::Sample& row);  // the second pass
   PowerInput finish();
 

@@ -8,7 +8,8 @@
 namespace powershape::analysis {
 using telemetry::Signal;
 
-namespace {
+// Named, not anonymous: SummaryStream::Impl (declared in the header) holds these.
+namespace stream_detail {
 
 constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
 constexpr std::size_t kReasons = telemetry::reason::kAll.size();
@@ -95,7 +96,16 @@ std::vector<int64_t> sorted_unique(std::vector<int64_t> v) {
 // What each window gathers as the readings go by.
 struct Running {
   std::optional<int64_t> peak_mw, peak_temp_c;
-  std::map<int64_t, int64_t> clock_ns;  // SM clock: time at each value
+  std::map<int64_t, int64_t> clock_ns;  // SM clock: time at each value, until the window ends
+  std::optional<Distribution> clock;    // then its distribution, and the map freed
+
+  void settle_clock() {
+    if (clock) return;
+    std::vector<Held> h;
+    for (const auto& [v, ns] : clock_ns) h.push_back({v, ns});
+    clock = distribution(std::move(h));
+    clock_ns = {};
+  }
   bool reasons_seen = false;
   int64_t reasons_covered_ns = 0;
   std::array<int64_t, kReasons> reason_on_ns{};
@@ -107,7 +117,8 @@ struct Running {
   double power_mj = 0;
 };
 
-}  // namespace
+}  // namespace stream_detail
+using namespace stream_detail;
 
 std::vector<SummaryWindow> summary_windows(const std::map<int, std::pair<int64_t, int64_t>>& extent,
                                            const std::vector<telemetry::Region>& regions) {
@@ -134,6 +145,17 @@ void SummaryPlanner::add(const telemetry::Sample& row) {
     last->second = std::max(last->second, row.t_ns);
     first_t_.try_emplace(key, row.t_ns);
   }
+  if (const auto& c = row[Signal::kSmClock]; c.ok() && c.value >= 0) {
+    auto& seen = clocks_[row.gpu];
+    const auto v =
+        static_cast<std::size_t>(std::min(c.value, telemetry::spec(Signal::kSmClock).most));
+    if (seen.empty())
+      seen.resize(static_cast<std::size_t>(telemetry::spec(Signal::kSmClock).most) + 1);
+    if (!seen[v]) {
+      seen[v] = true;
+      ++distinct_clocks_[row.gpu];
+    }
+  }
   if (const auto& e = row[Signal::kEnergy]; e.ok()) {
     auto& pts = energy_[row.gpu];
     if (pts.empty() || pts.back().value != e.value) pts.push_back({row.t_ns, e.value});
@@ -144,6 +166,20 @@ SummaryPlan SummaryPlanner::plan(const std::vector<telemetry::Region>& regions) 
   SummaryPlan p;
   p.windows = summary_windows(extent_, regions);
   p.energy = energy_;
+  std::map<int, std::vector<std::pair<int64_t, int>>>
+      edges;  // per GPU: +1 at a start, -1 at an end
+  for (const auto& w : p.windows) {
+    if (w.to_ns <= w.from_ns) continue;
+    edges[w.gpu].push_back({w.from_ns, 1});
+    edges[w.gpu].push_back({w.to_ns, -1});
+  }
+  for (auto& [g, e] : edges) {
+    std::sort(e.begin(), e.end());  // an end before a start at the same time
+    int depth = 0, most = 0;
+    for (const auto& [t, d] : e) most = std::max(most, depth += d);
+    const auto c = distinct_clocks_.find(g);
+    p.clock_cells += static_cast<std::size_t>(most) * (c == distinct_clocks_.end() ? 0 : c->second);
+  }
   for (const auto& [g, span] : extent_) {
     for (Signal s : {Signal::kDriverPower, Signal::kPowerInstant, Signal::kPowerUsage}) {
       if (auto f = first_t_.find({g, s}); f != first_t_.end()) {
@@ -160,6 +196,7 @@ struct SummaryStream::Impl {
   // One signal of one GPU: the windows it feeds, those whose span its readings have reached
   // (each held reading is added to those it overlaps), and its last reading.
   struct Feed {
+    Signal signal = Signal::kPowerUsage;
     std::vector<std::size_t> order;  // windows by start
     std::size_t next = 0;
     std::vector<std::size_t> active;
@@ -186,8 +223,11 @@ struct SummaryStream::Impl {
         return plan.windows[a].from_ns < plan.windows[b].from_ns;
       });
       for (Signal s : {Signal::kPowerInstant, Signal::kDriverPower, Signal::kPowerUsage,
-                       Signal::kSmClock, Signal::kReasons, Signal::kGpuTemp})
-        feeds[{g, s}].order = idx;
+                       Signal::kSmClock, Signal::kReasons, Signal::kGpuTemp}) {
+        Feed& f = feeds[{g, s}];
+        f.signal = s;
+        f.order = idx;
+      }
       if (auto f = plan.fine.find(g); f != plan.fine.end()) feeds[{g, f->second}].order = idx;
       const auto at = sorted_unique(ends[g]);
       for (Signal s : kThrottle) counters.emplace(std::pair{g, s}, CounterAt(at));
@@ -257,7 +297,13 @@ struct SummaryStream::Impl {
   void overlapping(Feed& f, int64_t a, int64_t b, F&& fn) {
     while (f.next < f.order.size() && plan.windows[f.order[f.next]].from_ns < b)
       f.active.push_back(f.order[f.next++]);
-    std::erase_if(f.active, [&](std::size_t i) { return plan.windows[i].to_ns <= a; });
+    std::erase_if(f.active, [&](std::size_t i) {
+      if (plan.windows[i].to_ns > a) return false;
+      // Past its end: a window's clock histogram becomes its distribution (only the windows a
+      // time spans hold one).
+      if (f.signal == Signal::kSmClock) run[i].settle_clock();
+      return true;
+    });
     for (std::size_t i : f.active) {
       const auto& w = plan.windows[i];
       const int64_t lo = std::max(a, w.from_ns), hi = std::min(b, w.to_ns);
@@ -347,7 +393,7 @@ std::vector<Summary> SummaryStream::finish() {
   std::vector<Summary> out;
   for (std::size_t i = 0; i < m.plan.windows.size(); ++i) {
     const auto& w = m.plan.windows[i];
-    const Running& r = m.run[i];
+    Running& r = m.run[i];
     Summary s;
     s.name = w.name;
     s.gpu = w.gpu;
@@ -366,9 +412,8 @@ std::vector<Summary> SummaryStream::finish() {
       s.avg_power_w = s.energy.energy_mj / (static_cast<double>(w.to_ns - w.from_ns) * 1e-9) * 1e-3;
     if (r.peak_mw) s.peak_power_w = static_cast<double>(*r.peak_mw) * 1e-3;
     if (s.peak_power_w && s.avg_power_w) s.peak_power_w = std::max(*s.peak_power_w, *s.avg_power_w);
-    std::vector<Held> clock;
-    for (const auto& [v, ns] : r.clock_ns) clock.push_back({v, ns});
-    s.sm_clock_mhz = distribution(std::move(clock));
+    r.settle_clock();
+    s.sm_clock_mhz = *r.clock;
     if (r.reasons_seen) {
       for (std::size_t k = 0; k < kReasons; ++k)
         s.reason_fraction.emplace_back(

@@ -34,6 +34,9 @@ struct SummaryPlan {
   std::map<int, std::vector<Point>> energy;
   std::map<int, telemetry::Signal> fine;
   std::map<int, int64_t> fine_first_ns;
+  // The SM-clock histogram cells the stream may hold at once: per GPU, the most windows any moment
+  // lies in times the distinct clocks it read (each window holds its histogram until it ends).
+  std::size_t clock_cells = 0;
 };
 
 // Gathers a plan from a first pass over the rows.
@@ -50,6 +53,8 @@ class SummaryPlanner {
   std::map<std::pair<int, telemetry::Signal>, int64_t> last_t_;
   std::map<std::pair<int, telemetry::Signal>, int64_t> first_t_;
   std::map<int, std::vector<Point>> energy_;
+  std::map<int, std::vector<bool>> clocks_;  // per GPU, each MHz read (at most SignalSpec::most)
+  std::map<int, std::size_t> distinct_clocks_;
   bool ordered_ = true;
 };
 

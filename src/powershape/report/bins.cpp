@@ -44,7 +44,10 @@ FractionBins::FractionBins(const Bins& b) : held_(b), covered_(b.count, 0), on_(
 
 void FractionBins::put(std::size_t k, int64_t v, int64_t ns) {
   covered_[k] += static_cast<double>(ns);
-  for (auto bits = static_cast<uint64_t>(v); bits != 0; bits &= bits - 1) {
+  // Only the bits NVML names are drawn: no other bit takes a row of bins (64 of them would).
+  uint64_t known = 0;
+  for (const auto& r : telemetry::reason::kAll) known |= r.bit;
+  for (auto bits = static_cast<uint64_t>(v) & known; bits != 0; bits &= bits - 1) {
     auto& on = on_[static_cast<std::size_t>(std::countr_zero(bits))];
     if (on.empty()) on.assign(covered_.size(), 0);
     on[k] += static_cast<double>(ns);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "powershape/analysis/series.hpp"
+#include "powershape/telemetry/signal.hpp"
 
 namespace powershape::report {
 
@@ -75,8 +76,8 @@ class ExtremeBins {
   Extremes e_;
 };
 
-// The fraction of each bin during which each bit was set in a bitmask signal (clock-event
-// reasons); NaN where the signal has no reading yet.
+// The fraction of each bin during which each bit NVML names (telemetry::reason::kAll) was set in
+// the clock-event reasons; NaN where the signal has no reading yet.
 class FractionBins {
  public:
   explicit FractionBins(const Bins& b);

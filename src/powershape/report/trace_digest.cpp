@@ -16,8 +16,16 @@ using telemetry::Signal;
 
 // Both passes over the rows; `each(f)` calls f on every row, each signal of each GPU in time order,
 // and returns the trace without its rows.
+// The SM-clock histogram cells the streamed summary may hold (a map node each, ~64 bytes):
+// beyond, many long windows over many clocks (a small file built so), read whole instead.
+constexpr std::size_t kMostClockCells = std::size_t{4} << 20;
+// The swing section's grid at most: 10 ms for 3.9 days; a longer or finer series is for
+// `powershape swing --resolution`.
+constexpr double kMostSwingSamples = 1 << 25;
+
 template <class EachRow>
-std::optional<TraceDigest> gather(const EachRow& each, std::size_t max_bins, bool summary) {
+std::optional<TraceDigest> gather(const EachRow& each, std::size_t max_bins, bool summary,
+                                  std::optional<int64_t> origin_ns = std::nullopt) {
   TraceDigest d;
   analysis::SummaryPlanner planner;
   int64_t t1 = std::numeric_limits<int64_t>::min();
@@ -30,7 +38,7 @@ std::optional<TraceDigest> gather(const EachRow& each, std::size_t max_bins, boo
     t1 = std::max(t1, row.t_ns);
     if (std::find(gpus.begin(), gpus.end(), row.gpu) == gpus.end()) gpus.push_back(row.gpu);
     planner.add(row);
-    if (!power_stream) power_stream.emplace(row.t_ns);  // times from the first row
+    if (!power_stream) power_stream.emplace(origin_ns.value_or(row.t_ns));  // from the first row
     power_stream->plan(row);
   });
   if (d.rows == 0) throw invalid_input("the trace has no samples");
@@ -43,10 +51,14 @@ std::optional<TraceDigest> gather(const EachRow& each, std::size_t max_bins, boo
   std::map<int, FractionBins> reasons;
   for (int g : gpus) reasons.emplace(g, FractionBins(d.bins));
   std::optional<analysis::SummaryStream> stream;
-  if (summary) stream.emplace(planner.plan(d.header.regions));
+  if (summary) {
+    auto plan = planner.plan(d.header.regions);
+    if (plan.clock_cells > kMostClockCells) return std::nullopt;
+    stream.emplace(std::move(plan));
+  }
   bool power = true;
   try {
-    power_stream->start(d.header.devices);
+    power_stream->start(d.header.devices, kMostSwingSamples);
   } catch (const std::exception& e) {
     d.no_power = e.what();
     power = false;
@@ -96,6 +108,7 @@ const std::vector<Signal>& shown_signals() {
 }
 
 TraceDigest digest(const trace::Trace& t, std::size_t max_bins, bool summary) {
+  if (t.samples.empty()) throw invalid_input("the trace has no samples");
   // Each signal's readings in time order: the rows sorted by time, in their order where equal.
   std::vector<std::size_t> order(t.samples.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -108,13 +121,20 @@ TraceDigest digest(const trace::Trace& t, std::size_t max_bins, bool summary) {
     header.samples.clear();
     return header;
   };
-  return *gather(each, max_bins, summary);
+  // In memory the summary is summarize()'s own; the power counts from the file's first row.
+  TraceDigest d = *gather(each, max_bins, false, t.samples.front().t_ns);
+  if (summary) d.summary = analysis::summarize(t);
+  return d;
 }
 
 std::optional<TraceDigest> digest_file(const std::string& path, std::size_t max_bins,
                                        bool summary) {
   const auto each = [&](const auto& f) { return trace::scan_csv(path, f); };
-  return gather(each, max_bins, summary);
+  try {
+    return gather(each, max_bins, summary);
+  } catch (const trace::OutOfOrder&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace powershape::report

@@ -24,8 +24,9 @@ CounterUnwrap::Step CounterUnwrap::feed(uint64_t raw, int64_t t_ns) {
   Step out{0, went_back};
   if (last_raw_) {
     // In long double: seconds times a rate near INT64_MAX must not overflow.
-    const long double dt_s =
-        static_cast<long double>(std::max<int64_t>(0, t_ns - last_t_ns_)) * 1e-9L;
+    const long double dt_s =  // in long double: times near the ends of int64 must not overflow
+        std::max(0.0L, static_cast<long double>(t_ns) - static_cast<long double>(last_t_ns_)) *
+        1e-9L;
     const long double most = static_cast<long double>(most_per_s_) * (dt_s + 1.0L);
     if (static_cast<long double>(step) > most) {
       out.jumped = step;

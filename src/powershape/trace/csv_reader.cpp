@@ -279,6 +279,13 @@ class Parser {
       trace_.samples.push_back(s);
       return;
     }
+    if (s[Signal::kEnergy].ok()) {
+      auto [last, fresh] = energy_t_.try_emplace(s.gpu, s.t_ns);
+      if (!fresh && s.t_ns < last->second)
+        throw OutOfOrder(name_ + ":" + std::to_string(line_no_) + ": GPU " + std::to_string(s.gpu) +
+                         "'s energy readings go back in time");
+      last->second = s.t_ns;
+    }
     unwrap_.feed(s, unwrap_events_);
     physical_.check(s);
     sink_(s);
@@ -333,6 +340,7 @@ class Parser {
   EnergyUnwrap unwrap_;
   Physical physical_;
   std::vector<Event> unwrap_events_;  // streamed: said after the file's own
+  std::map<int, int64_t> energy_t_;   // streamed: each GPU's last energy reading's time
   int64_t last_t_ = 0;                // the last row's time
   std::size_t line_no_ = 0;
   std::vector<Column> columns_;

@@ -1,6 +1,7 @@
 #pragma once
 #include <functional>
 #include <istream>
+#include <stdexcept>
 #include <string>
 
 #include "powershape/trace/trace.hpp"
@@ -31,6 +32,11 @@ Trace read_csv(std::istream& in, const std::string& name);
 // checks it, except that an energy counter is unwrapped in the file's order (read_csv's when each
 // GPU's rows are in time order, as every recorder writes them). Returns the rest of the trace
 // (source, devices, regions, events, clock) with no samples. An nvidia-smi log is read whole.
+// Throws OutOfOrder where a GPU's energy readings go back in time (unwrapped in the file's order
+// they would not be read_csv's).
 Trace scan_csv(const std::string& path, const std::function<void(const Sample&)>& row);
+struct OutOfOrder : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace powershape::trace
