@@ -186,7 +186,10 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
   const auto& m = r.model;
   std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", label.c_str(), a.gpu,
               r.device.name.empty() ? "not named in the trace" : r.device.name.c_str(),
-              r.profile.empty() ? "generic" : r.profile.c_str());
+              r.profile.empty() ? ("generic, to " + util::printable(r.model.volts.max_mhz) +
+                                   " MHz: " + r.generic_why)
+                                      .c_str()
+                                : r.profile.c_str());
   print_choice(r.outcomes, r.chosen, objective, max_slowdown);
   if (!grid_said.empty()) std::printf("%s\n", grid_said.c_str());
   if (r.selector_pick && within_bound(*r.selector_pick, max_slowdown))

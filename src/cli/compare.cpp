@@ -62,7 +62,9 @@ void add_compare(CLI::App& app) {
   cmd->add_option("--warmup-max", a.design.warmup_max_s,
                   "Seconds of warm-up at most, until power and clock settle (default 30)")
       ->check(finite_in(0, 3600));
-  cmd->add_option("--source", a.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
+  cmd->add_option(
+      "--source", a.source,
+      "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one) or hwmon[:ROOT]");
   cmd->add_option("--min-effect", a.min_effect_pct,
                   "A difference under this many percent is called 'within' it (default 0.5)")
       ->check(finite_in(0, 50));

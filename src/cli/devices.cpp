@@ -47,7 +47,8 @@ void add_devices(CLI::App& app) {
   auto* cmd = app.add_subcommand("devices", "List GPUs, their limits and the signals they support");
   static std::string source = "nvml";
   static bool json = false;
-  cmd->add_option("--source", source, "nvml, fake:TRACE.csv or hwmon[:ROOT]");
+  cmd->add_option("--source", source,
+                  "nvml, fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one) or hwmon[:ROOT]");
   cmd->add_flag("--json", json, "Print JSON instead of text");
   cmd->callback([] {
     auto src = trace::open_source(source, {});

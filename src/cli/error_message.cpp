@@ -21,7 +21,7 @@ std::string message_of(const CLI::App& app, const std::exception& e) {
   if (error != nullptr && error->kind() == ErrorKind::kUnsupported &&
       std::string_view(e.what()).starts_with("no NVIDIA driver") && ran_with(app, "--source"))
     return std::string(e.what()) +
-           "; --source fake:data/h200/gemm_sustained_trace.csv replays an H200's recording "
+           "; --source fake:h200/gemm_sustained replays an H200's recording "
            "(powershape sim simulates one)";
   if (error == nullptr || error->subject().empty()) return e.what();
   const std::string flag = "--" + error->subject();

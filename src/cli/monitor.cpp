@@ -284,7 +284,9 @@ void add_monitor(CLI::App& app) {
   cmd->add_flag("--live", o.live,
                 "Show one line per GPU a few times a second: power against the limit, SM clock, "
                 "temperature, energy so far and the throttle reasons");
-  cmd->add_option("--source", o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
+  cmd->add_option(
+      "--source", o.source,
+      "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one) or hwmon[:ROOT]");
   cmd->add_option("command", o.command, "The command to run, after --");
   cmd->positionals_at_end();
   cmd->callback([] { exit_code() = run_monitor(o); });
@@ -303,7 +305,9 @@ void add_exporter(CLI::App& app) {
                   "(dcgm-exporter has 9400); 0.0.0.0:9401 or [::]:9401 to serve the network");
   cmd->add_option("--interval", o.interval_ms, "Sampling period in ms (default 100)");
   cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
-  cmd->add_option("--source", o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
+  cmd->add_option(
+      "--source", o.source,
+      "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one) or hwmon[:ROOT]");
   cmd->add_option("--textfile", o.out_textfile, "Also keep a file for node_exporter");
   cmd->callback([] { exit_code() = run_monitor(o); });
 }

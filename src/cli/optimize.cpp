@@ -270,7 +270,9 @@ void add_optimize(CLI::App& app) {
                   "With --floor: the region the job marks its gaps with (smooth --gap)");
   cmd->add_option("--floor-ramp", a.o.floor_ramp_w_per_s, "With --floor: smooth --ramp, W/s")
       ->check(finite_in(1, 1e7));
-  cmd->add_option("--source", a.o.source, "nvml (default), fake:TRACE.csv or hwmon[:ROOT]");
+  cmd->add_option(
+      "--source", a.o.source,
+      "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one) or hwmon[:ROOT]");
   cmd->add_option("--seed", a.o.seed, "Seed of the run order (default 1)")->check(seed_value());
   cmd->add_option("-o,--output", a.out, "Write everything measured and the choice as JSON");
   cmd->add_option("--report", a.report, "Write an HTML report: each run's telemetry, side by side");

@@ -42,6 +42,18 @@ check "and is short" test "$(grep -c 'power limit\|clock cap' "$tmp/ft.out")" -l
 "$ps" advise --trace "$data/h200/finetune_qwen2_0.5b_trace.csv" --table >"$tmp/ftt.out" 2>&1
 check "--table: limits never reached are one line" grep -Eq "^power limit [0-9]+ W to [0-9]+ W .*settings, each as found: never reached" "$tmp/ftt.out"
 
+# A log made with the docs' own nvidia-smi command names no GPU: the highest clock it ran stands
+# for the maximum; with no clock either, the profiles are listed.
+src="$(dirname "$0")/../trace/nvidia_smi/query_gemm.csv"
+cut -d, -f1,2,4- "$src" >"$tmp/noname.csv"
+"$ps" advise --trace "$tmp/noname.csv" >"$tmp/noname.out" 2>&1; rc=$?
+check "advise on an nvidia-smi log without names exits 0" test $rc -eq 0
+check "and says where its curve's maximum came from" grep -q "generic, to 1980 MHz: the trace's highest clock" "$tmp/noname.out"
+cut -d, -f1,2,4,5,7- "$src" >"$tmp/noclock.csv"
+"$ps" advise --trace "$tmp/noclock.csv" >"$tmp/noclock.out" 2>&1; rc=$?
+check "without a clock either: exit 1" test $rc -eq 1
+check "and the profiles listed" grep -q "name the GPU's profile (.*h200" "$tmp/noclock.out"
+
 # --grid: the choice held to a grid spec, each setting's swing predicted from the recording.
 for m in 250 300; do
   printf '{"name": "range-%s", "source": "a test", "range": {"window_s": 10, "max_w": %s, "source": "a test"}}' $m $m >"$tmp/range$m.json"

@@ -16,7 +16,7 @@ POWERSHAPE_FAKE_NVML_FAULTS=no_driver with_fake "$ps" devices >"$tmp/nodrv.txt" 
 check "no driver exits non-zero" test $rc -ne 0
 check "no driver is one line" test "$(wc -l <"$tmp/nodrv.txt")" -eq 1
 check "no driver says so" grep -q "^powershape: no NVIDIA driver" "$tmp/nodrv.txt"
-check "and what to read instead" grep -q -- "--source fake:data/h200/gemm_sustained_trace.csv replays" "$tmp/nodrv.txt"
+check "and what to read instead" grep -q -- "--source fake:h200/gemm_sustained replays" "$tmp/nodrv.txt"
 POWERSHAPE_FAKE_NVML_FAULTS=no_driver with_fake "$ps" monitor -- true >"$tmp/nodrv_m.txt" 2>&1
 check "monitor without a driver: what to read instead" grep -q -- "--source fake:.* replays" "$tmp/nodrv_m.txt"
 

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "powershape/advise/selector.hpp"
+#include "powershape/analysis/series.hpp"
+#include "powershape/sim/profile.hpp"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/util/error.hpp"
 
@@ -29,12 +31,24 @@ TraceAdvice from_trace(const trace::Trace& t, const std::string& label,
     range = setting_range(p);
     mo = trace_options(p);
   } else {
-    const double fmax = r.device.max_sm_clock_mhz.ok() ? r.device.max_sm_clock_mhz.value : 0;
-    if (!(fmax > 0))
-      throw invalid_input("profile", label +
-                                         ": the GPU's maximum clock is not recorded and no "
-                                         "profile matches '" +
-                                         r.device.name + "': name one");
+    double fmax = r.device.max_sm_clock_mhz.ok() ? r.device.max_sm_clock_mhz.value : 0;
+    r.generic_why = "the recorded maximum clock";
+    if (!(fmax > 0)) {
+      // A log that names neither the GPU nor its clocks (nvidia-smi --query-gpu without name):
+      // the highest clock it ran, which a GPU under load reaches at its boost.
+      for (const auto& p : analysis::series(t, o.gpu, telemetry::Signal::kSmClock))
+        fmax = std::max(fmax, static_cast<double>(p.value));
+      r.generic_why = "the trace's highest clock taken as the maximum";
+    }
+    if (!(fmax > 0)) {
+      std::string names;
+      for (const auto& n : sim::profile_names()) names += (names.empty() ? "" : ", ") + n;
+      throw invalid_input(
+          "profile", label + ": " +
+                         (r.device.name.empty() ? std::string("it names no GPU")
+                                                : "no profile matches '" + r.device.name + "'") +
+                         " and records no SM clock: name the GPU's profile (" + names + ")");
+    }
     v = {fmax, {{fmax * 0.25, 0.7}, {fmax, 1.0}}};  // a generic V/f shape
     range.min_mhz = fmax * 0.25;
     range.max_mhz = fmax;

@@ -29,6 +29,7 @@ struct TraceAdviceOptions {
 struct TraceAdvice {
   telemetry::DeviceInfo device;  // as the trace records it
   std::string profile;           // the profile used for the V/f curve; empty: a generic curve
+  std::string generic_why;       // with a generic curve: where its maximum clock came from
   TraceModel model;
   std::vector<analysis::PhaseShare> shares;
   experiment::Objective objective;  // with the device's limit as p_max_w

@@ -113,7 +113,8 @@ std::unique_ptr<telemetry::Source> open_measuring_source(const std::string& sour
     if (e.kind() != ErrorKind::kUnsupported || source != "nvml") throw;
     throw unsupported(std::string(e.what()) +
                       "; your command is measured on an NVIDIA GPU: --source "
-                      "fake:TRACE.csv replays a recording (data/h200/*.csv) to try it without one");
+                      "fake:h200/gemm_sustained replays a recording (or fake:TRACE.csv) to try "
+                      "it without one");
   }
 }
 

@@ -319,6 +319,17 @@ std::string profiles_dir() {
   return util::share_dir() + "/profiles";
 }
 
+std::vector<std::string> profile_names() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(profiles_dir(), ec)) {
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Profile load_profile(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   fs::path path = name_or_path;
@@ -331,11 +342,7 @@ Profile load_profile(const std::string& name_or_path) {
   }
   if (!in) {
     std::string names;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(profiles_dir(), ec)) {
-      if (e.path().extension() == ".json")
-        names += (names.empty() ? "" : ", ") + e.path().stem().string();
-    }
+    for (const auto& n : profile_names()) names += (names.empty() ? "" : ", ") + n;
     throw invalid_input("no profile '" + name_or_path + "' (profiles in " + profiles_dir() + ": " +
                         names + ")");
   }

@@ -150,6 +150,8 @@ nlohmann::json to_json(const Profile& p);
 // NAME (looked up in $POWERSHAPE_PROFILES, else util::share_dir()'s profiles/) or a path.
 Profile load_profile(const std::string& name_or_path);
 std::string profiles_dir();
+// The shipped profiles' names (profiles_dir()'s *.json), sorted.
+std::vector<std::string> profile_names();
 // The profile named like a GPU NVML reports ("NVIDIA H200" -> "h200", "NVIDIA GeForce RTX 4090"
 // -> "rtx4090"), or "" when none is.
 std::string profile_for_gpu(const std::string& gpu_name);

@@ -6,6 +6,7 @@
 #include "powershape/telemetry/hwmon_source.hpp"
 #include "powershape/telemetry/nvml_source.hpp"
 #include "powershape/trace/csv_reader.hpp"
+#include "powershape/trace/recording_name.hpp"
 #include "powershape/trace/replay_source.hpp"
 #include "powershape/util/error.hpp"
 
@@ -15,10 +16,22 @@ std::unique_ptr<telemetry::Source> open_source(const std::string& spec,
                                                const std::vector<int>& gpus) {
   if (spec == "nvml") return std::make_unique<telemetry::NvmlSource>(gpus);
   if (spec.rfind("fake:", 0) == 0) {
-    std::string path = spec.substr(5);
-    if (path.empty()) throw invalid_input("source", "fake: needs a trace file (fake:TRACE.csv)");
+    const std::string name = spec.substr(5);
+    if (name.empty())
+      throw invalid_input("source", "fake: needs a trace file or a shipped recording (fake:" +
+                                        std::string("TRACE.csv; shipped: ") + recording_names() +
+                                        ")");
     if (!gpus.empty()) throw invalid_input("gpus", "GPU indices apply to the nvml source only");
-    Trace t = read_csv(path);
+    const std::string path = recording_path(name);
+    Trace t;
+    try {
+      t = read_csv(path);
+    } catch (const Error& e) {
+      if (path != name) throw;
+      // Neither a file nor a shipped recording: say which are shipped.
+      throw Error(e.kind(),
+                  std::string(e.what()) + " (shipped recordings: " + recording_names() + ")");
+    }
     for (const auto& e : t.events) {
       if (e.what.rfind(kTornPrefix, 0) == 0)
         std::fprintf(stderr, "powershape: warning: %s\n", e.what.c_str());
