@@ -20,11 +20,13 @@
 #include "powershape/report/html_report.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/control_fifo.hpp"
+#include "powershape/telemetry/rapl.hpp"
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/int_list.hpp"
+#include "powershape/util/printable.hpp"
 #include "subcommands.hpp"
 #include "summary_table.hpp"
 
@@ -161,6 +163,46 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
   }
 }
 
+// Each RAPL zone's energy over the run ({"package-0": J, ...}); null where there is no zone.
+nlohmann::json cpu_energy(const telemetry::RaplCounters& rapl,
+                          const std::vector<std::optional<uint64_t>>& from,
+                          const std::vector<std::optional<uint64_t>>& to) {
+  if (rapl.zones().empty()) return nullptr;
+  nlohmann::json j = nlohmann::json::object();
+  const auto joules = rapl.joules(from, to);
+  for (std::size_t i = 0; i < joules.size(); ++i)
+    j[rapl.zones()[i].name] = joules[i] ? nlohmann::json(*joules[i]) : nlohmann::json(nullptr);
+  return j;
+}
+
+// The CPU's line under the GPUs' summaries, and the whole node's energy where both are known.
+void print_cpu_energy(const nlohmann::json& cpu, const telemetry::RaplCounters& rapl,
+                      const std::vector<analysis::Summary>& summaries) {
+  if (cpu.is_null()) return;
+  if (!rapl.unreadable().empty()) {
+    std::fprintf(stderr, " CPU (RAPL): %s\n", rapl.unreadable().c_str());
+    return;
+  }
+  std::string line;
+  double cpu_j = 0;
+  for (const auto& [zone, j] : cpu.items()) {
+    line += (line.empty() ? "" : ", ") + zone + " " + util::printable(j.get<double>()) + " J";
+    cpu_j += j.get<double>();
+  }
+  double gpu_j = 0;
+  bool gpus_known = !summaries.empty();
+  for (const auto& s : summaries) {
+    if (s.name != "all") continue;
+    if (s.energy.method == analysis::Energy::Method::kNone) gpus_known = false;
+    gpu_j += s.energy.energy_mj * 1e-3;
+  }
+  std::fprintf(stderr, " CPU (RAPL): %s", line.c_str());
+  if (gpus_known)
+    std::fprintf(stderr, "; with the GPUs' %s J, %s J", util::printable(gpu_j).c_str(),
+                 util::printable(gpu_j + cpu_j).c_str());
+  std::fprintf(stderr, "\n");
+}
+
 int run_monitor(const MonitorOptions& o) {
   if (!(o.interval_ms >= 0.1 && o.interval_ms <= 60000)) {
     throw std::runtime_error("--interval: expected milliseconds between 0.1 and 60000");
@@ -183,6 +225,9 @@ int run_monitor(const MonitorOptions& o) {
   so.csv_path = o.out_csv;
   so.every_row = o.every_row;
   so.command = o.command;
+  // The CPU's energy over the run, where RAPL is there to read (Zeus and CodeCarbon give it).
+  const telemetry::RaplCounters rapl;
+  const auto cpu_from = rapl.read();
   monitor::Session session(*source, so, warn);
   trace::Trace& recorded = session.trace();
   if (session.start() && o.command.empty()) {
@@ -207,8 +252,10 @@ int run_monitor(const MonitorOptions& o) {
   });
   int code = session.finish();
 
+  const nlohmann::json cpu = cpu_energy(rapl, cpu_from, rapl.read());
   auto summaries = analysis::summarize(recorded);
   print_summaries(stderr, title_of(o.command), recorded, summaries);
+  print_cpu_energy(cpu, rapl, summaries);
   print_sampler(session.sampler(), *source);
   bool lost = session.file_failed();
   if (!o.out_textfile.empty()) publish(o, recorded, nullptr);
@@ -224,7 +271,7 @@ int run_monitor(const MonitorOptions& o) {
     trace::Trace meta = recorded;
     meta.samples.clear();
     try {
-      trace::write_json(o.out_json, {meta, analysis::to_json(summaries)});
+      trace::write_json(o.out_json, {meta, analysis::to_json(summaries), cpu});
     } catch (const std::runtime_error& e) {
       std::fprintf(stderr, "powershape: --json: %s\n", e.what());
       lost = true;

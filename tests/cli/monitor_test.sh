@@ -123,6 +123,17 @@ timeout 20 "$ps" monitor --interval 5 --source "fake:$trace" -o - 2>/dev/null | 
 check "-o - with no command ends when its reader goes" test "${PIPESTATUS[0]}" -ne 124
 ign=$("$ps" monitor --source "fake:$trace" -- grep SigIgn /proc/self/status 2>/dev/null | awk '{print $2}')
 check "the command's SIGPIPE is not ignored" test $((0x${ign:-1000} & 0x1000)) -eq 0
+# The CPU's energy (RAPL, through a fake powercap tree): each package and its DRAM over the run,
+# and the node's total with the GPUs'.
+pc="$tmp/powercap"; mkdir -p "$pc/intel-rapl:0/intel-rapl:0:0"
+printf 'package-0\n' >"$pc/intel-rapl:0/name"; printf '262143328850\n' >"$pc/intel-rapl:0/max_energy_range_uj"
+printf '1000000\n' >"$pc/intel-rapl:0/energy_uj"
+printf 'dram\n' >"$pc/intel-rapl:0/intel-rapl:0:0/name"; printf '65712999613\n' >"$pc/intel-rapl:0/intel-rapl:0:0/max_energy_range_uj"
+printf '5000\n' >"$pc/intel-rapl:0/intel-rapl:0:0/energy_uj"
+POWERSHAPE_POWERCAP="$pc" "$ps" monitor --source "fake:$trace" --json "$tmp/rapl.json" -- sh -c "sleep 0.3; echo 3500000 >'$pc/intel-rapl:0/energy_uj'; echo 1005000 >'$pc/intel-rapl:0/intel-rapl:0:0/energy_uj'" 2>"$tmp/rapl.err"
+check "the CPU's energy under the GPUs'" grep -q "CPU (RAPL): package-0 2.5 J, package-0 dram 1 J; with the GPUs'" "$tmp/rapl.err"
+check "and in the JSON" python3 -c "import json,sys; c = json.load(open(sys.argv[1]))['cpu_energy']; assert c == {'package-0': 2.5, 'package-0 dram': 1.0}, c" "$tmp/rapl.json"
+
 # Outputs are regular files: a FIFO (no reader: it would block the run forever) is refused at once.
 mkfifo "$tmp/out.fifo"
 timeout 10 "$ps" monitor --source "fake:$trace" --textfile "$tmp/out.fifo" -- true 2>"$tmp/j.err"; rc=$?

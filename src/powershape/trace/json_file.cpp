@@ -20,6 +20,7 @@ json to_json(const JsonFile& f) {
   j["events"] = json::array();
   for (const auto& e : f.meta.events) j["events"].push_back(to_json(e));
   j["summary"] = f.summary;
+  if (!f.cpu_energy.is_null()) j["cpu_energy"] = f.cpu_energy;
   return j;
 }
 
@@ -34,6 +35,7 @@ JsonFile json_file_from(const json& j, const std::string& name) {
     for (const auto& r : j.at("regions")) f.meta.regions.push_back(region_from_json(r));
     for (const auto& e : j.at("events")) f.meta.events.push_back(event_from_json(e));
     f.summary = j.at("summary");
+    if (j.contains("cpu_energy")) f.cpu_energy = j.at("cpu_energy");
     return f;
   } catch (const std::exception& e) {
     throw invalid_input(name + ": " + e.what());

@@ -11,6 +11,7 @@ namespace powershape::trace {
 struct JsonFile {
   Trace meta;
   nlohmann::json summary;
+  nlohmann::json cpu_energy;  // the CPU's RAPL zones over the run (monitor); null: none
   bool operator==(const JsonFile&) const = default;
 };
 
