@@ -29,6 +29,7 @@
 #include "powershape/util/printable.hpp"
 #include "subcommands.hpp"
 #include "summary_table.hpp"
+#include "validators.hpp"
 
 namespace powershape::cli {
 namespace {
@@ -48,6 +49,7 @@ struct MonitorOptions {
   bool every_row = false;  // the CSV keeps polls that repeat the one before
   double keep_s = 0;       // > 0: only the last keep_s seconds are kept in memory (the exporter)
   std::string source = "nvml";
+  double tokens_per_step = 0;  // > 0: the energy a token of the command's `step` regions
   std::vector<std::string> command;
 };
 
@@ -203,6 +205,39 @@ void print_cpu_energy(const nlohmann::json& cpu, const telemetry::RaplCounters& 
   std::fprintf(stderr, "\n");
 }
 
+// The energy a token where the command marked its steps (powershape.step, `mark begin step`):
+// the GPUs' energy inside them over their tokens, and the whole run's, GPUs' and CPUs', over the
+// same tokens (CodeCarbon#1347). Null without steps or tokens.
+nlohmann::json energy_per_token(const trace::Trace& t, const std::vector<analysis::Summary>& s,
+                                const nlohmann::json& cpu, double tokens_per_step) {
+  if (!(tokens_per_step > 0)) return nullptr;
+  const auto steps = std::count_if(t.regions.begin(), t.regions.end(),
+                                   [](const trace::Region& r) { return r.name == "step"; });
+  double in_steps_j = 0, all_j = 0;
+  bool known = steps > 0;
+  for (const auto& x : s) {
+    if (x.energy.method == analysis::Energy::Method::kNone) known = known && x.name != "step";
+    if (x.name == "step") in_steps_j += x.energy.energy_mj * 1e-3;
+    if (x.name == "all") all_j += x.energy.energy_mj * 1e-3;
+  }
+  if (!known) return nullptr;
+  const double tokens = tokens_per_step * static_cast<double>(steps);
+  nlohmann::json j = {{"steps", steps},
+                      {"tokens", tokens},
+                      {"gpu_j_per_token_in_steps", in_steps_j / tokens},
+                      {"gpu_j_per_token", all_j / tokens}};
+  if (cpu.is_object()) {
+    double cpu_j = 0;
+    bool all = true;
+    for (const auto& [zone, v] : cpu.items()) {
+      all = all && v.is_number();
+      if (v.is_number()) cpu_j += v.get<double>();
+    }
+    if (all) j["node_j_per_token"] = (all_j + cpu_j) / tokens;
+  }
+  return j;
+}
+
 int run_monitor(const MonitorOptions& o) {
   if (!(o.interval_ms >= 0.1 && o.interval_ms <= 60000)) {
     throw std::runtime_error("--interval: expected milliseconds between 0.1 and 60000");
@@ -256,6 +291,24 @@ int run_monitor(const MonitorOptions& o) {
   auto summaries = analysis::summarize(recorded);
   print_summaries(stderr, title_of(o.command), recorded, summaries);
   print_cpu_energy(cpu, rapl, summaries);
+  const nlohmann::json per_token = energy_per_token(recorded, summaries, cpu, o.tokens_per_step);
+  if (o.tokens_per_step > 0 && per_token.is_null())
+    std::fprintf(stderr,
+                 " energy a token: none: --tokens-per-step needs the command's steps marked as "
+                 "'step' regions (powershape.step, powershape mark begin step) and their energy\n");
+  if (!per_token.is_null()) {
+    std::fprintf(stderr,
+                 " energy a token: %s mJ in the steps, %s mJ over the run (GPUs; %s steps of %s "
+                 "tokens)",
+                 util::printable(per_token["gpu_j_per_token_in_steps"].get<double>() * 1e3).c_str(),
+                 util::printable(per_token["gpu_j_per_token"].get<double>() * 1e3).c_str(),
+                 util::printable(per_token["steps"].get<double>()).c_str(),
+                 util::printable(o.tokens_per_step).c_str());
+    if (per_token.contains("node_j_per_token"))
+      std::fprintf(stderr, "; %s mJ with the CPUs",
+                   util::printable(per_token["node_j_per_token"].get<double>() * 1e3).c_str());
+    std::fprintf(stderr, "\n");
+  }
   print_sampler(session.sampler(), *source);
   bool lost = session.file_failed();
   if (!o.out_textfile.empty()) publish(o, recorded, nullptr);
@@ -271,7 +324,7 @@ int run_monitor(const MonitorOptions& o) {
     trace::Trace meta = recorded;
     meta.samples.clear();
     try {
-      trace::write_json(o.out_json, {meta, analysis::to_json(summaries), cpu});
+      trace::write_json(o.out_json, {meta, analysis::to_json(summaries), cpu, per_token});
     } catch (const std::runtime_error& e) {
       std::fprintf(stderr, "powershape: --json: %s\n", e.what());
       lost = true;
@@ -334,6 +387,10 @@ void add_monitor(CLI::App& app) {
   cmd->add_option(
       "--source", o.source,
       "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one) or hwmon[:ROOT]");
+  cmd->add_option("--tokens-per-step", o.tokens_per_step,
+                  "Tokens a step: with the command's steps marked ('step' regions), the energy a "
+                  "token")
+      ->check(finite_in(1, 1e12));
   cmd->add_option("command", o.command, "The command to run, after --");
   cmd->positionals_at_end();
   cmd->callback([] { exit_code() = run_monitor(o); });

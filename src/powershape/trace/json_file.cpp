@@ -21,6 +21,7 @@ json to_json(const JsonFile& f) {
   for (const auto& e : f.meta.events) j["events"].push_back(to_json(e));
   j["summary"] = f.summary;
   if (!f.cpu_energy.is_null()) j["cpu_energy"] = f.cpu_energy;
+  if (!f.per_token.is_null()) j["energy_per_token"] = f.per_token;
   return j;
 }
 
@@ -36,6 +37,7 @@ JsonFile json_file_from(const json& j, const std::string& name) {
     for (const auto& e : j.at("events")) f.meta.events.push_back(event_from_json(e));
     f.summary = j.at("summary");
     if (j.contains("cpu_energy")) f.cpu_energy = j.at("cpu_energy");
+    if (j.contains("energy_per_token")) f.per_token = j.at("energy_per_token");
     return f;
   } catch (const std::exception& e) {
     throw invalid_input(name + ": " + e.what());

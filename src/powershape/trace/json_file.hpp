@@ -12,6 +12,7 @@ struct JsonFile {
   Trace meta;
   nlohmann::json summary;
   nlohmann::json cpu_energy;  // the CPU's RAPL zones over the run (monitor); null: none
+  nlohmann::json per_token;   // the energy a token (monitor --tokens-per-step); null: none
   bool operator==(const JsonFile&) const = default;
 };
 
