@@ -84,10 +84,12 @@ void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", wh
 
 // Prometheus' view, rendered once a second for the textfile and the endpoint alike. A failed
 // --textfile write, and region names left out of the series, are said once; recording goes on.
-void publish(const MonitorOptions& o, const trace::Trace& t, exporter::MetricsServer* server) {
+void publish(const MonitorOptions& o, const trace::Trace& t, const telemetry::RaplCounters& rapl,
+             exporter::MetricsServer* server) {
   static bool said_file = false, said_names = false;
   std::size_t left_out = 0;
-  const std::string text = exporter::prometheus_now(t, telemetry::steady_now_ns(), &left_out);
+  const std::string text = exporter::prometheus_now(t, telemetry::steady_now_ns(), &left_out) +
+                           exporter::cpu_energy_text(rapl);
   if (left_out > 0 && !said_names) {
     std::fprintf(stderr,
                  "powershape: more than %zu region names: only the %zu that ended last are "
@@ -282,7 +284,7 @@ int run_monitor(const MonitorOptions& o) {
       if (o.keep_s > 0)
         trace::forget_before(recorded,
                              telemetry::steady_now_ns() - static_cast<int64_t>(o.keep_s * 1e9));
-      if (server || !o.out_textfile.empty()) publish(o, recorded, server.get());
+      if (server || !o.out_textfile.empty()) publish(o, recorded, rapl, server.get());
     }
   });
   int code = session.finish();
@@ -311,7 +313,7 @@ int run_monitor(const MonitorOptions& o) {
   }
   print_sampler(session.sampler(), *source);
   bool lost = session.file_failed();
-  if (!o.out_textfile.empty()) publish(o, recorded, nullptr);
+  if (!o.out_textfile.empty()) publish(o, recorded, rapl, nullptr);
   if (!o.out_perfetto.empty()) {
     try {
       trace::write_chrome_trace(o.out_perfetto, recorded);

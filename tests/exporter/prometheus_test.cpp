@@ -1,8 +1,11 @@
 #include "powershape/exporter/prometheus.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -172,6 +175,26 @@ TEST(Prometheus, TheNodesSwingsInTheGridsTerms) {
   young.samples.resize(6);
   EXPECT_EQ(prometheus_text(young, 0, 20'000'000, nullptr, "n").find("node_power_ramp"),
             std::string::npos);
+}
+
+// What /metrics and the textfile carry of the CPU: each RAPL zone's counter in J, as a counter;
+// nothing without zones.
+TEST(Prometheus, EachRaplZoneIsACounterInJoules) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("ps_prom_rapl_" + std::to_string(getpid()));
+  fs::create_directories(root / "intel-rapl:0" / "intel-rapl:0:0");
+  std::ofstream(root / "intel-rapl:0" / "name") << "package-0\n";
+  std::ofstream(root / "intel-rapl:0" / "energy_uj") << "1000000\n";
+  std::ofstream(root / "intel-rapl:0" / "intel-rapl:0:0" / "name") << "dram\n";
+  std::ofstream(root / "intel-rapl:0" / "intel-rapl:0:0" / "energy_uj") << "5000\n";
+  const std::string text = cpu_energy_text(telemetry::RaplCounters(root.string()));
+  EXPECT_NE(text.find("# TYPE powershape_cpu_energy_joules_total counter\n"), std::string::npos);
+  EXPECT_NE(text.find("powershape_cpu_energy_joules_total{zone=\"package-0\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("{zone=\"package-0 dram\"} 0.005\n"), std::string::npos) << text;
+  EXPECT_EQ(cpu_energy_text(telemetry::RaplCounters((root / "none").string())), "");
+  fs::remove_all(root);
 }
 
 }  // namespace powershape::exporter

@@ -256,4 +256,22 @@ std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_n
   return out.str();
 }
 
+std::string cpu_energy_text(const telemetry::RaplCounters& rapl) {
+  const auto now = rapl.read();
+  std::ostringstream out;
+  out.precision(12);
+  bool any = false;
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    if (!now[i]) continue;
+    if (!any)
+      out << "# HELP powershape_cpu_energy_joules_total A CPU zone's energy counter through RAPL "
+             "(in J; it restarts where the hardware's wraps).\n"
+             "# TYPE powershape_cpu_energy_joules_total counter\n";
+    any = true;
+    out << "powershape_cpu_energy_joules_total{zone=\"" << escaped(rapl.zones()[i].name) << "\"} "
+        << static_cast<double>(*now[i]) * 1e-6 << "\n";
+  }
+  return out.str();
+}
+
 }  // namespace powershape::exporter

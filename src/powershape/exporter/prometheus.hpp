@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "powershape/telemetry/rapl.hpp"
 #include "powershape/trace/trace.hpp"
 
 namespace powershape::exporter {
@@ -24,5 +25,9 @@ inline constexpr int64_t kSwingWindowNs = 60'000'000'000;
 // `hostname` is the Hostname label (dcgm-exporter's: the node's name); empty: this machine's.
 std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_ns,
                             std::size_t* names_left_out = nullptr, std::string hostname = "");
+
+// The CPU's RAPL counters, each zone's in J (a counter that restarts where the hardware's wraps,
+// as Prometheus' rate() expects); empty without zones or where none can be read.
+std::string cpu_energy_text(const telemetry::RaplCounters& rapl);
 
 }  // namespace powershape::exporter
