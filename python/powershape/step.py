@@ -16,29 +16,45 @@ when torch with CUDA is imported.
 import contextlib
 from typing import Iterator, Optional
 
-from ._args import text
+from ._args import integer, text
 from ._lib import check, lib
 from .monitor import Monitor, Window, _sync
 
 
 class Step:
     """What `with powershape.step()` gives: `window` (the Monitor's Window, when one was given,
-    after the step), `sent` (whether a surrounding powershape received the marks)."""
+    after the step), `sent` (whether a surrounding powershape received the marks), `tokens` (as
+    given) and `energy_per_token` (J a token over every GPU, CodeCarbon#1347: with a Monitor and
+    tokens, once the step ended; else None)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, tokens: Optional[int] = None):
         self.name = name
+        self.tokens = tokens
         self.window: Optional[Window] = None
         self.sent = False
+
+    @property
+    def energy_per_token(self) -> Optional[float]:
+        if self.window is None or self.tokens is None or self.window.total_energy is None:
+            return None
+        return self.window.total_energy / self.tokens
 
 
 @contextlib.contextmanager
 def step(
-    name: str = "step", monitor: Optional[Monitor] = None, sync_execution: Optional[bool] = None
+    name: str = "step",
+    monitor: Optional[Monitor] = None,
+    sync_execution: Optional[bool] = None,
+    tokens: Optional[int] = None,
 ) -> Iterator[Step]:
     """Marks the code inside as one region `name` (a step): for the powershape running this program
-    and, when given, in `monitor`. A step that raises still ends."""
+    and, when given, in `monitor`. A step that raises still ends. `tokens`: the tokens the step
+    processes, for its energy a token (`powershape monitor --tokens-per-step` gives it from
+    outside)."""
     text("name", name)
-    s = Step(name)
+    if tokens is not None:
+        tokens = integer("tokens", tokens, 1)
+    s = Step(name, tokens)
     _sync(sync_execution, 0)
     if monitor is not None:
         monitor.begin_window(name, sync_execution=False)  # the monitor forwards the mark too

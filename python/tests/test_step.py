@@ -48,6 +48,21 @@ def test_a_step_with_a_monitor_is_its_window_and_ends_when_the_step_raises():
         assert f.window is not None
 
 
+def test_a_step_given_its_tokens_has_its_energy_a_token():
+    with powershape.Monitor("fake:" + DATA, interval_ms=2) as m:
+        with powershape.step(monitor=m, tokens=1000) as s:
+            time.sleep(0.05)
+        assert s.window.total_energy > 0
+        assert s.energy_per_token == pytest.approx(s.window.total_energy / 1000)
+    with powershape.step(tokens=10) as bare:  # no monitor: no energy to share out
+        pass
+    assert bare.energy_per_token is None
+    for bad, error in ((0, ValueError), (-5, ValueError), (2.5, TypeError), ("many", TypeError)):
+        with pytest.raises(error, match="tokens"):
+            with powershape.step(tokens=bad):
+                pass
+
+
 def test_the_op_takes_its_count_from_powershape_chunks(monkeypatch):
     x, w, t = torch.randn(8, 4), torch.randn(16, 4), torch.randint(0, 16, (8,))
     monkeypatch.setenv("POWERSHAPE_CHUNKS", "4")
