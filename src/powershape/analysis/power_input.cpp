@@ -204,19 +204,7 @@ Part part_of(const trace::Trace& t, int64_t from, int64_t to) {
     seen.erase(seen.begin() + static_cast<std::ptrdiff_t>(i));
   }
   p.gpus = static_cast<int>(seen.size());
-  for (int g : seen) {
-    for (const auto& d : t.devices) {
-      if (d.index == g && d.power_limit_mw.ok()) {
-        p.rated_w += static_cast<double>(d.power_limit_mw.value) * 1e-3;
-        break;
-      }
-    }
-  }
-  // A limit known for some GPUs only would understate the rated power: none then.
-  if (std::count_if(t.devices.begin(), t.devices.end(), [&](const auto& d) {
-        return d.power_limit_mw.ok() && std::find(seen.begin(), seen.end(), d.index) != seen.end();
-      }) != p.gpus)
-    p.rated_w = 0;
+  p.rated_w = rated_power_w(t.devices, seen);
   for (const auto& r : p.sources) p.interval_s = std::max(p.interval_s, median_interval(r));
   return p;
 }
@@ -307,6 +295,24 @@ void write_power_csv(const std::string& path, const PowerSeries& p) {
     text.append(row, static_cast<std::size_t>(n));
   }
   util::write_file_atomic(path, text);
+}
+
+double rated_power_w(const std::vector<telemetry::DeviceInfo>& devices,
+                     const std::vector<int>& gpus) {
+  double w = 0;
+  for (int g : gpus) {
+    for (const auto& d : devices) {
+      if (d.index == g && d.power_limit_mw.ok()) {
+        w += static_cast<double>(d.power_limit_mw.value) * 1e-3;
+        break;
+      }
+    }
+  }
+  // A limit known for some GPUs only would understate the rated power: none then.
+  const auto known = std::count_if(devices.begin(), devices.end(), [&](const auto& d) {
+    return d.power_limit_mw.ok() && std::find(gpus.begin(), gpus.end(), d.index) != gpus.end();
+  });
+  return known == static_cast<std::ptrdiff_t>(gpus.size()) ? w : 0;
 }
 
 PowerInput trace_power(const trace::Trace& t, int64_t from_ns, int64_t to_ns, double dt_s) {

@@ -35,6 +35,10 @@ PowerInput read_power_inputs(const std::vector<std::string>& paths, double dt_s,
 // of `dt_s` (0: the trace's reading interval, at least 1 ms); times from the trace's first sample.
 PowerInput trace_power(const trace::Trace& t, int64_t from_ns, int64_t to_ns, double dt_s);
 
+// The GPUs' power limits added up; 0 where a GPU's is not known, or a GPU is listed twice.
+double rated_power_w(const std::vector<telemetry::DeviceInfo>& devices,
+                     const std::vector<int>& gpus);
+
 // Writes a series as a meter's CSV (t_s,power_w; each sample's start time from the series' t0),
 // whole or not at all ("-": standard output).
 void write_power_csv(const std::string& path, const PowerSeries& p);

@@ -78,21 +78,12 @@ void TracePowerStream::start(const std::vector<telemetry::DeviceInfo>& devices,
                  static_cast<double>(median_gap(info.gaps_ns, info.long_gaps_ns)) * 1e-9);
     info.gaps_ns = {};
     info.long_gaps_ns = {};
-    for (const auto& d : devices) {
-      if (d.index == g && d.power_limit_mw.ok()) {
-        out_.rated_w += static_cast<double>(d.power_limit_mw.value) * 1e-3;
-        break;
-      }
-    }
     last_[g] = {};
   }
   out_.gpus = static_cast<int>(gpus.size());
-  // A limit known for some GPUs only would understate the rated power: none then (nor where a
-  // GPU is listed twice, as trace_power has it).
-  if (std::count_if(devices.begin(), devices.end(), [&](const telemetry::DeviceInfo& d) {
-        return d.power_limit_mw.ok() && gpus.count(d.index) > 0;
-      }) != out_.gpus)
-    out_.rated_w = 0;
+  std::vector<int> used;
+  for (const auto& [g, info] : gpus) used.push_back(g);
+  out_.rated_w = rated_power_w(devices, used);
   const double dt = std::max(out_.reading_interval_s, 1e-3);
   out_.power = readings_grid(from, to, dt, most_samples);
 }

@@ -37,26 +37,6 @@ std::string base64(const std::vector<float>& v) {
   return out;
 }
 
-struct Shown {
-  Signal signal;
-  const char* panel;
-  const char* label;
-  const char* unit;
-};
-constexpr Shown kShown[] = {
-    {Signal::kDriverPower, "power", "driver buffer (50 Hz)", "W"},
-    {Signal::kPowerInstant, "power", "instantaneous", "W"},
-    {Signal::kPowerAverage, "power", "average field", "W"},
-    {Signal::kPowerUsage, "power", "power usage (1 s average)", "W"},
-    {Signal::kMemoryPower, "power", "memory", "W"},
-    {Signal::kSmClock, "SM clock", "SM clock", "MHz"},
-    {Signal::kMemClock, "memory clock", "memory clock", "MHz"},
-    {Signal::kGpuTemp, "temperature", "GPU", "C"},
-    {Signal::kMemTemp, "temperature", "memory", "C"},
-    {Signal::kUtilGpu, "utilisation", "GPU", "%"},
-    {Signal::kUtilMem, "utilisation", "memory", "%"},
-};
-
 json gpu_data(const TraceDigest& dg, const TraceDigest::Gpu& gpu) {
   const Bins& b = dg.bins;
   json g = {{"index", gpu.index}, {"name", ""}, {"power_limit_w", nullptr}};

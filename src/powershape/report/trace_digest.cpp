@@ -67,7 +67,8 @@ std::optional<TraceDigest> gather(const EachRow& each, std::size_t max_bins, boo
   std::size_t second = 0;
   each([&](const telemetry::Sample& row) {
     if (++second > d.rows) return;
-    for (Signal s : shown_signals()) {
+    for (const auto& shown : kShown) {
+      const Signal s = shown.signal;
       if (!row[s].ok()) continue;
       auto it = extremes.find({row.gpu, s});
       if (it == extremes.end()) {
@@ -86,9 +87,9 @@ std::optional<TraceDigest> gather(const EachRow& each, std::size_t max_bins, boo
   for (int g : gpus) {
     TraceDigest::Gpu gpu{g, {}, std::move(reasons.at(g))};
     gpu.reasons.finish();
-    for (Signal s : shown_signals()) {
-      if (auto it = extremes.find({g, s}); it != extremes.end())
-        gpu.series.push_back({s, it->second.finish()});
+    for (const auto& shown : kShown) {
+      if (auto it = extremes.find({g, shown.signal}); it != extremes.end())
+        gpu.series.push_back({shown.signal, it->second.finish()});
     }
     d.gpus.push_back(std::move(gpu));
   }
@@ -98,14 +99,6 @@ std::optional<TraceDigest> gather(const EachRow& each, std::size_t max_bins, boo
 }
 
 }  // namespace
-
-const std::vector<Signal>& shown_signals() {
-  static const std::vector<Signal> kShown = {
-      Signal::kDriverPower, Signal::kPowerInstant, Signal::kPowerAverage, Signal::kPowerUsage,
-      Signal::kMemoryPower, Signal::kSmClock,      Signal::kMemClock,     Signal::kGpuTemp,
-      Signal::kMemTemp,     Signal::kUtilGpu,      Signal::kUtilMem};
-  return kShown;
-}
 
 TraceDigest digest(const trace::Trace& t, std::size_t max_bins, bool summary) {
   if (t.samples.empty()) throw invalid_input("the trace has no samples");

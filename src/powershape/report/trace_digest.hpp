@@ -37,8 +37,26 @@ struct TraceDigest {
   std::string no_power;  // why there is none
 };
 
-// The signals the page draws, in its order.
-const std::vector<telemetry::Signal>& shown_signals();
+// The signals the page draws, in its order, with the panel and label each is drawn under.
+struct Shown {
+  telemetry::Signal signal;
+  const char* panel;
+  const char* label;
+  const char* unit;
+};
+inline constexpr Shown kShown[] = {
+    {telemetry::Signal::kDriverPower, "power", "driver buffer (50 Hz)", "W"},
+    {telemetry::Signal::kPowerInstant, "power", "instantaneous", "W"},
+    {telemetry::Signal::kPowerAverage, "power", "average field", "W"},
+    {telemetry::Signal::kPowerUsage, "power", "power usage (1 s average)", "W"},
+    {telemetry::Signal::kMemoryPower, "power", "memory", "W"},
+    {telemetry::Signal::kSmClock, "SM clock", "SM clock", "MHz"},
+    {telemetry::Signal::kMemClock, "memory clock", "memory clock", "MHz"},
+    {telemetry::Signal::kGpuTemp, "temperature", "GPU", "C"},
+    {telemetry::Signal::kMemTemp, "temperature", "memory", "C"},
+    {telemetry::Signal::kUtilGpu, "utilisation", "GPU", "%"},
+    {telemetry::Signal::kUtilMem, "utilisation", "memory", "%"},
+};
 
 // From a trace in memory (its rows in any order). Throws invalid_input when it has no samples.
 TraceDigest digest(const trace::Trace& t, std::size_t max_bins, bool summary);
