@@ -19,6 +19,7 @@
 #include "powershape/advise/sim_advisor.hpp"
 #include "powershape/advise/trace_advisor.hpp"
 #include "powershape/analysis/grid_spec.hpp"
+#include "powershape/experiment/reference_figures.hpp"
 #include "powershape/sim/profile.hpp"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/trace/csv_reader.hpp"
@@ -261,6 +262,11 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
   print_choice(r.outcomes, r.chosen, objective, max_slowdown);
   if (within_bound(r.selector_pick, max_slowdown))
     std::printf("%s", describe_pick(r.selector_pick).c_str());
+  if (const std::string measured = experiment::measured_figure(
+          pname, workload::kind_name_of(workload::describe(a.workload, 1)),
+          experiment::Question::kSetting);
+      !measured.empty() && workload::chunk_counts(a.workload) == std::vector<int>{1})
+    std::printf("a simulated device's prediction; %s\n", measured.c_str());
   std::printf("\n");
   print_outcomes(r.outcomes, r.chosen, "ms/iter", 1, a.table);
   Advice out{r.outcomes, r.chosen, {}};

@@ -7,7 +7,7 @@
 #include "backend_spec.hpp"
 #include "output_lock.hpp"
 #include "powershape/experiment/engine.hpp"
-#include "powershape/experiment/paper_figures.hpp"
+#include "powershape/experiment/reference_figures.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/finetune.hpp"
@@ -29,11 +29,19 @@ struct ReproArgs {
   std::string out, report;
 };
 
-// On a simulated device the paper measured, its figure beside the model's prediction.
-void print_paper_figure(const ReproArgs& a, const experiment::Result& r) {
-  const std::string profile = a.device.rfind("sim:", 0) == 0 ? a.device.substr(4) : "";
+// On a simulated device the paper or our own GPUs measured, that figure beside the model's
+// prediction.
+void print_reference_figure(const ReproArgs& a, const experiment::Backend& backend,
+                            const experiment::Result& r) {
+  if (!backend.simulated() || r.configs.size() < 2) return;
+  const std::string profile = a.device.rfind("sim:", 0) == 0 ? a.device.substr(4) : "h200";
+  if (const std::string measured = experiment::measured_figure(
+          profile, workload::kind_name_of(workload::describe(a.workload, 1)),
+          experiment::Question::kChunks);
+      !measured.empty())
+    std::printf("\nthe table is the simulated device's prediction; %s\n", measured.c_str());
   const std::string paper = experiment::paper_figure(profile, a.workload.workload);
-  if (paper.empty() || r.configs.size() < 2) return;
+  if (paper.empty()) return;
   const auto& best = r.configs[r.best_time == r.baseline ? (r.baseline == 0 ? 1 : 0) : r.best_time];
   std::printf(
       "\nthe model predicts %s %.1f%% %s and %.1f%% %s energy than the baseline (a simulated "
@@ -94,7 +102,7 @@ int run_repro(ReproArgs& a) {
   a.design.on_round = round_progress(true);
   experiment::Result r = experiment::run_design(*backend, a.design);
   print_result(stdout, r);
-  print_paper_figure(a, r);
+  print_reference_figure(a, *backend, r);
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
   if (!a.report.empty()) {
     report::ReportInputs in;
