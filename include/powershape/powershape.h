@@ -74,6 +74,15 @@ int ps_region_begin(ps_recorder* r, const char* name, int64_t t_ns);
 int ps_region_end(ps_recorder* r, const char* name, int64_t t_ns, ps_summary* out, int n_out);
 /* The summaries of the last region of that name that ended, as ps_region_end gave them. */
 int ps_region_summary(const ps_recorder* r, const char* name, ps_summary* out, int n_out);
+/* The CPU's zones the recorder reads through Linux powercap (RAPL, Intel and AMD: each package and
+ * its DRAM), at each region's begin and end call: zone i's name ("package-0", "package-0 dram")
+ * into name[0 .. len), NUL-terminated, when name is not NULL. Returns the number of zones (0:
+ * none), or -1. */
+int ps_cpu_zone(const ps_recorder* r, int i, char* name, int len);
+/* Each zone's energy over the last region of that name that ended, J in joules[0 .. n) (NaN for a
+ * zone that could not be read: energy_uj is root's alone since Linux 5.10). Returns the number of
+ * zones, or -1. */
+int ps_region_cpu_energy(const ps_recorder* r, const char* name, double* joules, int n);
 /* Stops sampling and frees the recorder. NULL is allowed. */
 void ps_recorder_close(ps_recorder* r);
 

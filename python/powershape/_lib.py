@@ -155,6 +155,8 @@ def lib():
         "ps_region_begin": (ctypes.c_int, [vp, cs, i64]),
         "ps_region_end": (ctypes.c_int, [vp, cs, i64, ctypes.POINTER(Summary), ctypes.c_int]),
         "ps_region_summary": (ctypes.c_int, [vp, cs, ctypes.POINTER(Summary), ctypes.c_int]),
+        "ps_cpu_zone": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]),
+        "ps_region_cpu_energy": (ctypes.c_int, [vp, cs, ctypes.POINTER(ctypes.c_double), ctypes.c_int]),
         "ps_recorder_close": (None, [vp]),
         "ps_lmhead_options_default": (None, [ctypes.POINTER(LmHeadOptions)]),
         "ps_lmhead_options_check": (ctypes.c_int, [ctypes.POINTER(LmHeadOptions)]),

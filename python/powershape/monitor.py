@@ -6,16 +6,18 @@
         train_step()
         w = m.end_window("step")
     print(w.energy_j, w.avg_power_w, w.power_capped)
+    print(w.cpu_energy, w.dram_energy)   # the CPUs' through RAPL, where Linux powercap has them
 
 Windows may overlap and nest. Times are CLOCK_MONOTONIC, shared with `powershape mark`. As in
 Zeus, each window edge first waits for the work queued on the GPUs (torch.cuda.synchronize) when
 torch is imported and has CUDA, so the window measures the work launched inside it, not only its
-launches; `sync_execution=False` stamps the edge at once.
+launches; `sync_execution=False` stamps the edge at once. The CPUs' energy (RAPL, Intel and AMD)
+is read at each edge's call, as Zeus reads it.
 """
 import ctypes
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, Optional, Sequence
 
 from ._args import INT32_MAX, integer, real, text
@@ -72,6 +74,29 @@ class Window:
     name: str
     seconds: float
     gpus: Sequence[GpuWindow]
+    # Each RAPL zone's J ("package-0", "package-0 dram"); None for a zone that could not be read
+    # (energy_uj is root's alone since Linux 5.10: `sudo chmod o+r` it, or run as root); empty
+    # without powercap.
+    cpu_zones: Dict[str, Optional[float]] = field(default_factory=dict)
+
+    def _zones(self, dram: bool) -> Optional[Dict[int, Optional[float]]]:
+        out = {}
+        for zone, j in self.cpu_zones.items():
+            package, _, rest = zone.partition(" ")
+            if package.startswith("package-") and package[8:].isdigit() and (rest == "dram") == dram:
+                out[int(package[8:])] = j
+        return out or None
+
+    @property
+    def cpu_energy(self) -> Optional[Dict[int, Optional[float]]]:
+        """Each CPU package's J, keyed by its index (Zeus' Measurement.cpu_energy); None without
+        RAPL."""
+        return self._zones(False)
+
+    @property
+    def dram_energy(self) -> Optional[Dict[int, Optional[float]]]:
+        """Each package's DRAM J (Zeus' Measurement.dram_energy); None without a DRAM zone."""
+        return self._zones(True)
 
     @property
     def energy_j(self) -> Optional[float]:
@@ -153,7 +178,20 @@ class Monitor:
         n = lib().ps_region_end(self._r, name_c, t, out, len(out))
         check(n >= 0)
         gpus = [GpuWindow.of(out[i]) for i in range(n)]
-        return Window(name, gpus[0].seconds if gpus else 0.0, gpus)
+        return Window(name, gpus[0].seconds if gpus else 0.0, gpus, self._cpu_energy(name_c))
+
+    def _cpu_energy(self, name: bytes) -> Dict[str, Optional[float]]:
+        L = lib()
+        zones = L.ps_cpu_zone(self._r, 0, None, 0)
+        check(zones >= 0)
+        joules = (ctypes.c_double * max(1, zones))()
+        check(L.ps_region_cpu_energy(self._r, name, joules, zones) >= 0)
+        out = {}
+        for i in range(zones):
+            buf = ctypes.create_string_buffer(64)
+            check(L.ps_cpu_zone(self._r, i, buf, len(buf)) >= 0)
+            out[buf.value.decode(errors="replace")] = _value(joules[i])
+        return out
 
     def close(self) -> None:
         if self._r:

@@ -26,6 +26,36 @@ def test_windows_over_a_replayed_h200_trace():
     assert inner.gpu_energy == {0: inner.energy_j}
 
 
+def test_a_windows_cpu_energy_through_a_powercap_tree(tmp_path, monkeypatch):
+    # Zeus' cpu_energy and dram_energy, from each package's RAPL zone and its DRAM's, read at the
+    # edges; a zone that cannot be read is None.
+    pkg = tmp_path / "intel-rapl:0"
+    dram = pkg / "intel-rapl:0:0"
+    dram.mkdir(parents=True)
+    (pkg / "name").write_text("package-0\n")
+    (pkg / "max_energy_range_uj").write_text("262143328850\n")
+    (pkg / "energy_uj").write_text("1000000\n")
+    (dram / "name").write_text("dram\n")
+    (dram / "max_energy_range_uj").write_text("65712999613\n")
+    (dram / "energy_uj").write_text("5000\n")
+    monkeypatch.setenv("POWERSHAPE_POWERCAP", str(tmp_path))
+    with powershape.Monitor("fake:" + DATA) as m:
+        m.begin_window("w")
+        (pkg / "energy_uj").write_text("3500000\n")
+        (dram / "energy_uj").write_text("1005000\n")
+        w = m.end_window("w")
+        assert w.cpu_zones == {"package-0": 2.5, "package-0 dram": 1.0}
+        assert w.cpu_energy == {0: 2.5} and w.dram_energy == {0: 1.0}
+        (pkg / "energy_uj").write_text("not a number\n")
+        m.begin_window("x")
+        assert m.end_window("x").cpu_energy == {0: None}
+    monkeypatch.setenv("POWERSHAPE_POWERCAP", str(tmp_path / "none"))
+    with powershape.Monitor("fake:" + DATA) as m:
+        m.begin_window("w")
+        w = m.end_window("w")
+    assert w.cpu_zones == {} and w.cpu_energy is None and w.dram_energy is None
+
+
 def test_errors_are_one_line_and_name_the_thing():
     # A caller's mistake is a ValueError; what the machine lacks a PowershapeError.
     with pytest.raises(ValueError, match="bogus"):

@@ -1,4 +1,5 @@
 // The recording half of the C API (include/powershape/powershape.h) over analysis::Recorder.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -165,6 +166,37 @@ int ps_region_summary(const ps_recorder* r, const char* name, ps_summary* out, i
     if (s.empty())
       throw powershape::invalid_input(std::string("no region '") + name + "' has ended");
     return copy_out(s, out, n_out);
+  });
+}
+
+int ps_cpu_zone(const ps_recorder* r, int i, char* name, int len) {
+  return powershape::capi::guarded<int>(-1, [&] {
+    if (r == nullptr) throw powershape::invalid_input("ps_cpu_zone: recorder is NULL");
+    const auto& zones = r->r->cpu_zones();
+    const int n = static_cast<int>(zones.size());
+    if (name != nullptr) {
+      if (i < 0 || i >= n || len < 1)
+        throw powershape::invalid_input("ps_cpu_zone: zone " + std::to_string(i) + " of " +
+                                        std::to_string(n) + ", or no room for its name");
+      const std::string& z = zones[static_cast<std::size_t>(i)].name;
+      const std::size_t k = std::min(z.size(), static_cast<std::size_t>(len - 1));
+      std::memcpy(name, z.data(), k);
+      name[k] = '\0';
+    }
+    return n;
+  });
+}
+
+int ps_region_cpu_energy(const ps_recorder* r, const char* name, double* joules, int n) {
+  return powershape::capi::guarded<int>(-1, [&] {
+    if (r == nullptr || name == nullptr)
+      throw powershape::invalid_input("ps_region_cpu_energy: recorder or name is NULL");
+    if (r->r->last(name).empty())
+      throw powershape::invalid_input(std::string("no region '") + name + "' has ended");
+    const auto j = r->r->last_cpu_energy(name);
+    for (int i = 0; joules != nullptr && i < n && i < static_cast<int>(j.size()); ++i)
+      joules[i] = j[static_cast<std::size_t>(i)].value_or(kNan);
+    return static_cast<int>(j.size());
   });
 }
 

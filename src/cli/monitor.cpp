@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "live_view.hpp"
 #include "output_lock.hpp"
+#include "powershape/analysis/process_energy.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/exporter/metrics_server.hpp"
 #include "powershape/exporter/prometheus.hpp"
@@ -85,11 +87,12 @@ void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", wh
 // Prometheus' view, rendered once a second for the textfile and the endpoint alike. A failed
 // --textfile write, and region names left out of the series, are said once; recording goes on.
 void publish(const MonitorOptions& o, const trace::Trace& t, const telemetry::RaplCounters& rapl,
-             exporter::MetricsServer* server) {
+             const analysis::ProcessEnergyTally& by_process, exporter::MetricsServer* server) {
   static bool said_file = false, said_names = false;
   std::size_t left_out = 0;
   const std::string text = exporter::prometheus_now(t, telemetry::steady_now_ns(), &left_out) +
-                           exporter::cpu_energy_text(rapl);
+                           exporter::cpu_energy_text(rapl) +
+                           exporter::process_energy_text(by_process.totals());
   if (left_out > 0 && !said_names) {
     std::fprintf(stderr,
                  "powershape: more than %zu region names: only the %zu that ended last are "
@@ -207,6 +210,43 @@ void print_cpu_energy(const nlohmann::json& cpu, const telemetry::RaplCounters& 
   std::fprintf(stderr, "\n");
 }
 
+// Each GPU's energy by process, where the driver sampled processes (NVML); null elsewhere.
+nlohmann::json by_process_json(const std::vector<analysis::ProcessEnergy>& v) {
+  if (v.empty()) return nullptr;
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& e : v)
+    j.push_back(
+        {{"gpu", e.gpu},
+         {"pid", e.pid == analysis::kNoProcess ? nlohmann::json(nullptr) : nlohmann::json(e.pid)},
+         {"name", e.name},
+         {"joules", e.joules},
+         {"busy_s", e.busy_s}});
+  return j;
+}
+
+// A line a GPU under the summaries: its energy by process, the most first.
+void print_by_process(std::vector<analysis::ProcessEnergy> v) {
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    return a.gpu != b.gpu ? a.gpu < b.gpu : a.joules > b.joules;
+  });
+  for (std::size_t i = 0; i < v.size();) {
+    std::string line;
+    const int gpu = v[i].gpu;
+    for (; i < v.size() && v[i].gpu == gpu; ++i) {
+      const auto& e = v[i];
+      line += line.empty() ? "" : ", ";
+      char figures[96];
+      std::snprintf(figures, sizeof figures, " %.1f J, %.1f s busy", e.joules, e.busy_s);
+      line += e.pid == analysis::kNoProcess
+                  ? "no process busy" + std::string(figures, std::strchr(figures, ',') - figures)
+                  : (e.name.empty() ? "pid " : e.name + " (pid ") + std::to_string(e.pid) +
+                        (e.name.empty() ? "" : ")") + figures;
+    }
+    std::fprintf(stderr, " GPU %d by process (its SM time a second; not each one's power): %s\n",
+                 gpu, line.c_str());
+  }
+}
+
 // The energy a token where the command marked its steps (powershape.step, `mark begin step`):
 // the GPUs' energy inside them over their tokens, and the whole run's, GPUs' and CPUs', over the
 // same tokens (CodeCarbon#1347). Null without steps or tokens.
@@ -272,6 +312,7 @@ int run_monitor(const MonitorOptions& o) {
                  telemetry::kControlEnv, session.fifo_path().c_str());
   }
   int64_t next_publish = 0, next_view = 0;
+  analysis::ProcessEnergyTally tally;  // each GPU's energy by process, for /metrics
   std::optional<LiveView> view;
   if (o.live) view.emplace(isatty(STDERR_FILENO) != 0);
   session.run([&] {
@@ -281,10 +322,12 @@ int run_monitor(const MonitorOptions& o) {
     }
     if (telemetry::steady_now_ns() >= next_publish) {
       next_publish = telemetry::steady_now_ns() + exporter::kPublishEveryNs;
+      // Process samples come once a second: a window is added once its last ones are in.
+      tally.add(recorded, telemetry::steady_now_ns() - 2'000'000'000);
       if (o.keep_s > 0)
         trace::forget_before(recorded,
                              telemetry::steady_now_ns() - static_cast<int64_t>(o.keep_s * 1e9));
-      if (server || !o.out_textfile.empty()) publish(o, recorded, rapl, server.get());
+      if (server || !o.out_textfile.empty()) publish(o, recorded, rapl, tally, server.get());
     }
   });
   int code = session.finish();
@@ -293,6 +336,9 @@ int run_monitor(const MonitorOptions& o) {
   auto summaries = analysis::summarize(recorded);
   print_summaries(stderr, title_of(o.command), recorded, summaries);
   print_cpu_energy(cpu, rapl, summaries);
+  tally.add(recorded, INT64_MAX, true);
+  const auto by_process = tally.totals();
+  print_by_process(by_process);
   const nlohmann::json per_token = energy_per_token(recorded, summaries, cpu, o.tokens_per_step);
   if (o.tokens_per_step > 0 && per_token.is_null())
     std::fprintf(stderr,
@@ -313,7 +359,7 @@ int run_monitor(const MonitorOptions& o) {
   }
   print_sampler(session.sampler(), *source);
   bool lost = session.file_failed();
-  if (!o.out_textfile.empty()) publish(o, recorded, rapl, nullptr);
+  if (!o.out_textfile.empty()) publish(o, recorded, rapl, tally, nullptr);
   if (!o.out_perfetto.empty()) {
     try {
       trace::write_chrome_trace(o.out_perfetto, recorded);
@@ -325,8 +371,10 @@ int run_monitor(const MonitorOptions& o) {
   if (!o.out_json.empty()) {
     trace::Trace meta = recorded;
     meta.samples.clear();
+    meta.processes.clear();
     try {
-      trace::write_json(o.out_json, {meta, analysis::to_json(summaries), cpu, per_token});
+      trace::write_json(o.out_json, {meta, analysis::to_json(summaries), cpu, per_token,
+                                     by_process_json(by_process)});
     } catch (const std::runtime_error& e) {
       std::fprintf(stderr, "powershape: --json: %s\n", e.what());
       lost = true;
@@ -338,6 +386,11 @@ int run_monitor(const MonitorOptions& o) {
       in.title = "powershape monitor: " + title_of(o.command);
       in.trace = recorded;
       in.summary = analysis::to_json(summaries);
+      in.job = nlohmann::json::object();
+      if (!cpu.is_null()) (*in.job)["cpu_energy"] = cpu;
+      if (!per_token.is_null()) (*in.job)["energy_per_token"] = per_token;
+      if (const auto bp = by_process_json(by_process); !bp.is_null())
+        (*in.job)["gpu_energy_by_process"] = bp;
       if (report::write_report(o.out_report, in)) {
         std::fprintf(stderr, "powershape: %s: text that is not UTF-8 is shown as U+FFFD\n",
                      o.out_report.c_str());

@@ -39,6 +39,24 @@ std::optional<nlohmann::json> swing_of(const report::TraceDigest& d) {
   }
 }
 
+// The job's energy beside the GPUs' that a monitor --json file holds (RAPL, by process, a token).
+nlohmann::json job_of(const nlohmann::json& j) {
+  nlohmann::json job = nlohmann::json::object();
+  for (const char* k : {"cpu_energy", "energy_per_token", "gpu_energy_by_process"}) {
+    if (!j.contains(k) || j.at(k).is_null()) continue;
+    const nlohmann::json& v = j.at(k);
+    const bool list = std::string(k) == "gpu_energy_by_process";
+    if (list ? !v.is_array() : !v.is_object())
+      throw std::runtime_error(std::string(k) + ": expected " + (list ? "a list" : "an object"));
+    for (const auto& x : list ? v : nlohmann::json::array())
+      if (!x.is_object() || !x.value("joules", nlohmann::json()).is_number() ||
+          !x.value("gpu", nlohmann::json()).is_number_integer())
+        throw std::runtime_error(std::string(k) + ": an entry without its gpu and joules");
+    job[k] = v;
+  }
+  return job;
+}
+
 int run_report(const ReportArgs& a) {
   for (const auto* in : {&a.trace, &a.json, &a.probe, &a.repro, &a.swing}) {
     if (!in->empty() &&
@@ -61,11 +79,17 @@ int run_report(const ReportArgs& a) {
   if (!a.json.empty()) {
     if (a.trace.empty())
       throw std::runtime_error("--json: it summarises a trace; give the trace too");
-    in.summary = util::read_as(a.json, [](const nlohmann::json& j) {
+    const nlohmann::json j = util::read_as(a.json, [](const nlohmann::json& j) {
       if (!j.is_object() || !j.contains("summary") || !j.at("summary").is_array())
         throw std::runtime_error("no 'summary' list (not a monitor or sim --json file?)");
-      return j.at("summary");
+      return j;
     });
+    in.summary = j.at("summary");
+    try {
+      in.job = job_of(j);
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error("--json: " + a.json + ": " + e.what());
+    }
   }
   if (!a.probe.empty()) in.probe = util::read_json_file(a.probe);
   if (!a.repro.empty()) in.repro = util::read_json_file(a.repro);

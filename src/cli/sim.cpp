@@ -118,7 +118,7 @@ int run_sim(SimArgs& a) {
     trace::Trace meta = r.trace;
     meta.samples.clear();
     nlohmann::json summary = analysis::to_json(summaries);
-    trace::write_json(a.out_json, {meta, summary, nullptr, nullptr});
+    trace::write_json(a.out_json, {meta, summary, nullptr, nullptr, nullptr});
   }
   return 0;
 }

@@ -60,6 +60,13 @@ int main(int argc, char** argv) {
   CHECK("and says which", strstr(ps_last_error(), "nope") != NULL);
   CHECK("a caller's mistake", ps_last_error_kind() == PS_ERROR_INVALID_INPUT);
   CHECK("a summary of no region fails", ps_region_summary(r, "never", s, 1) == -1);
+  const int zones = ps_cpu_zone(r, 0, NULL, 0);
+  double joules[8];
+  CHECK("the CPU's zones are counted", zones >= 0);
+  CHECK("a region's CPU energy, one a zone", ps_region_cpu_energy(r, "inner", joules, 8) == zones);
+  CHECK("no CPU energy of a region not ended", ps_region_cpu_energy(r, "never", joules, 8) == -1);
+  char zone[8];
+  CHECK("a zone past the last is refused", ps_cpu_zone(r, zones, zone, sizeof zone) == -1);
   CHECK("an empty name fails", ps_region_begin(r, "", 0) == -1);
   CHECK("a success clears the error", ps_region_begin(r, "x", 0) == 0 && ps_last_error()[0] == 0 &&
                                           ps_last_error_kind() == PS_ERROR_NONE);

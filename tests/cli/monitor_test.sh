@@ -142,6 +142,30 @@ check "and in the JSON" python3 -c "import json,sys; t = json.load(open(sys.argv
 "$ps" monitor --source "fake:$trace" --tokens-per-step 1000 -- true 2>"$tmp/tok0.err"
 check "without steps it says what it needs" grep -q "energy a token: none: --tokens-per-step needs the command's steps marked" "$tmp/tok0.err"
 
+# Per-process GPU energy (NVML's per-process samples, on the fake driver): two processes busy 60%
+# and 20% of the time share the GPU's energy 3:1, and the parts add up to the GPU's energy.
+sleep 30 & p1=$!; sleep 30 & p2=$!
+POWERSHAPE_FAKE_NVML_PROCESSES="$p1:60,$p2:20" with_fake "$ps" monitor --interval 5 -o "$tmp/proc.csv" --json "$tmp/proc.json" --textfile "$tmp/proc.prom" -- sleep 2.5 2>"$tmp/proc.err"
+POWERSHAPE_FAKE_NVML_FAULTS=code=processes:not_supported POWERSHAPE_FAKE_NVML_PROCESSES="$p1:60" with_fake "$ps" monitor --interval 5 -- sleep 0.3 2>"$tmp/proc0.err"
+kill $p1 $p2 2>/dev/null
+check "the exporter's counter a process" grep -q "^powershape_gpu_process_energy_joules_total{gpu=\"0\",pid=\"$p1\",process=\"sleep\"} [0-9.]*$" "$tmp/proc.prom"
+check "a GPU without per-process samples says so once" test "$(grep -c "per-process utilization: .*(no energy by process on this GPU)" "$tmp/proc0.err")" -eq 1
+check "and shows no split" bash -c "! grep -q 'GPU 0 by process' '$tmp/proc0.err'"
+check "the summary has the GPU's energy by process" grep -q "GPU 0 by process (its SM time a second; not each one's power): sleep (pid $p1) [0-9.]* J, [0-9.]* s busy, sleep (pid $p2)" "$tmp/proc.err"
+check "the recording keeps the process samples" grep -q "^# process {.*\"pid\":$p1" "$tmp/proc.csv"
+check "the JSON shares them 3:1 and adds up to the GPU's energy" python3 -c "
+import json, sys
+j = json.load(open(sys.argv[1]))
+by = {e['pid']: e['joules'] for e in j['gpu_energy_by_process']}
+gpu = [s for s in j['summary'] if s['name'] == 'all'][0]['energy_j']
+assert abs(by[$p1] / by[$p2] - 3) < 0.3 and abs(sum(by.values()) - gpu) < 0.01 * gpu, (by, gpu)" "$tmp/proc.json"
+"$ps" report "$tmp/proc.csv" --json "$tmp/proc.json" -o "$tmp/proc.html" 2>/dev/null
+check "the report carries the GPU's energy by process" grep -q "\"gpu_energy_by_process\":\[{\"busy_s\"" "$tmp/proc.html"
+python3 -c "import json,sys; j = json.load(open(sys.argv[1])); j['cpu_energy'] = 'hot'; json.dump(j, open(sys.argv[2], 'w'))" "$tmp/proc.json" "$tmp/badjob.json"
+"$ps" report "$tmp/proc.csv" --json "$tmp/badjob.json" -o "$tmp/bad.html" 2>"$tmp/badjob.err"; rc=$?
+check "a JSON whose cpu_energy is not an object is refused in one line" test $rc -ne 0 -a "$(wc -l <"$tmp/badjob.err")" -eq 1
+check "naming it" grep -q "^powershape: --json: $tmp/badjob.json: cpu_energy: expected an object" "$tmp/badjob.err"
+
 # Outputs are regular files: a FIFO (no reader: it would block the run forever) is refused at once.
 mkfifo "$tmp/out.fifo"
 timeout 10 "$ps" monitor --source "fake:$trace" --textfile "$tmp/out.fifo" -- true 2>"$tmp/j.err"; rc=$?

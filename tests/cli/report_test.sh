@@ -78,6 +78,24 @@ print("screenshot %dx%d: %.1f%% of pixels not background, %d colours" % (w, h, 1
 sys.exit(not (share > 0.05 and len(colours) > 20))
 PY
 
+# The job's energy beside the GPUs' (monitor --json: RAPL, by process, a token) is drawn as a table,
+# a process name shown as text.
+"$ps" monitor --source "fake:$data/h200/gemm_sustained_trace.csv" -o "$tmp/j.csv" --json "$tmp/j.json" -- sleep 0.5 2>/dev/null
+python3 - "$tmp/j.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["cpu_energy"] = {"package-0": 21.5, "package-0 dram": 3.25}
+j["gpu_energy_by_process"] = [{"gpu": 0, "pid": 4242, "name": "<b>train", "joules": 150.0, "busy_s": 0.4},
+                              {"gpu": 0, "pid": None, "name": "no process busy", "joules": 12.0, "busy_s": 0}]
+j["energy_per_token"] = {"steps": 2, "tokens": 2000, "gpu_j_per_token_in_steps": 0.05, "gpu_j_per_token": 0.08, "node_j_per_token": 0.09}
+json.dump(j, open(sys.argv[1], "w"))
+PY
+"$ps" report "$tmp/j.csv" --json "$tmp/j.json" -o "$tmp/job.html" 2>/dev/null
+open_page "file://$tmp/job.html" --dump-dom >"$tmp/dom5.html" 2>/dev/null
+check "the job's energy: the CPU's zones" grep -q '<td>CPU package-0 dram (RAPL)</td><td>3.25 J</td>' "$tmp/dom5.html"
+check "the job's energy: a process, its name as text" grep -q '<td>GPU 0: &lt;b&gt;train (pid 4242)</td><td>150 J</td><td>0.40 s busy</td>' "$tmp/dom5.html"
+check "the job's energy: a token" grep -q '<td>a token, over the run (GPUs and CPUs)</td><td>90.0 mJ</td>' "$tmp/dom5.html"
+
 # A page with only a repro result (what `repro --report` writes) draws its one chart.
 "$ps" report --repro "$tmp/r.json" -o "$tmp/repro.html" 2>/dev/null
 open_page "file://$tmp/repro.html" --dump-dom >"$tmp/dom2.html" 2>/dev/null

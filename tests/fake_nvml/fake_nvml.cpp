@@ -6,6 +6,9 @@
 //   POWERSHAPE_FAKE_NVML_SETTINGS  a file holding what the setters set ("GPU limit_mw min_mhz
 //                                max_mhz" lines; locked clocks 0 0 when none), read by the getters,
 //                                so that a test sees what one process left for the next
+//   POWERSHAPE_FAKE_NVML_PROCESSES  PID:SM[,PID:SM...]: every GPU's per-process samples, each
+//                                process busy SM% of the time, sampled every 1/6 s from the start;
+//                                without it, the driver has sampled no process
 //   POWERSHAPE_FAKE_NVML_FAULTS  comma list of (DCGM's nvml-injection injects the same classes):
 //     no_driver                  nvmlInit fails
 //     unsupported=SIGNAL, error=SIGNAL   that signal reads NOT_SUPPORTED / UNKNOWN_ERROR
@@ -33,10 +36,9 @@
 //                                an H100's driver leaves 43 ms steps now and then)
 //   FUNC: count, handle, name, uuid, driver_version, power_limit, enforced_limit, constraints,
 //   max_clock, threshold, power_usage, energy, clock, temperature, reasons, utilization, fields,
-//   samples, supported_clocks, set_power_limit, set_clocks, reset_clocks, smoothing_state,
-//   smoothing_profile, smoothing_param.
-//   POWERSHAPE_FAKE_NVML_SMOOTHING  a file holding Blackwell's power smoothing
-//   (fake_smoothing.hpp);
+//   samples, processes, supported_clocks, set_power_limit, set_clocks, reset_clocks,
+//   smoothing_state, smoothing_profile, smoothing_param. POWERSHAPE_FAKE_NVML_SMOOTHING  a file
+//   holding Blackwell's power smoothing (fake_smoothing.hpp);
 //                                without it the GPUs have none
 #include <algorithm>
 #include <chrono>
@@ -86,6 +88,7 @@ struct State {
   std::set<Signal> unsupported, failing;
   double lost_after_ms = -1;
   bool energy_wrap = false, no_samples = false, h200_costs = false;
+  std::vector<std::pair<unsigned, unsigned>> processes;  // pid, SM%
   long slow_us = 0;
   std::chrono::steady_clock::time_point start;
   long long start_realtime_us = 0;
@@ -264,6 +267,18 @@ nvml::Return nvmlInit_v2() {
     return nvml::kErrorUnknown;
   }
   if (const char* sp = std::getenv("POWERSHAPE_FAKE_NVML_SPEED")) s->speed = std::atof(sp);
+  if (const char* ps = std::getenv("POWERSHAPE_FAKE_NVML_PROCESSES")) {
+    std::string list = ps;
+    for (std::size_t at = 0; at < list.size();) {
+      std::size_t end = std::min(list.find(',', at), list.size());
+      const std::string item = list.substr(at, end - at);
+      const std::size_t colon = item.find(':');
+      if (colon != std::string::npos)
+        s->processes.emplace_back(static_cast<unsigned>(std::atol(item.c_str())),
+                                  static_cast<unsigned>(std::atol(item.c_str() + colon + 1)));
+      at = end + 1;
+    }
+  }
   std::size_t pos = 0;
   while (pos < f.size()) {
     auto comma = f.find(',', pos);
@@ -634,6 +649,30 @@ nvml::Return nvmlDeviceGetSamples(nvml::Device d, unsigned type, unsigned long l
   if (g->h200_costs) spin(700);
   if (*count < fresh.size()) fresh.resize(*count);
   std::memcpy(out, fresh.data(), fresh.size() * sizeof(nvml::SampleValue));
+  *count = static_cast<unsigned>(fresh.size());
+  return nvml::kSuccess;
+}
+
+nvml::Return nvmlDeviceGetProcessUtilization(nvml::Device d, nvml::ProcessUtilizationSample* out,
+                                             unsigned* count, unsigned long long last_seen) {
+  slow();
+  if (!valid(d) || count == nullptr) return 2;
+  if (nvml::Return r = inject("processes", index_of(d))) return r;
+  if (lost_now()) return nvml::kErrorGpuIsLost;
+  constexpr long long kStepUs = 1'000'000 / 6;
+  const long long now_us = g->start_realtime_us + static_cast<long long>(elapsed_ms() * 1000);
+  std::vector<nvml::ProcessUtilizationSample> fresh;
+  for (long long t = g->start_realtime_us + kStepUs; t <= now_us; t += kStepUs) {
+    if (t <= static_cast<long long>(last_seen)) continue;
+    for (const auto& [pid, sm] : g->processes)
+      fresh.push_back({pid, static_cast<unsigned long long>(t), sm, sm / 2, 0, 0});
+  }
+  if (fresh.empty()) return nvml::kErrorNotFound;
+  if (out == nullptr || *count < fresh.size()) {
+    *count = static_cast<unsigned>(fresh.size());
+    return nvml::kErrorInsufficientSize;
+  }
+  std::memcpy(out, fresh.data(), fresh.size() * sizeof(nvml::ProcessUtilizationSample));
   *count = static_cast<unsigned>(fresh.size());
   return nvml::kSuccess;
 }

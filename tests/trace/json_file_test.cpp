@@ -16,6 +16,9 @@ TEST(JsonFile, RoundTripsMetadataAndSummary) {
   f.meta.regions.push_back({"warmup", 0, 1, 2});
   f.meta.events.push_back({5, -1, "something"});
   f.summary = {{"energy_j", 1.5}};
+  f.cpu_energy = {{"package-0", 12.5}};
+  f.per_token = {{"tokens", 4096}};
+  f.by_process = {{{"gpu", 0}, {"pid", 11}, {"joules", 3.5}}};
   std::string path = ::testing::TempDir() + "/summary.json";
   write_json(path, f);
   EXPECT_EQ(read_json(path), f);

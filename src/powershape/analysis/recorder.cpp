@@ -73,12 +73,15 @@ void Recorder::check_time(int64_t t_ns) const {
 void Recorder::begin(const std::string& name, int64_t t_ns) {
   if (auto why = telemetry::region_name_problem(name); !why.empty()) throw invalid_input(why);
   check_time(t_ns);
+  auto cpu = rapl_.read();
   std::lock_guard lock(mu_);
   open_.push_back({name, -1, t_ns, 0});
+  open_cpu_.push_back(std::move(cpu));
 }
 
 std::vector<Summary> Recorder::end(const std::string& name, int64_t t_ns) {
   check_time(t_ns);
+  const auto cpu_now = rapl_.read();
   telemetry::Region r;
   {
     std::lock_guard lock(mu_);
@@ -88,6 +91,9 @@ std::vector<Summary> Recorder::end(const std::string& name, int64_t t_ns) {
     if (t_ns < it->begin_ns) throw invalid_input("region '" + name + "' would end before it began");
     r = *it;
     r.end_ns = t_ns;
+    const auto at = std::next(it).base() - open_.begin();
+    last_cpu_[name] = rapl_.joules(open_cpu_[static_cast<std::size_t>(at)], cpu_now);
+    open_cpu_.erase(open_cpu_.begin() + at);
     open_.erase(std::next(it).base());
   }
   // Wait (at most 20 periods) for a round of polls after the end, so the window is covered.
@@ -106,6 +112,12 @@ std::vector<Summary> Recorder::end(const std::string& name, int64_t t_ns) {
   }
   last_[name] = out;
   return out;
+}
+
+std::vector<std::optional<double>> Recorder::last_cpu_energy(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = last_cpu_.find(name);
+  return it == last_cpu_.end() ? std::vector<std::optional<double>>{} : it->second;
 }
 
 std::vector<Summary> Recorder::last(const std::string& name) const {

@@ -10,11 +10,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "powershape/analysis/summary.hpp"
+#include "powershape/telemetry/rapl.hpp"
 #include "powershape/telemetry/sampler.hpp"
 
 namespace powershape::analysis {
@@ -37,6 +39,12 @@ class Recorder {
   std::vector<Summary> end(const std::string& name, int64_t t_ns);
   // The summaries of the last region of that name that ended; empty when none has.
   std::vector<Summary> last(const std::string& name) const;
+  // The CPU's RAPL zones (package-N, package-N dram), read when a region begins and ends (the
+  // calls, not their t_ns, as Zeus reads them); none without powercap.
+  const std::vector<telemetry::RaplZone>& cpu_zones() const { return rapl_.zones(); }
+  // Each zone's energy (J) over the last region of that name that ended; none where a zone could
+  // not be read (energy_uj is root's alone since Linux 5.10); empty when none has ended.
+  std::vector<std::optional<double>> last_cpu_energy(const std::string& name) const;
   // Stops sampling; idempotent.
   void stop();
 
@@ -55,7 +63,10 @@ class Recorder {
   bool stopping_ = false;
   trace::Trace trace_;
   std::vector<telemetry::Region> open_;
+  std::vector<std::vector<std::optional<uint64_t>>> open_cpu_;  // RAPL at each open region's begin
   std::map<std::string, std::vector<Summary>> last_;
+  std::map<std::string, std::vector<std::optional<double>>> last_cpu_;
+  telemetry::RaplCounters rapl_;
 };
 
 }  // namespace powershape::analysis

@@ -274,4 +274,19 @@ std::string cpu_energy_text(const telemetry::RaplCounters& rapl) {
   return out.str();
 }
 
+std::string process_energy_text(const std::vector<analysis::ProcessEnergy>& totals) {
+  if (totals.empty()) return "";
+  std::ostringstream out;
+  out.precision(12);
+  out << "# HELP powershape_gpu_process_energy_joules_total A GPU's energy charged to a process by "
+         "its share of the time a kernel ran (NVML's per-process samples; not what it drew).\n"
+         "# TYPE powershape_gpu_process_energy_joules_total counter\n";
+  for (const auto& e : totals) {
+    out << "powershape_gpu_process_energy_joules_total{gpu=\"" << e.gpu << "\",pid=\""
+        << (e.pid == analysis::kNoProcess ? std::string() : std::to_string(e.pid))
+        << "\",process=\"" << escaped(e.name) << "\"} " << e.joules << "\n";
+  }
+  return out.str();
+}
+
 }  // namespace powershape::exporter

@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "powershape/analysis/process_energy.hpp"
 #include "powershape/telemetry/rapl.hpp"
 #include "powershape/trace/trace.hpp"
 
@@ -29,5 +31,9 @@ std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_n
 // The CPU's RAPL counters, each zone's in J (a counter that restarts where the hardware's wraps,
 // as Prometheus' rate() expects); empty without zones or where none can be read.
 std::string cpu_energy_text(const telemetry::RaplCounters& rapl);
+
+// Each GPU's energy by process so far (analysis::ProcessEnergyTally; NVML's per-process samples),
+// labelled gpu, pid and process (its name); "no process busy" has no pid. Empty without any.
+std::string process_energy_text(const std::vector<analysis::ProcessEnergy>& totals);
 
 }  // namespace powershape::exporter

@@ -111,6 +111,7 @@ json report_data(const ReportInputs& in, std::size_t max_bins) {
     for (const auto& e : t.events)
       d["events"].push_back({{"t_s", rel(e.t_ns)}, {"gpu", e.gpu}, {"what", e.what}});
     d["summary"] = in.summary ? *in.summary : analysis::to_json(dg->summary);
+    if (in.job && in.job->is_object() && !in.job->empty()) d["job"] = *in.job;
   }
   if (in.probe) {
     require(*in.probe, "probe", {"points", "boost_tflops", "sustained_tflops"});

@@ -20,6 +20,9 @@ struct ReportInputs {
   std::optional<nlohmann::json> probe;    // `probe -o` JSON
   std::optional<nlohmann::json> repro;    // `repro -o` JSON
   std::optional<nlohmann::json> swing;    // analysis::to_json of a swing analysis (swing --json)
+  // What the recorder measured beside the GPUs (monitor --json's cpu_energy, energy_per_token,
+  // gpu_energy_by_process, those it has); shown with the trace's summary.
+  std::optional<nlohmann::json> job;
 };
 
 // Time bins per GPU: what an hour of samples is reduced to (3600 s / 20000 = 180 ms a bin).

@@ -71,6 +71,7 @@ Library::Library(const std::string& path) {
   resolve(handle_, api_.DeviceGetUtilizationRates, "nvmlDeviceGetUtilizationRates");
   resolve(handle_, api_.DeviceGetFieldValues, "nvmlDeviceGetFieldValues");
   resolve(handle_, api_.DeviceGetSamples, "nvmlDeviceGetSamples");
+  resolve(handle_, api_.DeviceGetProcessUtilization, "nvmlDeviceGetProcessUtilization");
   resolve(handle_, api_.DeviceGetSupportedMemoryClocks, "nvmlDeviceGetSupportedMemoryClocks");
   resolve(handle_, api_.DeviceGetSupportedGraphicsClocks, "nvmlDeviceGetSupportedGraphicsClocks");
   resolve(handle_, api_.DeviceSetPowerManagementLimit, "nvmlDeviceSetPowerManagementLimit");

@@ -112,6 +112,13 @@ struct SampleValue {
   Value sampleValue;
 };
 
+struct ProcessUtilizationSample {  // nvmlProcessUtilizationSample_t
+  unsigned int pid;
+  unsigned long long timeStamp;  // CPU time, microseconds since the epoch
+  unsigned int smUtil, memUtil, encUtil, decUtil;
+};
+static_assert(sizeof(ProcessUtilizationSample) == 32, "nvmlProcessUtilizationSample_t's layout");
+
 struct Utilization {
   unsigned int gpu;
   unsigned int memory;
@@ -145,6 +152,8 @@ struct Api {
   Return (*DeviceGetFieldValues)(Device, int, FieldValue*) = nullptr;
   Return (*DeviceGetSamples)(Device, unsigned, unsigned long long, ValueType*, unsigned*,
                              SampleValue*) = nullptr;
+  Return (*DeviceGetProcessUtilization)(Device, ProcessUtilizationSample*, unsigned*,
+                                        unsigned long long) = nullptr;
 
   Return (*DeviceGetSupportedMemoryClocks)(Device, unsigned*, unsigned*) = nullptr;
   Return (*DeviceGetSupportedGraphicsClocks)(Device, unsigned, unsigned*, unsigned*) = nullptr;

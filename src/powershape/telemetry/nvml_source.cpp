@@ -5,12 +5,14 @@
 #include <chrono>
 #include <climits>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 #include <utility>
 
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/cuda_visible.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/printable.hpp"
 
 namespace powershape::telemetry {
 namespace {
@@ -421,6 +423,70 @@ std::vector<Sample> NvmlSource::drain(int gpu) {
           "the driver's power buffer dated " + std::to_string(odd) +
               " samples at 0 or in the future; they are dropped (said once)");
   }
+  return out;
+}
+
+}  // namespace powershape::telemetry
+
+namespace powershape::telemetry {
+namespace {
+
+// A process's name as the kernel has it; "" where it cannot be read (gone, another namespace's).
+std::string comm_of(unsigned pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return util::printable(name);
+}
+
+}  // namespace
+
+std::vector<ProcessSample> NvmlSource::process_samples(int gpu) {
+  Gpu& g = gpus_.at(static_cast<std::size_t>(gpu));
+  std::vector<ProcessSample> out;
+  const auto& api = lib_->api();
+  if (g.lost || g.processes_unsupported) return out;
+  unsigned count = 0;
+  nvml::Return r =
+      call(api.DeviceGetProcessUtilization, g.handle,
+           static_cast<nvml::ProcessUtilizationSample*>(nullptr), &count, g.last_process_sample_us);
+  if (r == nvml::kErrorNotSupported || r == nvml::kErrorFunctionNotFound ||
+      r == nvml::kErrorNoPermission) {
+    g.processes_unsupported = true;  // asked once: MIG, vGPU, an old driver
+    event(steady_now_ns(), gpu,
+          "per-process utilization: " + lib_->api().error_string(r) +
+              " (no energy by process on this GPU)");
+    return out;
+  }
+  if ((r != nvml::kSuccess && r != nvml::kErrorInsufficientSize) || count == 0) return out;
+  // A process that started between the two calls makes the second find the buffer short: room
+  // for a few more.
+  std::vector<nvml::ProcessUtilizationSample> buf(count + 8);
+  count = static_cast<unsigned>(buf.size());
+  r = call(api.DeviceGetProcessUtilization, g.handle, buf.data(), &count, g.last_process_sample_us);
+  if (r != nvml::kSuccess) {
+    if (r == nvml::kErrorGpuIsLost) g.lost = true;
+    return out;
+  }
+  buf.resize(std::min<std::size_t>(count, buf.size()));
+  std::stable_sort(buf.begin(), buf.end(),
+                   [](const auto& a, const auto& b) { return a.timeStamp < b.timeStamp; });
+  const auto now_us = realtime_now_us();
+  unsigned long long newest = g.last_process_sample_us;
+  for (const auto& v : buf) {
+    if (!dated_sensibly(v.timeStamp, now_us) || v.timeStamp <= g.last_process_sample_us) continue;
+    ProcessSample p;
+    p.gpu = gpu;
+    p.t_ns = static_cast<int64_t>(v.timeStamp) * 1000 - realtime_minus_steady_ns_;
+    p.pid = v.pid;
+    // Percentages of the sampling period; anything past 100 is a driver's glitch.
+    p.sm_pct = static_cast<int>(std::min(v.smUtil, 100u));
+    p.mem_pct = static_cast<int>(std::min(v.memUtil, 100u));
+    p.name = comm_of(v.pid);
+    out.push_back(std::move(p));
+    newest = std::max(newest, static_cast<unsigned long long>(v.timeStamp));
+  }
+  g.last_process_sample_us = newest;
   return out;
 }
 

@@ -26,6 +26,7 @@ class NvmlSource final : public Source {
   Sample poll(int gpu, const SignalSet& which) override;
   std::vector<Sample> drain(int gpu) override;
   std::vector<Event> take_events() override;
+  std::vector<ProcessSample> process_samples(int gpu) override;
   std::array<int64_t, kSignalCount> read_cost_ns(int gpu) const override;
   int64_t buffer_ns(int gpu) const override;
 
@@ -40,6 +41,8 @@ class NvmlSource final : public Source {
     int64_t buffer_ns = 0;          // how far back the driver's power buffer reached at start
     int64_t sample_spacing_us = 0;  // between its samples; 0: unknown
     bool drained = false;           // last_driver_sample_us is a sample's time
+    unsigned long long last_process_sample_us = 0;
+    bool processes_unsupported = false;
     std::array<int64_t, kSignalCount> cost_ns{};
   };
   void probe(int gpu);

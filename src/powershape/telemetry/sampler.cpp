@@ -8,6 +8,13 @@
 #include "powershape/util/error.hpp"
 
 namespace powershape::telemetry {
+namespace {
+
+// How often each GPU's per-process samples are asked for: once a second, as `nvidia-smi pmon`
+// does by default; each call returns every sample the driver took since the last one it returned.
+constexpr int64_t kProcessesEveryNs = 1'000'000'000;
+
+}  // namespace
 
 Sampler::Sampler(Source& source, SamplerOptions options)
     : source_(source),
@@ -183,6 +190,7 @@ void Sampler::run(const std::shared_ptr<Shared>& sh, uint64_t generation) {
   const auto n = static_cast<int64_t>(cheap_.size());
   slow_due_.assign(cheap_.size(), 0);
   drain_due_.assign(cheap_.size(), 0);
+  processes_due_.assign(cheap_.size(), t0 + kProcessesEveryNs);
   for (std::size_t g = 0; g < cheap_.size(); ++g) {
     const auto k = static_cast<int64_t>(g) + 1;
     slow_due_[g] = on_grid(t0 + slow_ns_ / n * k, longest_read_ns_);
@@ -258,6 +266,14 @@ bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool
       if (c == Call::kSkipped) continue;
       rows.push_back(std::move(polled));
     }
+    if (all || now >= processes_due_[gi]) {
+      processes_due_[gi] = now + kProcessesEveryNs;
+      std::vector<ProcessSample> p;
+      const Call c = call_source(*sh, generation, g, [&] { p = source_.process_samples(g); });
+      if (c == Call::kGivenUp) return false;
+      std::lock_guard lock(sh_->mu);
+      for (auto& x : p) sh_->processes.push_back(std::move(x));
+    }
     if (!drain) continue;
     std::vector<Sample> drained;
     const Call c = call_source(*sh, generation, g, [&] { drained = source_.drain(g); });
@@ -312,6 +328,11 @@ std::vector<Sample> Sampler::take() {
 std::vector<Event> Sampler::take_events() {
   std::lock_guard lock(sh_->mu);
   return std::exchange(sh_->events, {});
+}
+
+std::vector<ProcessSample> Sampler::take_processes() {
+  std::lock_guard lock(sh_->mu);
+  return std::exchange(sh_->processes, {});
 }
 
 std::vector<Region> Sampler::take_regions() {

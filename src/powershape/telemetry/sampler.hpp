@@ -81,6 +81,8 @@ class Sampler {
 
   std::vector<Sample> take();
   std::vector<Event> take_events();
+  // The processes' utilization samples, each GPU's asked for once a second.
+  std::vector<ProcessSample> take_processes();
   // Regions that have ended, in the order they ended.
   std::vector<Region> take_regions();
   // t_ns: when it began or ended on the steady clock; default now.
@@ -111,6 +113,7 @@ class Sampler {
     int call_gpu = -1;
     std::vector<bool> stuck;  // per GPU: a call on it has not returned
     std::vector<Event> events;
+    std::vector<ProcessSample> processes;
   };
   enum class Call { kDone, kSkipped, kGivenUp };
 
@@ -159,7 +162,7 @@ class Sampler {
   // it is due next (the read periods are learnt from the trackers every second), and when each
   // GPU's slow signals and buffer are due (GPUs spread over the period, not in one round).
   std::vector<std::array<int64_t, kSignalCount>> read_ns_, due_;
-  std::vector<int64_t> slow_due_, drain_due_;
+  std::vector<int64_t> slow_due_, drain_due_, processes_due_;
   int64_t longest_read_ns_ = 0;  // the period times the largest power of two up to stretch
   int64_t epoch_ns_ = 0;         // the start of the grid: when the sampling thread started
   int64_t next_plan_ns_ = 0;     // when plan_reads runs next; 0: not started

@@ -11,6 +11,19 @@
 
 namespace powershape::telemetry {
 
+// One process's share of a GPU as the driver sampled it (nvmlDeviceGetProcessUtilization): the
+// percent of the driver's sampling period that the process had a kernel running (sm_pct) and was
+// reading or writing memory (mem_pct). Not its power: what each process drew is estimated from
+// these (analysis/process_energy.hpp).
+struct ProcessSample {
+  int64_t t_ns = 0;  // the driver's sample time, on the steady clock
+  int gpu = 0;
+  int64_t pid = 0;
+  int sm_pct = 0, mem_pct = 0;
+  std::string name;  // /proc/PID/comm where it could be read (another container's: "")
+  bool operator==(const ProcessSample&) const = default;
+};
+
 struct Event {
   int64_t t_ns = 0;
   int gpu = -1;  // -1: not about one GPU
@@ -42,6 +55,9 @@ class Source {
   virtual std::vector<Event> take_events() { return {}; }
   // Regions the source itself places (a replayed trace's), once ended, on the steady clock.
   virtual std::vector<Region> take_regions() { return {}; }
+  // Each process's utilization samples the driver took on `gpu` since the last call, oldest
+  // first; none where the source cannot tell processes apart.
+  virtual std::vector<ProcessSample> process_samples(int /*gpu*/) { return {}; }
 };
 
 }  // namespace powershape::telemetry

@@ -185,7 +185,7 @@ class Parser {
     if (line.size() < 3 || line[1] != ' ' || space == std::string::npos) return;
     std::string kind = line.substr(2, space - 2);
     if (kind != "source" && kind != "device" && kind != "region" && kind != "event" &&
-        kind != "clock")
+        kind != "process" && kind != "clock")
       return;
     nlohmann::json j;
     try {
@@ -194,6 +194,7 @@ class Parser {
       if (kind == "device") trace_.devices.push_back(device_from_json(j));
       if (kind == "region") trace_.regions.push_back(region_from_json(j));
       if (kind == "event") trace_.events.push_back(event_from_json(j));
+      if (kind == "process") trace_.processes.push_back(process_from_json(j));
       if (kind == "clock") {
         const auto& v = j.at("wall_minus_steady_ns");
         if (!v.is_number_integer() ||

@@ -117,6 +117,11 @@ void CsvWriter::event(const Event& e) {
   flush();
 }
 
+void CsvWriter::process(const ProcessSample& p) {
+  std::fprintf(f_, "# process %s\n", to_json(p).dump().c_str());
+  flush();
+}
+
 void CsvWriter::clock(int64_t wall_minus_steady_ns, int64_t first_t_ns) {
   nlohmann::json j = {{"wall_minus_steady_ns", wall_minus_steady_ns},
                       {"start_utc", telemetry::utc_iso(first_t_ns + wall_minus_steady_ns)}};

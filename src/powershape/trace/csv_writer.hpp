@@ -28,6 +28,7 @@ class CsvWriter {
   void samples(const std::vector<Sample>& rows);
   void region(const Region& r);
   void event(const Event& e);
+  void process(const ProcessSample& p);
   // The wall-clock anchor (Trace::wall_minus_steady_ns) and the start it implies, in UTC.
   void clock(int64_t wall_minus_steady_ns, int64_t first_t_ns);
   // Writes each GPU's last left-out row, if any.

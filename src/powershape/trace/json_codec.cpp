@@ -131,4 +131,19 @@ Event event_from_json(const json& j) {
   return {get<int64_t>(j, "t_ns"), get<int>(j, "gpu"), get<std::string>(j, "what")};
 }
 
+json to_json(const ProcessSample& p) {
+  return {{"t_ns", p.t_ns}, {"gpu", p.gpu},     {"pid", p.pid},
+          {"sm", p.sm_pct}, {"mem", p.mem_pct}, {"name", p.name}};
+}
+
+ProcessSample process_from_json(const json& j) {
+  ProcessSample p{get<int64_t>(j, "t_ns"), get<int>(j, "gpu"), get<int64_t>(j, "pid"),
+                  get<int>(j, "sm"),       get<int>(j, "mem"), get<std::string>(j, "name")};
+  if (p.gpu < 0 || p.gpu > 1023) throw std::runtime_error("gpu: expected 0-1023");
+  if (p.pid < 0) throw std::runtime_error("pid: expected a process id, 0 or more");
+  if (p.sm_pct < 0 || p.sm_pct > 100 || p.mem_pct < 0 || p.mem_pct > 100)
+    throw std::runtime_error("sm, mem: expected percentages, 0-100");
+  return p;
+}
+
 }  // namespace powershape::trace

@@ -22,6 +22,7 @@ json to_json(const JsonFile& f) {
   j["summary"] = f.summary;
   if (!f.cpu_energy.is_null()) j["cpu_energy"] = f.cpu_energy;
   if (!f.per_token.is_null()) j["energy_per_token"] = f.per_token;
+  if (!f.by_process.is_null()) j["gpu_energy_by_process"] = f.by_process;
   return j;
 }
 
@@ -38,6 +39,7 @@ JsonFile json_file_from(const json& j, const std::string& name) {
     f.summary = j.at("summary");
     if (j.contains("cpu_energy")) f.cpu_energy = j.at("cpu_energy");
     if (j.contains("energy_per_token")) f.per_token = j.at("energy_per_token");
+    if (j.contains("gpu_energy_by_process")) f.by_process = j.at("gpu_energy_by_process");
     return f;
   } catch (const std::exception& e) {
     throw invalid_input(name + ": " + e.what());

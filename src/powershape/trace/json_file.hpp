@@ -13,6 +13,7 @@ struct JsonFile {
   nlohmann::json summary;
   nlohmann::json cpu_energy;  // the CPU's RAPL zones over the run (monitor); null: none
   nlohmann::json per_token;   // the energy a token (monitor --tokens-per-step); null: none
+  nlohmann::json by_process;  // each GPU's energy by process (monitor, NVML); null: none
   bool operator==(const JsonFile&) const = default;
 };
 

@@ -35,6 +35,10 @@ void Recording::drain() {
     to_csv([&] { csv_->region(r); });
     trace_.regions.push_back(std::move(r));
   }
+  for (auto& p : sampler_.take_processes()) {
+    to_csv([&] { csv_->process(p); });
+    trace_.processes.push_back(std::move(p));
+  }
   for (auto& e : sampler_.take_events()) {
     to_csv([&] { csv_->event(e); });
     warn_("GPU " + std::to_string(e.gpu) + ": " + e.what);
@@ -81,6 +85,9 @@ void forget_before(Trace& t, int64_t before_ns, std::size_t keep) {
   auto first = std::find_if(t.samples.begin(), t.samples.end(),
                             [&](const Sample& s) { return s.t_ns >= before_ns; });
   t.samples.erase(t.samples.begin(), first);
+  const auto firstp = std::find_if(t.processes.begin(), t.processes.end(),
+                                   [&](const ProcessSample& p) { return p.t_ns >= before_ns; });
+  t.processes.erase(t.processes.begin(), firstp);
   const auto trim = [keep](auto& v) {
     if (v.size() > keep) v.erase(v.begin(), v.end() - static_cast<std::ptrdiff_t>(keep));
   };

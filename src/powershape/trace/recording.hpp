@@ -44,7 +44,8 @@ class Recording {
 void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, const Warn& warn,
                  const std::string& forward_to = "");
 
-// Lets go of what a days-long recording no longer needs: samples older than `before_ns`, and all
+// Lets go of what a days-long recording no longer needs: samples and process samples older than
+// `before_ns`, and all
 // but the last `keep` regions and events.
 void forget_before(Trace& t, int64_t before_ns, std::size_t keep = 1000);
 

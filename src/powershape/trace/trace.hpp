@@ -12,6 +12,7 @@ namespace powershape::trace {
 
 using telemetry::DeviceInfo;
 using telemetry::Event;
+using telemetry::ProcessSample;
 using telemetry::Region;
 using telemetry::Sample;
 
@@ -23,6 +24,8 @@ struct Trace {
       samples;  // as recorded: polls in time order, driver rows after the poll that harvested them
   std::vector<Region> regions;
   std::vector<Event> events;
+  // Each process's share of each GPU as the driver sampled it, in time order (NVML; else none).
+  std::vector<ProcessSample> processes;
   // The wall clock (UTC, ns since 1970) minus the steady clock the samples are on, when recorded
   // live; 0: not known (a simulation, an older file). Lines a trace up with other tools' traces.
   int64_t wall_minus_steady_ns = 0;
