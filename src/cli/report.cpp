@@ -1,6 +1,7 @@
 // `powershape report`: a trace and the JSON of monitor, sim, probe or repro as one HTML page.
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -8,6 +9,7 @@
 #include "powershape/analysis/swing.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/report/trace_digest.hpp"
+#include "powershape/sim/profile.hpp"
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/util/json_io.hpp"
@@ -57,6 +59,30 @@ nlohmann::json job_of(const nlohmann::json& j) {
   return job;
 }
 
+// The profile a replayed recording's path names (fake:h200/..., .../data/h200/...), if any.
+std::string profile_in_path(const std::string& s) {
+  for (const auto& p : sim::profile_names())
+    if (s.find("/" + p + "/") != std::string::npos ||
+        s.find("fake:" + p + "/") != std::string::npos)
+      return p;
+  return "";
+}
+
+// Each GPU name's profile's power limit, for the GPUs the recording holds no limit of (an
+// nvidia-smi log, a replay of a recording without device lines): the page draws it as the
+// profile's. The profile is matched by the GPU's name, else by the replayed recording's path.
+std::map<std::string, std::pair<double, std::string>> profile_limits(const trace::Trace& header) {
+  std::map<std::string, std::pair<double, std::string>> out;
+  for (const auto& d : header.devices) {
+    if (d.enforced_power_limit_mw.ok() || d.power_limit_mw.ok() || out.count(d.name) != 0) continue;
+    std::string p = sim::profile_for_gpu(d.name);
+    if (p.empty()) p = profile_in_path(d.name);
+    if (p.empty()) p = profile_in_path(header.source);
+    if (!p.empty()) out[d.name] = {sim::load_profile(p).power_limit_w, p};
+  }
+  return out;
+}
+
 int run_report(const ReportArgs& a) {
   for (const auto* in : {&a.trace, &a.json, &a.probe, &a.repro, &a.swing}) {
     if (!in->empty() &&
@@ -76,6 +102,7 @@ int run_report(const ReportArgs& a) {
       in.digest = report::digest(*whole, report::kMaxBins, a.json.empty());
     }
   }
+  if (in.digest) in.profile_limits = profile_limits(in.digest->header);
   if (!a.json.empty()) {
     if (a.trace.empty())
       throw std::runtime_error("--json: it summarises a trace; give the trace too");

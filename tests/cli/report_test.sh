@@ -78,6 +78,22 @@ print("screenshot %dx%d: %.1f%% of pixels not background, %d colours" % (w, h, 1
 sys.exit(not (share > 0.05 and len(colours) > 20))
 PY
 
+# A replayed run, as the README tells it: the verdict in one sentence, the limit line from the
+# profile where the recording holds none (and said so), each series its own colour in any report,
+# a series hidden under another said in the legend, repeated region names told apart.
+"$ps" monitor --source fake:h200/gemm_sustained -o "$tmp/rep.csv" -- sh -c "'$ps' mark begin rest; sleep 0.3; '$ps' mark end rest; '$ps' mark begin rest; sleep 0.3; '$ps' mark end rest" 2>/dev/null
+"$ps" report "$tmp/rep.csv" -o "$tmp/rep.html" 2>/dev/null
+open_page "file://$tmp/rep.html" --dump-dom >"$tmp/dom6.html" 2>/dev/null
+check "the verdict, one sentence a GPU" grep -q '<p id="verdict">GPU 0 was never held back by its power limit or heat, its SM clock at [0-9]* MHz on average: the work' "$tmp/dom6.html"
+check "the limit line is the profile's, said so" grep -q -- '- - limit 700 W (the h200 profile.s: the recording holds none)' "$tmp/dom6.html"
+check "a series under another is said" grep -q 'average field (under power usage (1 s average))' "$tmp/dom6.html"
+check "repeated names told apart" bash -c "grep -q '<td>rest #1</td>' '$tmp/dom6.html' && grep -q '<td>rest #2</td>' '$tmp/dom6.html'"
+colour() { grep -o "<i style=\"background: [^\"]*\"></i>$2<" "$1" | head -n 1 | cut -d'"' -f2; }
+open_page "file://$tmp/report.html" --dump-dom >"$tmp/dom7.html" 2>/dev/null
+check "a series keeps its colour from one report to the next ($(colour "$tmp/dom6.html" "SM clock"))" \
+  test -n "$(colour "$tmp/dom6.html" "SM clock")" -a "$(colour "$tmp/dom6.html" "SM clock")" = "$(colour "$tmp/dom7.html" "SM clock")"
+check "and no two series of a panel share one" bash -c "test \$(grep -o '<b>power  </b>.*' '$tmp/dom6.html' | head -n 1 | grep -o 'background: [^;]*' | head -n 3 | sort -u | wc -l) -eq 3"
+
 # The job's energy beside the GPUs' (monitor --json: RAPL, by process, a token) is drawn as a table,
 # a process name shown as text.
 "$ps" monitor --source "fake:$data/h200/gemm_sustained_trace.csv" -o "$tmp/j.csv" --json "$tmp/j.json" -- sleep 0.5 2>/dev/null

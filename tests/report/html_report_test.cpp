@@ -54,6 +54,54 @@ TEST(HtmlReport, EachGpuGetsTheSignalsItHasAndTheReasonsThatWereSet) {
   EXPECT_EQ(d["summary"].size(), 4u);
 }
 
+TEST(HtmlReport, ASeriesKeepsItsColourWhateverElseTheRecordingHas) {
+  ReportInputs in;
+  in.trace = two_gpus();
+  const int alone = report_data(in)["gpus"][0]["series"][1]["color_index"];  // SM clock
+  for (auto& s : in.trace->samples) s[Signal::kPowerUsage] = Reading::of(300'000);
+  const nlohmann::json series = report_data(in)["gpus"][0]["series"];
+  ASSERT_EQ(series.size(), 3u);
+  EXPECT_EQ(series[2]["name"], "SM clock");
+  EXPECT_EQ(series[2]["color_index"], alone);
+}
+
+TEST(HtmlReport, ARecordingWithoutALimitTakesItsProfilesAndSaysSo) {
+  ReportInputs in;
+  in.trace = two_gpus();
+  in.trace->devices[0].power_limit_mw = Reading{};
+  in.profile_limits["GPU0"] = {700, "h200"};
+  const auto d = report_data(in);
+  EXPECT_EQ(d["gpus"][0]["power_limit_w"], 700.0);
+  EXPECT_EQ(d["gpus"][0]["power_limit_from"], "h200");
+  EXPECT_EQ(d["gpus"][1]["power_limit_from"], "");  // its own
+}
+
+TEST(HtmlReport, TheVerdictSaysWhatSetEachGpusSpeed) {
+  ReportInputs in;
+  in.trace = two_gpus();
+  in.trace->devices[0].max_sm_clock_mhz = Reading::of(1980);
+  const std::string v = report_data(in)["verdict"];
+  // Half the samples carry the SW power cap (49 of the 99 intervals): the limit set the speed.
+  EXPECT_NE(v.find("GPU 0 held its power limit 49% of the time, its SM clock at 1980 MHz on "
+                   "average against 1980 MHz"),
+            std::string::npos)
+      << v;
+  EXPECT_NE(v.find("GPU 1 held its power limit 49%"), std::string::npos) << v;
+  const auto row = [](double capped, double thermal) {
+    return nlohmann::json::array({{{"name", "all"},
+                                   {"gpu", 0},
+                                   {"power_capped_fraction", capped},
+                                   {"thermal_fraction", thermal}}});
+  };
+  EXPECT_NE(verdict(row(0.01, 0.3), {}).find("held back by heat 30%"), std::string::npos);
+  EXPECT_NE(verdict(row(0, 0), {}).find("never held back"), std::string::npos);
+  EXPECT_NE(verdict(row(0.1, 0.01), {}).find("10% of the time at most"), std::string::npos);
+  EXPECT_NE(
+      verdict(nlohmann::json::array({{{"name", "all"}, {"gpu", 3}}}), {}).find("cannot be said"),
+      std::string::npos);
+  EXPECT_EQ(verdict(nlohmann::json::array(), {}), "");
+}
+
 TEST(HtmlReport, ABinIsNeverFinerThanTheRowsNeed) {
   ReportInputs in;
   in.trace = two_gpus();

@@ -3,9 +3,11 @@
 // temperature and throttle reasons over a zoomable time axis, regions shaded and named, the
 // per-region summary, and, when given, probe's burst-throughput curve, repro's ratios and the
 // power's swings in the grid's terms (its spectrum, the spec's bands and verdicts).
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "powershape/report/trace_digest.hpp"
 #include "powershape/trace/trace.hpp"
@@ -23,10 +25,18 @@ struct ReportInputs {
   // What the recorder measured beside the GPUs (monitor --json's cpu_energy, energy_per_token,
   // gpu_energy_by_process, those it has); shown with the trace's summary.
   std::optional<nlohmann::json> job;
+  // The power limit of each GPU name's profile (W) and that profile's name, for a recording that
+  // holds no limit of its own (the caller looks them up: sim comes after report); drawn and said
+  // as the profile's.
+  std::map<std::string, std::pair<double, std::string>> profile_limits;
 };
 
 // Time bins per GPU: what an hour of samples is reduced to (3600 s / 20000 = 180 ms a bin).
 inline constexpr std::size_t kMaxBins = 20000;
+
+// One sentence a GPU (at most 8) from its whole-run summary row: whether its power limit or heat
+// set its speed, with its mean SM clock against its maximum; "" without an "all" row.
+std::string verdict(const nlohmann::json& summary, const nlohmann::json& gpus);
 
 // What the page draws, as JSON; a trace is digested with at most max_bins bins (a digest given
 // was made with its own). Throws std::runtime_error when there is nothing to show or a
