@@ -36,6 +36,10 @@ tests() {
   echo "== CPU tests"; (cd build && ctest -L cpu -j 8 2>&1 | tail -n 3)
   echo "== the Python package on the GPU (CUDA op against the reference, torch.compile)"
   POWERSHAPE_LIB=build/libpowershape_c.so PYTHONPATH=python python3 -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -n 3
+  echo "== monitor on the real driver: bounds, CUDA_VISIBLE_DEVICES, the GPU's energy by process"
+  build/powershape monitor --interval 10 --json "$out/monitor_processes.json" -- build/bench/gemm_load --seconds 6 2>&1 |
+    grep -E "energy  |by process|per-process|not believed|beyond" | head -n 6
+  CUDA_VISIBLE_DEVICES=0 build/powershape devices 2>&1 | head -n 2
   echo "== compute-sanitizer memcheck on the kernel tests"
   compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/powershape_gpu_tests \
     --gtest_filter='LmHeadGpu.*:-LmHeadGpu.ARealShapeSlice' 2>&1 | tail -n 4
