@@ -13,9 +13,11 @@ installs (cmake, a C++20 compiler, CLI11, nlohmann-json, Eigen, setuptools, whee
 
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
+import sys
 
 from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
@@ -34,9 +36,42 @@ def _build_dir():
 BUILD = _build_dir()
 
 
-def _run(cmd):
+def _terminal():
+    """The user's terminal, where pip hides the build's output (it shows it with -v): each stage is
+    said there, and the build's progress kept on one line. None without one (CI, a pipe)."""
+    if sys.stdout.isatty():
+        return None  # the output reaches the user already
+    try:
+        return open("/dev/tty", "w")
+    except OSError:
+        return None
+
+
+TERMINAL = _terminal()
+
+
+def _say(text, end="\n"):
+    if TERMINAL is not None:
+        TERMINAL.write(text + end)
+        TERMINAL.flush()
+
+
+def _run(cmd, stage):
+    """Runs one stage, its output to pip's log (shown with -v); Ninja's [k/n] lines as progress."""
     print("powershape:", " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=True)
+    _say(f"powershape: {stage}")
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    for line in p.stdout:
+        sys.stdout.write(line)
+        m = re.match(r"\[(\d+)/(\d+)\]", line)
+        if m:
+            _say(f"\rpowershape:   {m.group(1)} of {m.group(2)} steps", end="")
+    sys.stdout.flush()
+    if p.wait() != 0:
+        _say("")
+        raise subprocess.CalledProcessError(p.returncode, cmd)
+    if stage.startswith("[2/3]"):
+        _say("")
 
 
 class BuildWithNative(build_py):
@@ -51,11 +86,15 @@ class BuildWithNative(build_py):
         _run(
             ["cmake", "-S", SOURCE, "-B", cmake, *gen, "-DCMAKE_BUILD_TYPE=Release"]
             + ["-DBUILD_TESTING=OFF", "-DPOWERSHAPE_BENCH=OFF", "-DCMAKE_INSTALL_LIBDIR=lib"]
-            + shlex.split(os.environ.get("POWERSHAPE_CMAKE_ARGS", ""))
+            + shlex.split(os.environ.get("POWERSHAPE_CMAKE_ARGS", "")),
+            f"[1/3] configuring with CMake in {cmake}",
         )
-        _run(["cmake", "--build", cmake, "-j", jobs])
+        _run(
+            ["cmake", "--build", cmake, "-j", jobs],
+            f"[2/3] building the CLI and libpowershape_c on {jobs} cores (a first build: minutes)",
+        )
         shutil.rmtree(stage, ignore_errors=True)
-        _run(["cmake", "--install", cmake, "--prefix", stage, "--strip"])
+        _run(["cmake", "--install", cmake, "--prefix", stage, "--strip"], "[3/3] installing, stripped")
         prefix = os.path.join(self.build_lib, "powershape", "_prefix")
         shutil.rmtree(prefix, ignore_errors=True)
         shutil.copytree(os.path.join(stage, "bin"), os.path.join(prefix, "bin"))

@@ -5,32 +5,69 @@ LM head and loss through powershape's fused op (patch_causal_lm), each step mark
 powershape.step() so that a surrounding `powershape optimize` or `monitor` measures steps, not
 start-up. The op takes its chunk count from POWERSHAPE_CHUNKS, which optimize sets per run.
 
+    pip install --no-build-isolation '.[hf]'              # what it needs: torch and transformers
     powershape optimize --chunks 4,16 --tokens-per-step 16384 -- python3 examples/finetune.py --seconds 6
-    python3 examples/finetune.py --tiny --steps 3          # a tiny config, on the CPU too
+    python3 examples/finetune.py --tiny --steps 3          # torch alone (Debian's python3-torch), on a CPU
 
-Prints its steps' median time and tokens/s.
+--tiny trains a small model of plain torch layers (no transformers) through the same op. Prints its
+steps' median time and tokens/s.
 """
 import argparse
 import statistics
+import sys
 import time
 
-import torch
-from transformers import Qwen2Config, Qwen2ForCausalLM
 
-import powershape
-from powershape.hf import patch_causal_lm
+def qwen2(dtype, cuda):
+    try:
+        from transformers import Qwen2Config, Qwen2ForCausalLM
+    except ImportError:
+        sys.exit(
+            "finetune.py: the Qwen2 model needs transformers (pip install --no-build-isolation '.[hf]'); "
+            "--tiny runs with torch alone"
+        )
+    import torch
+    from powershape.hf import patch_causal_lm
 
-
-def config(tiny):
-    if tiny:  # the same architecture, small enough for a CPU
-        return Qwen2Config(
-            vocab_size=4096, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-            num_key_value_heads=2, tie_word_embeddings=True,
-        )  # fmt: skip
-    return Qwen2Config(  # Qwen2-0.5B's published shape
+    config = Qwen2Config(  # Qwen2-0.5B's published shape
         vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=24, num_attention_heads=14,
         num_key_value_heads=2, tie_word_embeddings=True,
     )  # fmt: skip
+    if cuda:
+        with torch.device("cuda"):  # built on the GPU: seconds less start-up than on the CPU
+            model = Qwen2ForCausalLM(config).to(dtype)
+    else:
+        model = Qwen2ForCausalLM(config).to(dtype)
+    model = patch_causal_lm(model)
+    return model, config.vocab_size, lambda ids: model(input_ids=ids, labels=ids).loss
+
+
+def tiny(dtype, device):
+    """Two pre-norm MLP blocks over a tied embedding, the LM head and loss through the fused op."""
+    import torch
+    from powershape.torch import linear_cross_entropy
+
+    vocab, width = 4096, 64
+    emb = torch.nn.Embedding(vocab, width)
+    blocks = torch.nn.ModuleList(
+        torch.nn.Sequential(
+            torch.nn.LayerNorm(width),
+            torch.nn.Linear(width, 4 * width),
+            torch.nn.GELU(),
+            torch.nn.Linear(4 * width, width),
+        )
+        for _ in range(2)
+    )
+    model = torch.nn.ModuleDict({"emb": emb, "blocks": blocks, "norm": torch.nn.LayerNorm(width)}).to(device, dtype)
+
+    def loss(ids):
+        h = model["emb"](ids)
+        for b in model["blocks"]:
+            h = h + b(h)
+        h = model["norm"](h)[:, :-1].reshape(-1, width)
+        return linear_cross_entropy(h, model["emb"].weight, ids[:, 1:].reshape(-1))
+
+    return model, vocab, loss
 
 
 def main():
@@ -43,22 +80,23 @@ def main():
     a = ap.parse_args()
     if a.batch < 1 or a.seq < 2 or not 0 < a.seconds <= 86400 or a.steps < 0:
         ap.error("--batch >= 1, --seq >= 2, --seconds in (0, 86400], --steps >= 0")
+    import torch
+
+    import powershape
+
     cuda = torch.cuda.is_available() and not a.tiny
     device, dtype = ("cuda", torch.bfloat16) if cuda else ("cpu", torch.float32)
     if a.tiny:
         a.batch, a.seq = min(a.batch, 2), min(a.seq, 64)
-    if cuda:
-        with torch.device("cuda"):  # built on the GPU: seconds less start-up than on the CPU
-            model = Qwen2ForCausalLM(config(a.tiny)).to(dtype)
+        model, vocab, loss_of = tiny(dtype, device)
     else:
-        model = Qwen2ForCausalLM(config(a.tiny)).to(dtype)
-    model = patch_causal_lm(model)
+        model, vocab, loss_of = qwen2(dtype, cuda)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
-    ids = torch.randint(0, model.config.vocab_size, (a.batch, a.seq), device=device)
+    ids = torch.randint(0, vocab, (a.batch, a.seq), device=device)
 
     def step():
-        loss = model(input_ids=ids, labels=ids).loss
+        loss = loss_of(ids)
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)

@@ -339,7 +339,8 @@ void add_advise(CLI::App& app) {
   static AdviseArgs a;
   a.workload.workload = "lmhead";
   cmd->add_option("--trace", a.trace,
-                  "Predict from a recorded trace (monitor -o T.csv): no setting is changed");
+                  "Predict from a recorded trace (monitor -o T.csv): no setting is changed")
+      ->transform(recording_named);
   cmd->add_option("--gpu", a.gpu, "The trace's GPU (default 0)")->check(CLI::Range(0, 1023));
   cmd->add_option("--grid", a.grid,
                   "A grid spec (a file, or grid-example) the recommendation must be predicted "

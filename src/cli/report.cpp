@@ -14,6 +14,7 @@
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/util/json_io.hpp"
 #include "subcommands.hpp"
+#include "validators.hpp"
 
 namespace powershape::cli {
 namespace {
@@ -148,7 +149,8 @@ void add_report(CLI::App& app) {
       "Write one self-contained HTML page (opens offline): power, clocks, temperature and "
       "throttle reasons over time with regions, the summary, probe's curve, repro's ratios");
   static ReportArgs a;
-  cmd->add_option("trace", a.trace, "A trace CSV written by monitor or sim");
+  cmd->add_option("trace", a.trace, "A trace CSV written by monitor or sim")
+      ->transform(recording_named);
   cmd->add_option("--json", a.json, "The summary JSON written beside the trace (--json)");
   cmd->add_option("--probe", a.probe, "A probe result (probe -o): the burst-throughput curve");
   cmd->add_option("--repro", a.repro, "A repro result (repro -o): ratios with intervals");

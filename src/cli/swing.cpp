@@ -86,7 +86,8 @@ void add_swing(CLI::App& app) {
   cmd->add_option("recordings", a.recordings,
                   "Traces (monitor's CSV, nvidia-smi logs), Prometheus range-query JSON of a power "
                   "metric, or t_s,power_w CSV")
-      ->required();
+      ->required()
+      ->transform(recording_named);
   cmd->add_option(
       "--spec", a.spec,
       "A grid spec: a JSON file or a shipped name (default grid-example; docs/grid.md)");

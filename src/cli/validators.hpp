@@ -8,7 +8,13 @@
 #include <sstream>
 #include <string>
 
+#include "powershape/trace/recording_name.hpp"
+
 namespace powershape::cli {
+
+// A recording named as the docs name it, from any folder ("h200/gemm_sustained": the shipped
+// data/h200/gemm_sustained_trace.csv); a file of that name comes first.
+inline std::string recording_named(std::string s) { return trace::recording_path(s); }
 
 inline CLI::Validator finite_in(double lo, double hi) {
   std::ostringstream range;

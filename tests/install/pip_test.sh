@@ -41,4 +41,11 @@ check "and passes its exit code on" test $? -ne 0
 exe=$(ls "$tmp"/venv/lib/python3*/site-packages/powershape/_prefix/bin/powershape)
 check "the carried CLI is stripped ($(du -h "$exe" | cut -f1))" test "$(stat -c %s "$exe")" -lt 20000000
 echo "the installed package: $(du -sh "$tmp"/venv/lib/python3*/site-packages/powershape | cut -f1)"
+# On a terminal, pip without -v still shows the build's stages (setup.py writes them to /dev/tty;
+# `script` gives the install one). A second install: incremental.
+if command -v script >/dev/null; then
+  (cd "$src" && HOME=$tmp POWERSHAPE_BUILD_DIR="$build/pip" POWERSHAPE_CMAKE_ARGS="${POWERSHAPE_CMAKE_ARGS--DPOWERSHAPE_CUDA=OFF}" \
+    script -qec "$tmp/venv/bin/pip install --no-build-isolation . --no-index" /dev/null) >"$tmp/tty.log" 2>&1
+  check "pip on a terminal shows the build's stages" bash -c "grep -q 'powershape: \[1/3\] configuring with CMake' '$tmp/tty.log' && grep -q 'powershape: \[2/3\] building' '$tmp/tty.log' && grep -q 'powershape: \[3/3\] installing' '$tmp/tty.log'"
+fi
 finish
