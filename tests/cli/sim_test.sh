@@ -43,6 +43,13 @@ check "a bad shape is one line" test $rc -ne 0 -a "$(wc -l <"$tmp/sh.err")" -eq 
 "$ps" sim calibrate --data "$data/h200" --max-evals 20 >"$tmp/c.out" 2>&1; rc=$?
 check "calibrate exits 0" test $rc -eq 0
 check "calibrate reports the fit error per figure" grep -q "square 1000 ms burst TFLOP/s" "$tmp/c.out"
+check "each figure's columns line up under the heading, long names too" python3 -c "
+import sys
+lines = open(sys.argv[1]).read().split(chr(10))
+head = next(l for l in lines if l.startswith('figure '))
+rows = [l for l in lines if l.endswith('%') and not l.startswith(' ')]
+assert rows and all(len(l) == len(head) for l in rows), [l for l in rows if len(l) != len(head)][:3]" "$tmp/c.out"
+check "one temperature row" test "$(grep -c '^temperature RMS error C' "$tmp/c.out")" -eq 1
 
 # repro and probe on the simulator (no GPU in CI; on a GPU machine --device sim forces it)
 "$ps" repro --device sim --chunks 1,4 --rounds 3 --window 1 -o "$tmp/r.json" >"$tmp/r.out" 2>&1; rc=$?
