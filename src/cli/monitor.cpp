@@ -92,6 +92,7 @@ void publish(const MonitorOptions& o, const trace::Trace& t, const telemetry::Ra
   std::size_t left_out = 0;
   const std::string text = exporter::prometheus_now(t, telemetry::steady_now_ns(), &left_out) +
                            exporter::cpu_energy_text(rapl) +
+                           exporter::energy_per_token_text(t, o.tokens_per_step) +
                            exporter::process_energy_text(by_process.totals());
   if (left_out > 0 && !said_names) {
     std::fprintf(stderr,

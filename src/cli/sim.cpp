@@ -210,7 +210,8 @@ int run_calibrate(CalibrateArgs& a) {
     // A figure the fit could not move says why, not only that it did not.
     if (t.name == "step response ms" && t.simulated < 1)
       std::printf(
-          "  step response: the model's clock leaves 1700 MHz within its first sensor update, where "
+          "  step response: the model's clock leaves 1700 MHz within its first sensor update, "
+          "where "
           "the card held its boost %.0f ms: the model has no boost hold before its power loop acts "
           "(a difference of the model, not of a fitted figure; docs/sim.md)\n",
           t.measured);

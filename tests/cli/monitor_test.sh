@@ -136,10 +136,11 @@ check "and in the JSON" python3 -c "import json,sys; c = json.load(open(sys.argv
 
 # The energy a token, where the command marks its steps: the GPUs' in the steps and over the run,
 # and with the CPUs' (the fake powercap tree above).
-POWERSHAPE_POWERCAP="$pc" "$ps" monitor --source "fake:$trace" --tokens-per-step 1000 --json "$tmp/tok.json" -- sh -c "sleep 0.2; for i in 1 2; do '$ps' mark begin step; sleep 0.2; '$ps' mark end step; done" 2>"$tmp/tok.err"
+POWERSHAPE_POWERCAP="$pc" "$ps" monitor --source "fake:$trace" --tokens-per-step 1000 --json "$tmp/tok.json" --textfile "$tmp/tok.prom" -- sh -c "sleep 0.2; for i in 1 2; do '$ps' mark begin step; sleep 0.2; '$ps' mark end step; done" 2>"$tmp/tok.err"
 check "the energy a token" grep -q "energy a token: .* mJ in the steps, .* mJ over the run (GPUs; 2 steps of 1000 tokens); .* mJ with the CPUs" "$tmp/tok.err"
 check "and in the JSON" python3 -c "import json,sys; t = json.load(open(sys.argv[1]))['energy_per_token']; assert t['steps'] == 2 and t['tokens'] == 2000 and 0 < t['gpu_j_per_token_in_steps'] < t['gpu_j_per_token'] <= t['node_j_per_token'], t" "$tmp/tok.json"
 "$ps" monitor --source "fake:$trace" --tokens-per-step 1000 -- true 2>"$tmp/tok0.err"
+check "the exporter's gauge: the last step's energy a token" grep -qE '^powershape_step_energy_per_token_joules [0-9.e-]+$' "$tmp/tok.prom"
 check "without steps it says what it needs" grep -q "energy a token: none: --tokens-per-step needs the command's steps marked" "$tmp/tok0.err"
 
 # Per-process GPU energy (NVML's per-process samples, on the fake driver): two processes busy 60%

@@ -274,6 +274,27 @@ std::string cpu_energy_text(const telemetry::RaplCounters& rapl) {
   return out.str();
 }
 
+std::string energy_per_token_text(const trace::Trace& t, double tokens_per_step) {
+  if (!(tokens_per_step > 0)) return "";
+  const auto last = std::find_if(t.regions.rbegin(), t.regions.rend(),
+                                 [](const trace::Region& r) { return r.name == "step"; });
+  if (last == t.regions.rend()) return "";
+  double mj = 0;
+  for (int g = 0; g < static_cast<int>(t.devices.size()); ++g) {
+    const auto s = analysis::summarize(t, g, "step", last->begin_ns, last->end_ns);
+    if (s.energy.method == analysis::Energy::Method::kNone) return "";
+    mj += s.energy.energy_mj;
+  }
+  std::ostringstream out;
+  out.precision(12);
+  out << "# HELP powershape_step_energy_per_token_joules The last step's energy over every GPU a "
+         "token (the steps marked as 'step' regions, --tokens-per-step tokens each).\n"
+         "# TYPE powershape_step_energy_per_token_joules gauge\n"
+         "powershape_step_energy_per_token_joules "
+      << mj * 1e-3 / tokens_per_step << "\n";
+  return out.str();
+}
+
 std::string process_energy_text(const std::vector<analysis::ProcessEnergy>& totals) {
   if (totals.empty()) return "";
   std::ostringstream out;

@@ -32,6 +32,10 @@ std::string prometheus_text(const trace::Trace& t, int64_t from_ns, int64_t to_n
 // as Prometheus' rate() expects); empty without zones or where none can be read.
 std::string cpu_energy_text(const telemetry::RaplCounters& rapl);
 
+// With tokens a step known (monitor --tokens-per-step): the last ended `step` region's energy over
+// every GPU a token, as a gauge; empty without such a region or its energy.
+std::string energy_per_token_text(const trace::Trace& t, double tokens_per_step);
+
 // Each GPU's energy by process so far (analysis::ProcessEnergyTally; NVML's per-process samples),
 // labelled gpu, pid and process (its name); "no process busy" has no pid. Empty without any.
 std::string process_energy_text(const std::vector<analysis::ProcessEnergy>& totals);
