@@ -8,11 +8,12 @@
 # the same question beside the prediction.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ $# -eq 0 ] || { echo "quickstart.sh: takes no arguments (then: build/powershape repro --help)" >&2; exit 2; }
 scripts/deps.sh build
 scripts/build.sh ${POWERSHAPE_CUDA:+-DPOWERSHAPE_CUDA=$POWERSHAPE_CUDA}
 ps=build/powershape
 device=(); gpu_seconds=()
-if nvidia-smi -L >/dev/null 2>&1 && [ -e build/libpowershape_gpu_backend.so ]; then
+if nvidia-smi -L >/dev/null 2>&1 && grep -q '^POWERSHAPE_CUDA:BOOL=ON' build/CMakeCache.txt; then
   device=(--device gpu); gpu_seconds=(--gpu-seconds 20)
 fi
 echo "== what setting would save energy (advise)"

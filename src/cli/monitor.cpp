@@ -216,12 +216,11 @@ nlohmann::json by_process_json(const std::vector<analysis::ProcessEnergy>& v) {
   if (v.empty()) return nullptr;
   nlohmann::json j = nlohmann::json::array();
   for (const auto& e : v)
-    j.push_back(
-        {{"gpu", e.gpu},
-         {"pid", e.pid == analysis::kNoProcess ? nlohmann::json(nullptr) : nlohmann::json(e.pid)},
-         {"name", e.name},
-         {"joules", e.joules},
-         {"busy_s", e.busy_s}});
+    j.push_back({{"gpu", e.gpu},
+                 {"pid", e.pid < 0 ? nlohmann::json(nullptr) : nlohmann::json(e.pid)},
+                 {"name", e.name},
+                 {"joules", e.joules},
+                 {"busy_s", e.busy_s}});
   return j;
 }
 
@@ -240,8 +239,9 @@ void print_by_process(std::vector<analysis::ProcessEnergy> v) {
       std::snprintf(figures, sizeof figures, " %.1f J, %.1f s busy", e.joules, e.busy_s);
       line += e.pid == analysis::kNoProcess
                   ? "no process busy" + std::string(figures, std::strchr(figures, ',') - figures)
-                  : (e.name.empty() ? "pid " : e.name + " (pid ") + std::to_string(e.pid) +
-                        (e.name.empty() ? "" : ")") + figures;
+              : e.pid < 0 ? e.name + figures
+                          : (e.name.empty() ? "pid " : e.name + " (pid ") + std::to_string(e.pid) +
+                                (e.name.empty() ? "" : ")") + figures;
     }
     std::fprintf(stderr, " GPU %d by process (its SM time a second; not each one's power): %s\n",
                  gpu, line.c_str());
@@ -300,6 +300,7 @@ int run_monitor(const MonitorOptions& o) {
   so.sampler.period = std::chrono::nanoseconds(static_cast<int64_t>(o.interval_ms * 1e6));
   so.sampler.slow_period = std::chrono::nanoseconds(static_cast<int64_t>(o.slow_interval_ms * 1e6));
   if (o.every_interval) so.sampler.stretch = 1;
+  so.sampler.processes = true;  // each GPU's energy by process
   so.csv_path = o.out_csv;
   so.every_row = o.every_row;
   so.command = o.command;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <functional>
 
 #include "powershape/analysis/summary.hpp"
@@ -116,6 +118,64 @@ TEST(ProcessEnergyTally, RunningTotalsOnlyGrowAndEndWhereTheWholeDoes) {
       if (e.pid == pid) sum += e.joules;
     EXPECT_NEAR(sum, joules_of(whole, pid), 0.01 * joules_of(whole, pid)) << pid;
   }
+}
+
+TEST(ProcessEnergyTally, IdleSpansWithoutSamplesStillAddUp) {
+  // NVML gives no samples while nothing runs: a process for 3 s, then 5 s of nothing sampled. The
+  // tally's parts still add up to the GPU's energy, the idle ones as "no process busy".
+  const auto t = recording(
+      8, [](double s) { return s <= 3 ? 500.0 : 100.0; },
+      [](double s) {
+        return s <= 3 ? std::vector<std::pair<int64_t, int>>{{4, 90}}
+                      : std::vector<std::pair<int64_t, int>>{};
+      });
+  ProcessEnergyTally tally;
+  for (int64_t until = kS; until <= 8 * kS; until += kS) tally.add(t, until);
+  tally.add(t, INT64_MAX, true);
+  double sum = 0;
+  for (const auto& e : tally.totals()) sum += e.joules;
+  EXPECT_NEAR(sum, 500 * 3 + 100 * 5, 10);
+  EXPECT_NEAR(joules_of(tally.totals(), kNoProcess), 500, 10);
+}
+
+TEST(ProcessEnergyTally, AGpusLeastChargedProcessesFoldIntoOne) {
+  // 180 short-lived processes (three new ones a sample): the 100 most charged stay apart, the
+  // rest are "other processes", and nothing is lost.
+  const auto t = recording(
+      10, [](double) { return 400; },
+      [](double s) {
+        const int k = static_cast<int>(s * 6 + 0.5);
+        return std::vector<std::pair<int64_t, int>>{
+            {1000 + 3 * k, 1 + k % 90}, {1001 + 3 * k, 2 + k % 90}, {1002 + 3 * k, 3 + k % 90}};
+      });
+  ProcessEnergyTally tally;
+  tally.add(t, INT64_MAX, true);
+  const auto v = tally.totals();
+  double sum = 0;
+  int apart = 0;
+  for (const auto& e : v) {
+    sum += e.joules;
+    apart += e.pid >= 0;
+  }
+  EXPECT_EQ(apart, static_cast<int>(ProcessEnergyTally::kMaxProcesses));
+  EXPECT_GT(joules_of(v, kOtherProcesses), 0);
+  EXPECT_NEAR(sum, 4000, 5);
+}
+
+TEST(ProcessEnergy, ASpanOfCenturiesIsSplitInBoundedWindows) {
+  // A file's samples may lie at any times: INT64's ends apart, the split stays bounded and finite.
+  trace::Trace t;
+  t.devices.resize(1);
+  for (int64_t ns : {INT64_MIN / 2, int64_t{0}, INT64_MAX / 2}) {
+    telemetry::Sample x;
+    x.t_ns = ns;
+    x[Signal::kPowerUsage] = Reading::of(100'000);
+    t.samples.push_back(x);
+    t.processes.push_back({ns, 0, 9, 50, 0, "p"});
+  }
+  const auto v = process_energy(t);
+  ASSERT_FALSE(v.empty());
+  for (const auto& e : v) EXPECT_TRUE(std::isfinite(e.joules));
 }
 
 TEST(ProcessEnergy, NothingWithoutProcessSamples) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,7 +23,8 @@
 
 namespace powershape::analysis {
 
-inline constexpr int64_t kNoProcess = -1;  // the pid of "no process busy"
+inline constexpr int64_t kNoProcess = -1;       // the pid of "no process busy"
+inline constexpr int64_t kOtherProcesses = -2;  // a tally's least-charged processes, folded
 
 struct ProcessEnergy {
   int gpu = 0;
@@ -34,10 +36,13 @@ struct ProcessEnergy {
 };
 
 // Each (GPU, process)'s energy over [from_ns, to_ns), in windows of window_ns starting at
-// from_ns, GPU by GPU then by pid (kNoProcess first); none for a GPU without process samples in
-// the span or without energy. A GPU's parts add up to its energy over the span.
+// from_ns (at most 2^20 of them: longer spans take longer windows), GPU by GPU then by pid
+// (kNoProcess first); none for a GPU without energy, or without process samples in the span
+// unless `also` names it (all of its energy then is "no process busy"). A GPU's parts add up to
+// its energy over the span.
 std::vector<ProcessEnergy> process_energy(const trace::Trace& t, int64_t from_ns, int64_t to_ns,
-                                          int64_t window_ns = 1'000'000'000);
+                                          int64_t window_ns = 1'000'000'000,
+                                          const std::set<int>& also = {});
 
 // The same over the whole recording (its first sample to its last).
 std::vector<ProcessEnergy> process_energy(const trace::Trace& t);
@@ -45,14 +50,19 @@ std::vector<ProcessEnergy> process_energy(const trace::Trace& t);
 // Running totals for a recording that goes on (and forgets its past: monitor --keep): each call
 // adds the whole windows since the last call's end, up to `until_ns` (at most the last sample), so
 // a total only grows, as a Prometheus counter must; `to_the_end` adds the last part window too.
+// A call reads only the recording's end since the last call. A GPU keeps its kMaxProcesses
+// most-charged processes apart and folds the rest into kOtherProcesses.
 class ProcessEnergyTally {
  public:
   explicit ProcessEnergyTally(int64_t window_ns = 1'000'000'000) : window_ns_(window_ns) {}
   void add(const trace::Trace& t, int64_t until_ns, bool to_the_end = false);
   // GPU by GPU, then by pid (kNoProcess first).
   std::vector<ProcessEnergy> totals() const;
+  static constexpr std::size_t kMaxProcesses = 100;
 
  private:
+  void fold();
+  std::set<int> seen_gpus_;  // GPUs that have had process samples
   int64_t window_ns_;
   std::optional<int64_t> next_ns_;  // where the next window starts; none before the first sample
   std::map<std::pair<int, int64_t>, ProcessEnergy> totals_;

@@ -73,18 +73,17 @@ void Recorder::check_time(int64_t t_ns) const {
 void Recorder::begin(const std::string& name, int64_t t_ns) {
   if (auto why = telemetry::region_name_problem(name); !why.empty()) throw invalid_input(why);
   check_time(t_ns);
-  auto cpu = rapl_.read();
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(mu_);  // RaplCounters keeps why a zone could not be read: one reader
   open_.push_back({name, -1, t_ns, 0});
-  open_cpu_.push_back(std::move(cpu));
+  open_cpu_.push_back(rapl_.read());
 }
 
 std::vector<Summary> Recorder::end(const std::string& name, int64_t t_ns) {
   check_time(t_ns);
-  const auto cpu_now = rapl_.read();
   telemetry::Region r;
   {
     std::lock_guard lock(mu_);
+    const auto cpu_now = rapl_.read();
     auto it =
         std::find_if(open_.rbegin(), open_.rend(), [&](const auto& o) { return o.name == name; });
     if (it == open_.rend()) throw invalid_input("no region '" + name + "' is open");

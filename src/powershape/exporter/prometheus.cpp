@@ -304,8 +304,8 @@ std::string process_energy_text(const std::vector<analysis::ProcessEnergy>& tota
          "# TYPE powershape_gpu_process_energy_joules_total counter\n";
   for (const auto& e : totals) {
     out << "powershape_gpu_process_energy_joules_total{gpu=\"" << e.gpu << "\",pid=\""
-        << (e.pid == analysis::kNoProcess ? std::string() : std::to_string(e.pid))
-        << "\",process=\"" << escaped(e.name) << "\"} " << e.joules << "\n";
+        << (e.pid < 0 ? std::string() : std::to_string(e.pid)) << "\",process=\"" << escaped(e.name)
+        << "\"} " << e.joules << "\n";
   }
   return out.str();
 }

@@ -99,7 +99,9 @@ std::string verdict(const json& summary, const json& gpus) {
   std::string out;
   int said = 0;
   for (const auto& row : summary.is_array() ? summary : json::array()) {
-    if (!row.is_object() || row.value("name", "") != "all" || !row.contains("gpu")) continue;
+    if (!row.is_object() || !row.contains("name") || row.at("name") != "all" ||
+        !row.contains("gpu"))
+      continue;
     if (++said > 8) {
       out += " (and more GPUs: the table below)";
       break;

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -432,7 +433,27 @@ namespace powershape::telemetry {
 namespace {
 
 // A process's name as the kernel has it; "" where it cannot be read (gone, another namespace's).
+// Whether this process sees the host's process ids: NVML gives host pids, and in a container (a
+// PID namespace of its own: /proc/self/status lists more than one NSpid) /proc/PID is another
+// process, or none.
+bool host_pids() {
+  static const bool host = [] {
+    std::ifstream in("/proc/self/status");
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("NSpid:", 0) != 0) continue;
+      std::istringstream ids(line.substr(6));
+      int n = 0;
+      for (std::string id; ids >> id;) ++n;
+      return n <= 1;
+    }
+    return true;  // a kernel before 4.1: no namespaces to tell
+  }();
+  return host;
+}
+
+// A process's name as the kernel has it; "" where it cannot be read (gone) or would be another's.
 std::string comm_of(unsigned pid) {
+  if (!host_pids()) return "";
   std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
   std::string name;
   std::getline(in, name);
@@ -450,6 +471,7 @@ std::vector<ProcessSample> NvmlSource::process_samples(int gpu) {
   nvml::Return r =
       call(api.DeviceGetProcessUtilization, g.handle,
            static_cast<nvml::ProcessUtilizationSample*>(nullptr), &count, g.last_process_sample_us);
+  if (r == nvml::kErrorGpuIsLost) g.lost = true;
   if (r == nvml::kErrorNotSupported || r == nvml::kErrorFunctionNotFound ||
       r == nvml::kErrorNoPermission) {
     g.processes_unsupported = true;  // asked once: MIG, vGPU, an old driver
@@ -482,7 +504,14 @@ std::vector<ProcessSample> NvmlSource::process_samples(int gpu) {
     // Percentages of the sampling period; anything past 100 is a driver's glitch.
     p.sm_pct = static_cast<int>(std::min(v.smUtil, 100u));
     p.mem_pct = static_cast<int>(std::min(v.memUtil, 100u));
-    p.name = comm_of(v.pid);
+    // A pid's name read once (a sample every ~1/6 s would read /proc as often); a pid reused by
+    // another program keeps the first one's name.
+    auto it = g.process_names.find(v.pid);
+    if (it == g.process_names.end()) {
+      if (g.process_names.size() >= 4096) g.process_names.clear();  // bounded over days
+      it = g.process_names.emplace(v.pid, comm_of(v.pid)).first;
+    }
+    p.name = it->second;
     out.push_back(std::move(p));
     newest = std::max(newest, static_cast<unsigned long long>(v.timeStamp));
   }

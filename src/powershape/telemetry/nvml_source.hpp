@@ -1,5 +1,6 @@
 #pragma once
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,6 +44,7 @@ class NvmlSource final : public Source {
     bool drained = false;           // last_driver_sample_us is a sample's time
     unsigned long long last_process_sample_us = 0;
     bool processes_unsupported = false;
+    std::map<unsigned, std::string> process_names;  // by pid, read once
     std::array<int64_t, kSignalCount> cost_ns{};
   };
   void probe(int gpu);

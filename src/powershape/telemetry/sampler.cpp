@@ -92,6 +92,7 @@ int64_t Sampler::earliest_due() const {
       if (cheap_[g][i]) at = std::min(at, due_[g][i]);
     }
     at = std::min({at, slow_due_[g], drain_due_[g]});
+    if (options_.processes) at = std::min(at, processes_due_[g]);
   }
   return at;
 }
@@ -266,13 +267,14 @@ bool Sampler::round(const std::shared_ptr<Shared>& sh, uint64_t generation, bool
       if (c == Call::kSkipped) continue;
       rows.push_back(std::move(polled));
     }
-    if (all || now >= processes_due_[gi]) {
+    if (options_.processes && (all || now >= processes_due_[gi])) {
       processes_due_[gi] = now + kProcessesEveryNs;
       std::vector<ProcessSample> p;
       const Call c = call_source(*sh, generation, g, [&] { p = source_.process_samples(g); });
       if (c == Call::kGivenUp) return false;
       std::lock_guard lock(sh_->mu);
-      for (auto& x : p) sh_->processes.push_back(std::move(x));
+      for (auto& x : p)
+        if (sh_->processes.size() < options_.capacity) sh_->processes.push_back(std::move(x));
     }
     if (!drain) continue;
     std::vector<Sample> drained;

@@ -51,6 +51,9 @@ struct SamplerOptions {
   // A driver call that has not returned after this long is given up on: its GPU is left out and
   // sampling goes on with the others (and with it again once the call returns).
   std::chrono::nanoseconds stall_after = std::chrono::milliseconds(500);
+  // Ask each GPU once a second for its processes' samples (take_processes; at most `capacity`
+  // held): for a recorder that splits energy by process (monitor), off for the others.
+  bool processes = false;
 };
 
 struct SamplerStats {
