@@ -94,6 +94,14 @@ check "a series keeps its colour from one report to the next ($(colour "$tmp/dom
   test -n "$(colour "$tmp/dom6.html" "SM clock")" -a "$(colour "$tmp/dom6.html" "SM clock")" = "$(colour "$tmp/dom7.html" "SM clock")"
 check "and no two series of a panel share one" bash -c "test \$(grep -o '<b>power  </b>.*' '$tmp/dom6.html' | head -n 1 | grep -o 'background: [^;]*' | head -n 3 | sort -u | wc -l) -eq 3"
 
+# Recordings by name, from a folder that is not the checkout: every command that reads a trace.
+(cd "$tmp" && "$ps" report h200/square_wave_idle -o named.html) >/dev/null 2>&1
+check "report reads a recording by name from any folder" test -s "$tmp/named.html"
+(cd "$tmp" && "$ps" advise --trace h200/finetune_qwen2_0.5b --max-slowdown 5) >"$tmp/named_advise.out" 2>&1
+check "so does advise --trace" grep -q "^recommended: power limit" "$tmp/named_advise.out"
+(cd "$tmp" && "$ps" swing h200/finetune_qwen2_0.5b) >"$tmp/named_swing.out" 2>&1
+check "and swing" grep -q "^powershape swing: 1 recording" "$tmp/named_swing.out"
+
 # The job's energy beside the GPUs' (monitor --json: RAPL, by process, a token) is drawn as a table,
 # a process name shown as text.
 "$ps" monitor --source "fake:$data/h200/gemm_sustained_trace.csv" -o "$tmp/j.csv" --json "$tmp/j.json" -- sleep 0.5 2>/dev/null
