@@ -30,5 +30,5 @@ if [ $tests = 1 ]; then
   t0=$(date +%s.%N)
   scripts/test.sh >"$dir/test.log" 2>&1 || { tail -n 20 "$dir/test.log"; exit 1; }
   t1=$(date +%s.%N)
-  echo "scripts/test.sh: $(seconds "$t0" "$t1") after the quick start ($(grep -o '[0-9]* tests passed.*' "$dir/test.log" | tail -n 1))"
+  echo "scripts/test.sh: $(seconds "$t0" "$t1") after the quick start ($(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2 tests, \1 failed/p' "$dir/test.log" | tail -n 1))"
 fi

@@ -24,8 +24,11 @@ struct ReportArgs {
 };
 
 // A trace's swings against the shipped grid spec, for the report's section; none (with a word)
-// where the trace has no power to analyse.
-std::optional<nlohmann::json> swing_of(const report::TraceDigest& d) {
+// where the trace has no power to analyse. Where the recording gives no limit, the rated power is
+// its GPUs' profiles' limits (as the page draws them), said in the section.
+std::optional<nlohmann::json> swing_of(
+    const report::TraceDigest& d,
+    const std::map<std::string, std::pair<double, std::string>>& profile_limits) {
   try {
     if (!d.power) throw std::runtime_error(d.no_power);
     const auto spec = analysis::load_grid_spec(analysis::kDefaultGridSpec);
@@ -33,8 +36,24 @@ std::optional<nlohmann::json> swing_of(const report::TraceDigest& d) {
     o.ramp_window_s = spec.ramp_window_s;
     o.range_window_s = spec.range_window_s;
     o.rated_w = d.power->rated_w;
+    std::string from;
+    if (o.rated_w <= 0 && !d.header.devices.empty()) {
+      double sum = 0;
+      for (const auto& dev : d.header.devices) {
+        const auto it = profile_limits.find(dev.name);
+        if (it == profile_limits.end()) {
+          sum = 0;
+          break;
+        }
+        sum += it->second.first;
+        from = it->second.second;
+      }
+      o.rated_w = sum;
+    }
     auto j = analysis::to_json(analysis::analyse_swing(d.power->power, spec, o));
     j["spec"] = {{"name", spec.name}, {"source", spec.source}};
+    if (o.rated_w > 0 && !from.empty())
+      j["rated_from"] = "the " + from + " profile's power limit (the recording holds none)";
     return j;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "powershape: no swing section: %s\n", e.what());
@@ -124,7 +143,7 @@ int run_report(const ReportArgs& a) {
   if (!a.swing.empty())
     in.swing = util::read_json_file(a.swing);
   else if (in.digest)
-    in.swing = swing_of(*in.digest);
+    in.swing = swing_of(*in.digest, in.profile_limits);
   if (in.title.empty()) {
     in.title = !a.trace.empty()   ? a.trace
                : !a.repro.empty() ? a.repro

@@ -87,6 +87,7 @@ open_page "file://$tmp/rep.html" --dump-dom >"$tmp/dom6.html" 2>/dev/null
 check "the verdict, one sentence a GPU" grep -q '<p id="verdict">GPU 0 was never held back by its power limit or heat, its SM clock at [0-9]* MHz on average: the work' "$tmp/dom6.html"
 check "the limit line is the profile's, said so" grep -q -- '- - limit 700 W (the h200 profile.s: the recording holds none)' "$tmp/dom6.html"
 check "a series under another is said" grep -q 'average field (under power usage (1 s average))' "$tmp/dom6.html"
+check "the swing's limits take the profile's rated power, said so" grep -q 'rated power: the h200 profile.s power limit (the recording holds none)' "$tmp/dom6.html"
 check "repeated names told apart" bash -c "grep -q '<td>rest #1</td>' '$tmp/dom6.html' && grep -q '<td>rest #2</td>' '$tmp/dom6.html'"
 colour() { grep -o "<i style=\"background: [^\"]*\"></i>$2<" "$1" | head -n 1 | cut -d'"' -f2; }
 open_page "file://$tmp/report.html" --dump-dom >"$tmp/dom7.html" 2>/dev/null
