@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Fine-tuning a small LLM, as you would run it, ready for `powershape optimize`: a Qwen2-0.5B-config
+"""Fine-tunes a small LLM (Qwen2-0.5B's shape, or --tiny) on random tokens, its steps marked for powershape.
+
+Fine-tuning as you would run it, ready for `powershape optimize`: a Qwen2-0.5B-config
 model (transformers, random init: nothing is downloaded) trained with AdamW on random tokens, its
 LM head and loss through powershape's fused op (patch_causal_lm), each step marked with
 powershape.step() so that a surrounding `powershape optimize` or `monitor` measures steps, not
@@ -72,8 +74,8 @@ def tiny(dtype, device):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--seq", type=int, default=1024)
+    ap.add_argument("--batch", type=int, default=16, help="sequences a step (default 16; --tiny: at most 2)")
+    ap.add_argument("--seq", type=int, default=1024, help="tokens a sequence (default 1024; --tiny: at most 64)")
     ap.add_argument("--seconds", type=float, default=60, help="train this long (after 3 warm-up steps)")
     ap.add_argument("--steps", type=int, default=0, help="or this many steps")
     ap.add_argument("--tiny", action="store_true", help="a tiny config (CPU, fp32)")

@@ -39,7 +39,8 @@ void print_result(std::FILE* out, const experiment::Result& r) {
                   const char* less, const char* more,
                   const std::string experiment::ConfigResult::*verdict) {
     const auto& c = r.configs[i];
-    if (i == r.baseline) return "the baseline, " + b.name;
+    if (i == r.baseline)  // no other beyond the bound its verdict takes, faster as it may read
+      return "the baseline, " + b.name + " (no other by more than its verdict's bound)";
     char buf[256];
     std::snprintf(buf, sizeof buf, "%s, %.2f%% %s than %s (%s)", c.name.c_str(),
                   std::abs(1 - (c.*ratio).mid) * 100, (c.*ratio).mid <= 1 ? less : more,

@@ -2,6 +2,7 @@
 
 #include "powershape/experiment/gpu_plugin.hpp"
 #include "powershape/experiment/sim_backend.hpp"
+#include "powershape/telemetry/nvml_api.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::experiment {
@@ -25,6 +26,8 @@ std::unique_ptr<Backend> open_backend(const std::string& spec, uint64_t seed, st
   if (!spec.empty())
     throw invalid_input("device", "expected gpu, sim or sim:PROFILE, found '" + spec + "'");
   try {
+    // No driver is the reason a user without a GPU should read, before what this build lacks.
+    { const telemetry::nvml::Library driver; }
     return open_gpu();
   } catch (const std::runtime_error& e) {
     if (why != nullptr) *why = e.what();
