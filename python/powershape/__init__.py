@@ -2,7 +2,7 @@
 the chunked LM head + cross-entropy for PyTorch (powershape.torch), and the online chunk-count
 chooser (AdaptiveChunker). Pure Python over the C API
 (libpowershape_c.so); it does not compile against torch."""
-from ._lib import PowershapeError
+from ._lib import DeviceError, InvalidInputError, PowershapeError, UnsupportedError
 from .chunker import AdaptiveChunker
 from .monitor import GpuWindow, Monitor, Window, now_ns
 from .step import Step, step
@@ -23,6 +23,9 @@ __all__ = [
     "Window",
     "GpuWindow",
     "PowershapeError",
+    "InvalidInputError",
+    "UnsupportedError",
+    "DeviceError",
     "now_ns",
     "step",
     "Step",

@@ -17,7 +17,33 @@ _PREFIX = os.path.join(_HERE, "_prefix")
 
 
 class PowershapeError(RuntimeError):
-    """A call into libpowershape_c failed; the message is the library's one-line reason."""
+    """A call into libpowershape_c failed; the message is the library's one-line reason, and
+    `.kind` says which kind of failure it was (the C API's PS_ERROR_*): "invalid_input",
+    "unsupported" or "device". Each kind is a class of its own below."""
+
+    kind = "device"
+
+
+class InvalidInputError(PowershapeError, ValueError):
+    """A caller's bad argument, file or shape (PS_ERROR_INVALID_INPUT); a ValueError too."""
+
+    kind = "invalid_input"
+
+
+class UnsupportedError(PowershapeError):
+    """Something this machine, driver or device lacks (PS_ERROR_UNSUPPORTED): no driver, no GPU
+    backend, no library."""
+
+    kind = "unsupported"
+
+
+class DeviceError(PowershapeError):
+    """A device, driver or system call that failed (PS_ERROR_DEVICE)."""
+
+    kind = "device"
+
+
+_BY_KIND = {1: InvalidInputError, 2: UnsupportedError, 3: DeviceError}  # PS_ERROR_* (powershape.h)
 
 
 class Summary(ctypes.Structure):
@@ -115,7 +141,7 @@ def cli():
     found = shutil.which("powershape")
     if found:
         return found
-    raise PowershapeError("cannot find the powershape command (set POWERSHAPE_BIN to its path)")
+    raise UnsupportedError("cannot find the powershape command (set POWERSHAPE_BIN to its path)")
 
 
 def _load():
@@ -127,8 +153,8 @@ def _load():
         try:
             return ctypes.CDLL(path)
         except OSError as e:
-            raise PowershapeError(f"cannot load {path}: {e}") from None
-    raise PowershapeError(
+            raise UnsupportedError(f"cannot load {path}: {e}") from None
+    raise UnsupportedError(
         f"cannot find {_NAME} (looked in: {', '.join(tried)}; set POWERSHAPE_LIB to its path, or "
         "build powershape with scripts/build.sh or install it with cmake --install)"
     )
@@ -181,12 +207,10 @@ def lib():
     return L
 
 
-PS_ERROR_INVALID_INPUT = 1  # include/powershape/powershape.h
-
-
 def check(ok):
-    """When `ok` is false, raises the library's reason: ValueError for a caller's bad argument,
-    file or shape, PowershapeError for what the machine lacks or a device that failed."""
+    """When `ok` is false, raises the library's reason as the class of its kind: InvalidInputError
+    (a ValueError) for a caller's bad argument, file or shape, UnsupportedError for what the
+    machine lacks, DeviceError for a device or call that failed."""
     if not ok:
         why = lib().ps_last_error().decode(errors="replace")
-        raise (ValueError if lib().ps_last_error_kind() == PS_ERROR_INVALID_INPUT else PowershapeError)(why)
+        raise _BY_KIND.get(lib().ps_last_error_kind(), DeviceError)(why)

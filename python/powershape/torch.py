@@ -20,7 +20,7 @@ from typing import Optional, Union
 import torch
 
 from ._args import INT32_MAX, integer, real
-from ._lib import LmHeadArgs, LmHeadOptions, PowershapeError, check, cli, lib
+from ._lib import DeviceError, LmHeadArgs, LmHeadOptions, check, cli, lib
 from .floor import PowerFloor, smooth  # noqa: F401  (the power floor: powershape.torch.smooth)
 
 _REDUCTIONS = {"mean": 0, "sum": 1, "none": 2}
@@ -338,7 +338,7 @@ def _auto_chunks(n, d, v, forward_only, label_smoothing, device_index):
         cmd += ["--exp-in-product"] if exp else []
         done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if done.returncode != 0:
-            raise PowershapeError(f"chunks='auto': {' '.join(cmd)} failed: {done.stderr.strip()}")
+            raise DeviceError(f"chunks='auto': {' '.join(cmd)} failed: {done.stderr.strip()}")
         chunks = ask()
         check(chunks > 0)
     _tuned[key] = chunks

@@ -57,11 +57,15 @@ def test_a_windows_cpu_energy_through_a_powercap_tree(tmp_path, monkeypatch):
 
 
 def test_errors_are_one_line_and_name_the_thing():
-    # A caller's mistake is a ValueError; what the machine lacks a PowershapeError.
-    with pytest.raises(ValueError, match="bogus"):
+    # Each kind of failure is a class of its own, with .kind: a caller's mistake is also a
+    # ValueError; what the machine lacks is UnsupportedError; all are PowershapeErrors.
+    with pytest.raises(powershape.InvalidInputError, match="bogus") as bad:
         powershape.Monitor("bogus")
-    with pytest.raises(powershape.PowershapeError, match="hwmon|rails"):
+    assert isinstance(bad.value, ValueError) and bad.value.kind == "invalid_input"
+    with pytest.raises(powershape.UnsupportedError, match="hwmon|rails") as lacks:
         powershape.Monitor("hwmon:/nonexistent")
+    assert isinstance(lacks.value, powershape.PowershapeError) and lacks.value.kind == "unsupported"
+    assert powershape.DeviceError("x").kind == "device"
     with powershape.Monitor("fake:" + DATA) as m:
         with pytest.raises(ValueError, match="no region 'never' is open"):
             m.end_window("never")
@@ -75,7 +79,8 @@ def test_a_missing_library_is_named(monkeypatch):
     monkeypatch.setattr(_lib, "_lib", None)
     monkeypatch.setenv("POWERSHAPE_LIB", "/nonexistent/libpowershape_c.so")
     with pytest.raises(
-        powershape.PowershapeError, match=r"cannot find libpowershape_c.so \(looked in: /nonexistent/libpowershape_c.so"
+        powershape.UnsupportedError,
+        match=r"cannot find libpowershape_c.so \(looked in: /nonexistent/libpowershape_c.so",
     ):
         _lib.lib()
 
