@@ -21,7 +21,7 @@ echo "machine: $(nproc) cores ($cpu), $(free -g | awk '/^Mem:/{print $2}') GiB, 
 t0=$(date +%s.%N)
 scripts/quickstart.sh >"$dir/quickstart.log" 2>&1 || { tail -n 20 "$dir/quickstart.log"; exit 1; }
 t1=$(date +%s.%N)
-seconds() { python3 -c "import sys; s = float(sys.argv[2]) - float(sys.argv[1]); print(f'{int(s // 60)} min {round(s % 60)} s')" "$@"; }
+seconds() { python3 -c "import sys; s = round(float(sys.argv[2]) - float(sys.argv[1])); print(f'{s // 60} min {s % 60} s')" "$@"; }
 echo "scripts/quickstart.sh: $(seconds "$t0" "$t1") from a clean clone"
 cmake --install build --prefix "$dir/prefix" >/dev/null
 echo "cmake --install: $(du -sh "$dir/prefix" | cut -f1) (the CLI $(du -h "$dir/prefix/bin/powershape" | cut -f1)," \
