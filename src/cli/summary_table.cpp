@@ -1,6 +1,10 @@
 #include "summary_table.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace powershape::cli {
 namespace {
@@ -43,15 +47,44 @@ void block(std::FILE* out, const analysis::Summary& s) {
     line(out, fmt("%.0f C", static_cast<double>(*s.peak_temp_c)).c_str(), "peak temperature");
 }
 
+// A region name that repeats (a training loop's steps) shows its first few blocks, then one line
+// for the rest: thousands of steps would bury the summary. --json keeps every one.
+constexpr int kEachShown = 3;
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
 }  // namespace
 
 void print_summaries(std::FILE* out, const std::string& title, const trace::Trace& trace,
                      const std::vector<analysis::Summary>& summaries) {
   std::fprintf(out, "\n Power stats for %s (%s):\n", title.c_str(), trace.source.c_str());
+  // The blocks beyond the first kEachShown of a name on a GPU: their seconds and joules.
+  std::map<std::pair<int, std::string>, int> seen;
+  std::map<std::pair<int, std::string>, std::pair<std::vector<double>, std::vector<double>>> rest;
+  for (const auto& s : summaries) {
+    if (s.name == "all" || ++seen[{s.gpu, s.name}] <= kEachShown) continue;
+    auto& [seconds, joules] = rest[{s.gpu, s.name}];
+    seconds.push_back(s.duration_s());
+    if (s.energy.method != analysis::Energy::Method::kNone)
+      joules.push_back(s.energy.energy_mj * 1e-3);
+  }
+  seen.clear();
   for (const auto& s : summaries) {
     // Samples name a GPU by its position in the trace's device list.
     auto pos = static_cast<std::size_t>(s.gpu);
     int index = pos < trace.devices.size() ? trace.devices[pos].index : s.gpu;
+    if (s.name != "all" && ++seen[{s.gpu, s.name}] > kEachShown) {
+      if (seen[{s.gpu, s.name}] > kEachShown + 1) continue;
+      const auto& [seconds, joules] = rest[{s.gpu, s.name}];
+      std::fprintf(out, "\n GPU %d  region '%s': %zu more, each a median %.3f s", index,
+                   s.name.c_str(), seconds.size(), median(seconds));
+      if (joules.size() == seconds.size()) std::fprintf(out, " and %.1f J", median(joules));
+      std::fprintf(out, " (--json keeps every one)\n");
+      continue;
+    }
     if (s.name == "all") {
       std::fprintf(out, "\n GPU %d  %s\n", index,
                    pos < trace.devices.size() ? trace.devices[pos].name.c_str() : "");
