@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -236,12 +235,17 @@ void print_by_process(std::vector<analysis::ProcessEnergy> v) {
       const auto& e = v[i];
       line += line.empty() ? "" : ", ";
       char figures[96];
-      std::snprintf(figures, sizeof figures, " %.1f J, %.1f s busy", e.joules, e.busy_s);
-      line += e.pid == analysis::kNoProcess
-                  ? "no process busy" + std::string(figures, std::strchr(figures, ',') - figures)
-              : e.pid < 0 ? e.name + figures
-                          : (e.name.empty() ? "pid " : e.name + " (pid ") + std::to_string(e.pid) +
-                                (e.name.empty() ? "" : ")") + figures;
+      std::snprintf(figures, sizeof figures, " %.1f J", e.joules);
+      if (e.pid >= 0)
+        line += e.name.empty() ? "pid " + std::to_string(e.pid)
+                               : e.name + " (pid " + std::to_string(e.pid) + ")";
+      else
+        line += e.name;  // "no process busy", "other processes"
+      line += figures;
+      if (e.pid != analysis::kNoProcess) {
+        std::snprintf(figures, sizeof figures, ", %.1f s busy", e.busy_s);
+        line += figures;
+      }
     }
     std::fprintf(stderr, " GPU %d by process (its SM time a second; not each one's power): %s\n",
                  gpu, line.c_str());

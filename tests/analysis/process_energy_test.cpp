@@ -39,6 +39,16 @@ trace::Trace recording(double seconds, const std::function<double(double)>& powe
   return t;
 }
 
+// The split over the whole recording, its first sample to its last.
+std::vector<ProcessEnergy> process_energy(const trace::Trace& t) {
+  int64_t from = t.samples.front().t_ns, to = from;
+  for (const auto& s : t.samples) {
+    from = std::min(from, s.t_ns);
+    to = std::max(to, s.t_ns);
+  }
+  return analysis::process_energy(t, from, to);
+}
+
 double joules_of(const std::vector<ProcessEnergy>& v, int64_t pid) {
   for (const auto& e : v)
     if (e.pid == pid) return e.joules;

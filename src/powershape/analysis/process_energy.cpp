@@ -13,15 +13,6 @@ namespace {
 
 using telemetry::Signal;
 
-// The GPU's finest power series: the driver's buffer, else its instant, else its average reading.
-std::vector<Point> fine_power(const trace::Trace& t, int gpu) {
-  for (Signal s : {Signal::kDriverPower, Signal::kPowerInstant, Signal::kPowerUsage}) {
-    auto pts = series(t, gpu, s);
-    if (!pts.empty()) return pts;
-  }
-  return {};
-}
-
 // The power readings that bear on [from, to): those inside, and the first after (each reading is
 // the mean since the one before it).
 std::vector<Point> slice(const std::vector<Point>& pts, int64_t from, int64_t to) {
@@ -117,16 +108,6 @@ std::vector<ProcessEnergy> process_energy(const trace::Trace& t, int64_t from_ns
     }
   }
   return out;
-}
-
-std::vector<ProcessEnergy> process_energy(const trace::Trace& t) {
-  if (t.samples.empty()) return {};
-  int64_t from = t.samples.front().t_ns, to = from;
-  for (const auto& s : t.samples) {
-    from = std::min(from, s.t_ns);
-    to = std::max(to, s.t_ns);
-  }
-  return process_energy(t, from, to);
 }
 
 namespace {

@@ -44,9 +44,6 @@ std::vector<ProcessEnergy> process_energy(const trace::Trace& t, int64_t from_ns
                                           int64_t window_ns = 1'000'000'000,
                                           const std::set<int>& also = {});
 
-// The same over the whole recording (its first sample to its last).
-std::vector<ProcessEnergy> process_energy(const trace::Trace& t);
-
 // Running totals for a recording that goes on (and forgets its past: monitor --keep): each call
 // adds the whole windows since the last call's end, up to `until_ns` (at most the last sample), so
 // a total only grows, as a Prometheus counter must; `to_the_end` adds the last part window too.

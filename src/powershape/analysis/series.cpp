@@ -14,6 +14,15 @@ std::vector<Point> series(const trace::Trace& t, int gpu, telemetry::Signal s) {
   return out;
 }
 
+std::vector<Point> fine_power(const trace::Trace& t, int gpu) {
+  for (auto s : {telemetry::Signal::kDriverPower, telemetry::Signal::kPowerInstant,
+                 telemetry::Signal::kPowerUsage}) {
+    auto pts = series(t, gpu, s);
+    if (!pts.empty()) return pts;
+  }
+  return {};
+}
+
 std::vector<Held> held(const std::vector<Point>& pts, int64_t from_ns, int64_t to_ns) {
   std::vector<Held> out;
   auto first = std::upper_bound(pts.begin(), pts.end(), from_ns,

@@ -14,6 +14,10 @@ struct Point {
 // The valid readings of one signal of one GPU, sorted by time.
 std::vector<Point> series(const trace::Trace& t, int gpu, telemetry::Signal s);
 
+// The finest power series a GPU has: the driver's buffer, else the instantaneous field, else the
+// 1 s average; empty without any.
+std::vector<Point> fine_power(const trace::Trace& t, int gpu);
+
 // A signal read as a step function (each reading holds until the next) over [from, to): the time
 // each value was held. The reading last before `from` covers the start of the window.
 struct Held {

@@ -44,12 +44,7 @@ Summary summarize(const trace::Trace& t, int gpu, const std::string& name, int64
   s.gpu = gpu;
   s.begin_ns = from;
   s.end_ns = to;
-  // The finest power series there is: the driver's buffer, else the instantaneous field, else
-  // the 1 s average.
-  auto fine = series(t, gpu, Signal::kDriverPower);
-  if (fine.empty()) fine = series(t, gpu, Signal::kPowerInstant);
-  if (fine.empty()) fine = series(t, gpu, Signal::kPowerUsage);
-  s.energy = window_energy(series(t, gpu, Signal::kEnergy), fine, from, to);
+  s.energy = window_energy(series(t, gpu, Signal::kEnergy), fine_power(t, gpu), from, to);
   if (s.energy.method != Energy::Method::kNone && to > from) {
     s.avg_power_w = s.energy.energy_mj / (static_cast<double>(to - from) * 1e-9) * 1e-3;
   }
