@@ -84,7 +84,9 @@ PY
 "$ps" monitor --source fake:h200/gemm_sustained -o "$tmp/rep.csv" -- sh -c "'$ps' mark begin rest; sleep 0.3; '$ps' mark end rest; '$ps' mark begin rest; sleep 0.3; '$ps' mark end rest" 2>/dev/null
 "$ps" report "$tmp/rep.csv" -o "$tmp/rep.html" 2>/dev/null
 open_page "file://$tmp/rep.html" --dump-dom >"$tmp/dom6.html" 2>/dev/null
-check "the verdict, one sentence a GPU" grep -q '<p id="verdict">GPU 0 was never held back by its power limit or heat, its SM clock at [0-9]* MHz on average: the work' "$tmp/dom6.html"
+# How much of the replay a run reaches depends on the machine's speed, so any wording will do
+# here (html_report_test checks each): one sentence, for GPU 0, with its clock.
+check "the verdict, one sentence a GPU" bash -c "grep -o '<p id=\"verdict\">[^<]*</p>' '$tmp/dom6.html' | grep -Eq '^<p id=\"verdict\">GPU 0 [^.]*, its SM clock at [0-9]+ MHz on average[^.]*: [^.]*\\.</p>\$'"
 check "the limit line is the profile's, said so" grep -q -- '- - limit 700 W (the h200 profile.s: the recording holds none)' "$tmp/dom6.html"
 check "a series under another is said" grep -q 'average field (under power usage (1 s average))' "$tmp/dom6.html"
 check "the swing's limits take the profile's rated power, said so" grep -q 'rated power: the h200 profile.s power limit (the recording holds none)' "$tmp/dom6.html"
