@@ -17,7 +17,7 @@ install(TARGETS powershape_bin RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS powershape EXPORT powershapeTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The C API: libpowershape_c.so and include/powershape/powershape.h (powershape::powershape_c).
 install(TARGETS powershape_c EXPORT powershapeTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/include/powershape/powershape.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/powershape)
+install(FILES ${PROJECT_SOURCE_DIR}/include/powershape/powershape.h ${PROJECT_SOURCE_DIR}/include/powershape/powershape_abi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/powershape)
 install(EXPORT powershapeTargets NAMESPACE powershape:: DESTINATION ${POWERSHAPE_CMAKE_DIR})
 if(POWERSHAPE_CUDA)
   install(TARGETS powershape_kernels powershape_gpu EXPORT powershapeCudaTargets

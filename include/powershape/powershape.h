@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "powershape/powershape_abi.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,6 +33,10 @@ enum {
   PS_ERROR_DEVICE = 3
 };
 int ps_last_error_kind(void);
+/* The structures as this library was compiled with them, from powershape_abi.h's tables: a line a
+ * field, "STRUCT FIELD KIND OFFSET", and a line a structure, "STRUCT sizeof SIZE". A binding
+ * builds (or checks) its own structures from it: the Python package does at load. */
+const char* ps_abi_layout(void);
 /* The clock regions are stamped on: CLOCK_MONOTONIC, ns. */
 int64_t ps_now_ns(void);
 /* Marks the beginning (begin != 0) or end of a region `name` at t_ns (0: now) for the powershape
@@ -46,18 +52,10 @@ typedef struct ps_recorder ps_recorder;
 /* How the energy of a window was found. */
 enum { PS_ENERGY_NONE = 0, PS_ENERGY_COUNTER = 1, PS_ENERGY_POWER = 2 };
 
-/* What one GPU did over a region. A figure the source cannot give is NaN. */
+/* What one GPU did over a region (powershape_abi.h has its fields). A figure the source cannot give
+ * is NaN. */
 typedef struct ps_summary {
-  int gpu;
-  double seconds;
-  double energy_j;
-  int energy_method; /* PS_ENERGY_* */
-  int energy_counter_updates;
-  double avg_power_w, peak_power_w;
-  double sm_clock_mean_mhz, sm_clock_p5_mhz, sm_clock_p50_mhz, sm_clock_p95_mhz;
-  double power_capped;      /* fraction of the region */
-  double thermal_throttled; /* fraction of the region */
-  double peak_temp_c;
+  PS_SUMMARY_FIELDS(PS_ABI_MEMBER)
 } ps_summary;
 
 /* Opens a recorder and starts sampling every interval_ms (0: 10 ms). source: "nvml" (NVIDIA
@@ -90,44 +88,14 @@ void ps_recorder_close(ps_recorder* r);
 
 enum { PS_REDUCTION_MEAN = 0, PS_REDUCTION_SUM = 1, PS_REDUCTION_NONE = 2 };
 
+/* The op's options, each field said in powershape_abi.h. */
 typedef struct ps_lmhead_options {
-  int chunks; /* token chunks (the last ragged); 0: tokens_per_chunk says, else the default */
-  int64_t tokens_per_chunk;
-  int64_t ignore_index; /* -100 */
-  int reduction;        /* PS_REDUCTION_* */
-  float label_smoothing;
-  float z_loss;     /* coefficient of lse^2 */
-  float softcap;    /* > 0: logits -> softcap * tanh(logits / softcap) */
-  float grad_scale; /* the incoming gradient of the reduced loss */
-  int backward;     /* 0: the loss alone */
-  int dw_fp32;      /* dW in fp32 (1) or bf16, the gradient's own dtype (0) */
-  int accumulate;   /* 1: dW and dbias added into what their buffers hold */
-  int fuse_exp;     /* 1: on an sm_90 GPU, the softmax's exponent in the logits product */
+  PS_LMHEAD_OPTIONS_FIELDS(PS_ABI_MEMBER)
 } ps_lmhead_options;
 
-/* Device pointers: x [N x D] bf16, w [V x D] bf16, targets [N] int32 or int64; loss and z_loss
- * fp32 scalars, token_loss and lse [N] fp32 (those three may be NULL), dx [N x D] bf16, dw
- * [V x D] fp32 or bf16 (overwritten, or added to with accumulate). bias [V] bf16 (NULL: none;
- * 16-byte aligned) is added to the logits, dbias [V] fp32 receives its gradient (NULL: not wanted);
- * token_grad [N] fp32 (NULL: none) multiplies each token's gradient: with PS_REDUCTION_NONE, the
- * incoming gradient of each token's loss. */
+/* The op's tensors (device pointers) and shape, each field said in powershape_abi.h. */
 typedef struct ps_lmhead_args {
-  const void* x;
-  const void* w;
-  const void* targets;
-  int targets_int64;
-  int64_t n, d, v;
-  float* loss;
-  float* z_loss;
-  float* token_loss;
-  float* lse;
-  void* dx;
-  void* dw;
-  void* workspace;
-  size_t workspace_bytes;
-  const void* bias;
-  float* dbias;
-  const float* token_grad;
+  PS_LMHEAD_ARGS_FIELDS(PS_ABI_MEMBER)
 } ps_lmhead_args;
 
 /* The defaults: the default chunk count (about 0.5 GiB of logits), ignore_index -100, mean, no
@@ -137,6 +105,11 @@ void ps_lmhead_options_default(ps_lmhead_options* o);
 /* 0 when the options are ones the op takes; else -1, and ps_last_error names the option and its
  * range (PS_ERROR_INVALID_INPUT). Needs no GPU: the Python package checks its arguments with it. */
 int ps_lmhead_options_check(const ps_lmhead_options* o);
+/* 1 when ps_lmhead_run, with these options on the current CUDA device, takes the softmax's
+ * exponent in the logits product (fuse_exp, no label smoothing, an sm_90 GPU and a build for
+ * sm_90a), 0 when it takes a pass of its own; -1 on a bad option, without a GPU or in a build
+ * without CUDA (ps_last_error says which). The tuned chunk count is keyed on it. */
+int ps_lmhead_will_fuse(const ps_lmhead_options* o);
 /* Workspace bytes ps_lmhead_run needs for this shape and options (no GPU needed); 0 on error:
  * N above 2^40, D above 2^20, V above 2^31 - 1, a workspace larger than memory can address, or
  * a bad option (ps_last_error says which). */

@@ -46,63 +46,54 @@ class DeviceError(PowershapeError):
 _BY_KIND = {1: InvalidInputError, 2: UnsupportedError, 3: DeviceError}  # PS_ERROR_* (powershape.h)
 
 
-class Summary(ctypes.Structure):
-    _fields_ = [
-        ("gpu", ctypes.c_int),
-        ("seconds", ctypes.c_double),
-        ("energy_j", ctypes.c_double),
-        ("energy_method", ctypes.c_int),
-        ("energy_counter_updates", ctypes.c_int),
-        ("avg_power_w", ctypes.c_double),
-        ("peak_power_w", ctypes.c_double),
-        ("sm_clock_mean_mhz", ctypes.c_double),
-        ("sm_clock_p5_mhz", ctypes.c_double),
-        ("sm_clock_p50_mhz", ctypes.c_double),
-        ("sm_clock_p95_mhz", ctypes.c_double),
-        ("power_capped", ctypes.c_double),
-        ("thermal_throttled", ctypes.c_double),
-        ("peak_temp_c", ctypes.c_double),
-    ]
+# ps_abi_layout()'s kinds (include/powershape/powershape_abi.h) as ctypes types.
+_KINDS = {
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+    "ptr": ctypes.c_void_p,
+    "size": ctypes.c_size_t,
+}
+_structs = {}
 
 
-class LmHeadOptions(ctypes.Structure):
-    _fields_ = [
-        ("chunks", ctypes.c_int),
-        ("tokens_per_chunk", ctypes.c_int64),
-        ("ignore_index", ctypes.c_int64),
-        ("reduction", ctypes.c_int),
-        ("label_smoothing", ctypes.c_float),
-        ("z_loss", ctypes.c_float),
-        ("softcap", ctypes.c_float),
-        ("grad_scale", ctypes.c_float),
-        ("backward", ctypes.c_int),
-        ("dw_fp32", ctypes.c_int),
-        ("accumulate", ctypes.c_int),
-        ("fuse_exp", ctypes.c_int),
-    ]
+def struct(name):
+    """The ctypes structure of the C API's `name` ("ps_summary", "ps_lmhead_options",
+    "ps_lmhead_args"), made from the loaded library's own layout (ps_abi_layout)."""
+    lib()
+    return _structs[name]
 
 
-class LmHeadArgs(ctypes.Structure):
-    _fields_ = [
-        ("x", ctypes.c_void_p),
-        ("w", ctypes.c_void_p),
-        ("targets", ctypes.c_void_p),
-        ("targets_int64", ctypes.c_int),
-        ("n", ctypes.c_int64),
-        ("d", ctypes.c_int64),
-        ("v", ctypes.c_int64),
-        ("loss", ctypes.c_void_p),
-        ("z_loss", ctypes.c_void_p),
-        ("token_loss", ctypes.c_void_p),
-        ("lse", ctypes.c_void_p),
-        ("dx", ctypes.c_void_p),
-        ("dw", ctypes.c_void_p),
-        ("workspace", ctypes.c_void_p),
-        ("workspace_bytes", ctypes.c_size_t),
-        ("bias", ctypes.c_void_p),
-        ("dbias", ctypes.c_void_p),
-        ("token_grad", ctypes.c_void_p),
-    ]
+def _structures(layout):
+    """ctypes structures from ps_abi_layout()'s lines, each field checked at the offset and each
+    structure at the size the library was compiled with: a library whose structures this Python
+    cannot lay out alike is refused here, not misread later."""
+    fields, sizes, offsets = {}, {}, {}
+    for line in layout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "sizeof":
+            sizes[parts[0]] = int(parts[2])
+        elif len(parts) == 4 and parts[2] in _KINDS:
+            fields.setdefault(parts[0], []).append((parts[1], _KINDS[parts[2]]))
+            offsets[(parts[0], parts[1])] = int(parts[3])
+        else:
+            raise UnsupportedError(f"libpowershape_c's ABI layout has a line this package cannot read: {line!r}")
+    out = {}
+    for name, fs in fields.items():
+        cls = type(name, (ctypes.Structure,), {"_fields_": fs})
+        for field, _ in fs:
+            if getattr(cls, field).offset != offsets[(name, field)]:
+                raise UnsupportedError(
+                    f"libpowershape_c's {name}.{field} is at byte {offsets[(name, field)]}, "
+                    f"ctypes puts it at {getattr(cls, field).offset}"
+                )
+        if ctypes.sizeof(cls) != sizes.get(name):
+            raise UnsupportedError(
+                f"libpowershape_c's {name} is {sizes.get(name)} bytes, ctypes makes {ctypes.sizeof(cls)}"
+            )
+        out[name] = cls
+    return out
 
 
 def _candidates():
@@ -169,6 +160,12 @@ def lib():
     if _lib is not None:
         return _lib
     L = _load()
+    try:
+        L.ps_abi_layout.restype = ctypes.c_char_p
+    except AttributeError:
+        raise UnsupportedError(f"{L._name} has no ps_abi_layout: a library older than this package") from None
+    _structs.update(_structures(L.ps_abi_layout().decode()))
+    Summary, LmHeadOptions, LmHeadArgs = (_structs[n] for n in ("ps_summary", "ps_lmhead_options", "ps_lmhead_args"))
     vp, i64, cs = ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p
     sigs = {
         "ps_version": (cs, []),
@@ -186,6 +183,7 @@ def lib():
         "ps_recorder_close": (None, [vp]),
         "ps_lmhead_options_default": (None, [ctypes.POINTER(LmHeadOptions)]),
         "ps_lmhead_options_check": (ctypes.c_int, [ctypes.POINTER(LmHeadOptions)]),
+        "ps_lmhead_will_fuse": (ctypes.c_int, [ctypes.POINTER(LmHeadOptions)]),
         "ps_lmhead_workspace_bytes": (ctypes.c_size_t, [i64, i64, i64, ctypes.POINTER(LmHeadOptions)]),
         "ps_lmhead_run": (ctypes.c_int, [ctypes.POINTER(LmHeadArgs), ctypes.POINTER(LmHeadOptions), vp]),
         "ps_lmhead_scale_gradients": (

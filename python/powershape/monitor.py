@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional, Sequence
 
 from ._args import INT32_MAX, integer, real, text
-from ._lib import Summary, check, lib
+from ._lib import check, lib, struct
 
 _METHODS = {0: None, 1: "counter", 2: "power"}
 
@@ -49,7 +49,7 @@ class GpuWindow:
     peak_temp_c: Optional[float]
 
     @staticmethod
-    def of(s: Summary) -> "GpuWindow":
+    def of(s) -> "GpuWindow":
         return GpuWindow(
             s.gpu,
             s.seconds,
@@ -174,7 +174,7 @@ class Monitor:
         self._check_open()
         name_c, t = text("name", name), integer("t_ns", t_ns, 0)
         _sync(sync_execution, t)
-        out = (Summary * max(1, self.gpu_count))()
+        out = (struct("ps_summary") * max(1, self.gpu_count))()
         n = lib().ps_region_end(self._r, name_c, t, out, len(out))
         check(n >= 0)
         gpus = [GpuWindow.of(out[i]) for i in range(n)]

@@ -20,7 +20,7 @@ from typing import Optional, Union
 import torch
 
 from ._args import INT32_MAX, integer, real
-from ._lib import DeviceError, LmHeadArgs, LmHeadOptions, check, cli, lib
+from ._lib import DeviceError, check, cli, lib, struct
 from .floor import PowerFloor, smooth  # noqa: F401  (the power floor: powershape.torch.smooth)
 
 _REDUCTIONS = {"mean": 0, "sum": 1, "none": 2}
@@ -53,7 +53,7 @@ def _options(ignore_index, reduction, label_smoothing, z_loss, softcap, chunks, 
     """The op's options for C, each checked against its C width and the op's ranges
     (ps_lmhead_options_check). Runs in the op's own call too, which torch.compile does not trace,
     so that a compiled graph's arguments are checked as an eager call's are."""
-    o = LmHeadOptions()
+    o = struct("ps_lmhead_options")()
     lib().ps_lmhead_options_default(ctypes.byref(o))  # chunks 0: the op's own default count
     o.chunks = integer("chunks", chunks, 0, INT32_MAX)
     o.ignore_index = integer("ignore_index", ignore_index)
@@ -124,7 +124,7 @@ def _run(
         if backward and bias is not None
         else x.new_empty(0, dtype=torch.float32)
     )
-    a = LmHeadArgs()
+    a = struct("ps_lmhead_args")()
     a.x, a.w, a.targets = x.data_ptr(), weight.data_ptr(), targets.data_ptr()
     a.targets_int64 = 1 if targets.dtype == torch.int64 else 0
     a.n, a.d, a.v = n, d, v
@@ -141,10 +141,10 @@ def _run(
 def _scale_in_place(dx, dw, db, grad):
     """dX, dW and dbias times the incoming gradient, read on the device: no host synchronisation
     (torch.equal(grad, 1) would wait for the whole op), and no pass when it is 1."""
-    o = LmHeadOptions()
+    o = struct("ps_lmhead_options")()
     lib().ps_lmhead_options_default(ctypes.byref(o))
     o.dw_fp32 = 1 if dw.dtype == torch.float32 else 0
-    a = LmHeadArgs()
+    a = struct("ps_lmhead_args")()
     (a.n, a.d), a.v = dx.shape, dw.shape[0]
     a.dx, a.dw, a.dbias = _ptr(dx), _ptr(dw), _ptr(db)
     factor = grad.detach().to(torch.float32).contiguous()
@@ -314,11 +314,17 @@ def _check_targets(t, ignore_index, v):
 
 def _auto_chunks(n, d, v, forward_only, label_smoothing, device_index):
     """chunks="auto": the count `powershape tune` cached for this GPU (as it is now: name, driver,
-    power limit) and shape, for the op as it will run (on an sm_90 GPU the exponent in the logits
-    product, unless deterministic algorithms are asked for or label smoothing takes the two-read
-    pass); when there is none, the shape is tuned once (a minute or two) and cached. Remembered per
-    process."""
-    exp = torch.cuda.get_device_capability(device_index) == (9, 0) and _fuse_exp() and label_smoothing == 0
+    power limit) and shape, for the op as it will run (ps_lmhead_will_fuse: on an sm_90 GPU the
+    exponent in the logits product, unless deterministic algorithms are asked for or label
+    smoothing takes the two-read pass); when there is none, the shape is tuned once (a minute or
+    two) and cached. Remembered per process."""
+    o = struct("ps_lmhead_options")()
+    lib().ps_lmhead_options_default(ctypes.byref(o))
+    o.label_smoothing, o.fuse_exp = label_smoothing, 1 if _fuse_exp() else 0
+    with torch.cuda.device(device_index):  # the op's own rule, on the GPU it runs on
+        exp = lib().ps_lmhead_will_fuse(ctypes.byref(o))
+    check(exp >= 0)
+    exp = exp == 1
     key = (n, d, v, forward_only, exp, device_index)
     if key in _tuned:
         return _tuned[key]

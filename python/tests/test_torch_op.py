@@ -268,21 +268,37 @@ def test_torch_compile_refuses_what_an_eager_call_refuses(monkeypatch):
 
 
 def test_chunks_auto_asks_for_the_path_the_op_will_take(monkeypatch):
-    # On an sm_90 GPU the op takes the exponent in the logits product, but not with label
-    # smoothing (the two-read pass) nor under deterministic algorithms: chunks="auto" must ask the
-    # tune cache for that workload, not the other.
-    import powershape.torch as pt
+    # Whether the op takes the exponent in the logits product is the library's rule
+    # (ps_lmhead_will_fuse): chunks="auto" asks it with the options the op will run with (label
+    # smoothing; fuse_exp off under deterministic algorithms) and keys the tune cache on its answer.
+    import contextlib
 
-    asked = []
+    import powershape.torch as pt
+    from powershape import UnsupportedError
+    from powershape._lib import lib as real_lib
+
+    asked, told = [], []
 
     class Lib:
+        def ps_lmhead_options_default(self, o):
+            real_lib().ps_lmhead_options_default(o)
+
+        def ps_lmhead_will_fuse(self, o):  # an sm_90 GPU's answer
+            o = o._obj
+            told.append((round(o.label_smoothing, 3), o.fuse_exp))
+            return int(o.fuse_exp == 1 and o.label_smoothing == 0)
+
         def ps_lmhead_tuned_chunks(self, n, d, v, forward_only, exp, objective, device):
             asked.append(exp)
             return 3
 
     monkeypatch.setattr(pt, "lib", lambda: Lib())
     monkeypatch.setattr(pt, "_tuned", {})
-    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    monkeypatch.setattr(torch.cuda, "device", lambda index: contextlib.nullcontext())
+    try:
+        real_lib()
+    except UnsupportedError as e:
+        pytest.skip(f"no libpowershape_c: {e}")
     assert pt._auto_chunks(256, 128, 4099, False, 0.0, 0) == 3
     assert pt._auto_chunks(256, 128, 4099, False, 0.1, 0) == 3
     was = torch.are_deterministic_algorithms_enabled()
@@ -292,6 +308,7 @@ def test_chunks_auto_asks_for_the_path_the_op_will_take(monkeypatch):
         assert pt._auto_chunks(256, 128, 4099, False, 0.0, 0) == 3
     finally:
         torch.use_deterministic_algorithms(was)
+    assert told == [(0.0, 1), (0.1, 1), (0.0, 0)]
     assert asked == [1, 0, 0]
 
 

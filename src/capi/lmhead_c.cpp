@@ -1,6 +1,7 @@
 // The LM-head half of the C API (include/powershape/powershape.h) over kernels::LmHead; in a build
 // without CUDA each call fails with a reason.
 #include <stdexcept>
+#include <type_traits>
 
 #include "capi_error.hpp"
 #include "powershape/experiment/tune_cache.hpp"
@@ -17,24 +18,23 @@ namespace {
 
 namespace w = powershape::workload;
 
+// One field from C to C++ or back: a flag as bool, an enum by its value, the rest as it is.
+template <class To, class From>
+To field(From v) {
+  if constexpr (std::is_same_v<To, bool>)
+    return v != 0;
+  else
+    return static_cast<To>(v);
+}
+
 w::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
   if (o == nullptr) throw powershape::invalid_input("lmhead: options are NULL");
   if (o->reduction < PS_REDUCTION_MEAN || o->reduction > PS_REDUCTION_NONE) {
     throw powershape::invalid_input("lmhead: reduction must be PS_REDUCTION_MEAN, _SUM or _NONE");
   }
   w::LmHeadOptions c;
-  c.chunks = o->chunks;
-  c.tokens_per_chunk = o->tokens_per_chunk;
-  c.ignore_index = o->ignore_index;
-  c.reduction = static_cast<w::Reduction>(o->reduction);
-  c.label_smoothing = o->label_smoothing;
-  c.z_loss = o->z_loss;
-  c.softcap = o->softcap;
-  c.grad_scale = o->grad_scale;
-  c.backward = o->backward != 0;
-  c.dw_fp32 = o->dw_fp32 != 0;
-  c.accumulate = o->accumulate != 0;
-  c.fuse_exp = o->fuse_exp != 0;
+#define PS_FROM_C(type, name, kind) c.name = field<decltype(c.name)>(o->name);
+  PS_LMHEAD_OPTIONS_FIELDS(PS_FROM_C)
   if (auto why = w::lmhead_options_problem(c); !why.empty())
     throw powershape::invalid_input("lmhead: " + why);
   return c;
@@ -43,18 +43,9 @@ w::LmHeadOptions to_cpp(const ps_lmhead_options* o) {
 // The C struct of the op's options: its defaults are the C++ struct's, set in one place.
 ps_lmhead_options to_c(const w::LmHeadOptions& c) {
   ps_lmhead_options o{};
-  o.chunks = c.chunks;
-  o.tokens_per_chunk = c.tokens_per_chunk;
-  o.ignore_index = c.ignore_index;
-  o.reduction = static_cast<int>(c.reduction);
-  o.label_smoothing = c.label_smoothing;
-  o.z_loss = c.z_loss;
-  o.softcap = c.softcap;
-  o.grad_scale = c.grad_scale;
-  o.backward = c.backward ? 1 : 0;
-  o.dw_fp32 = c.dw_fp32 ? 1 : 0;
-  o.accumulate = c.accumulate ? 1 : 0;
-  o.fuse_exp = c.fuse_exp ? 1 : 0;
+#define PS_TO_C(type, name, kind) o.name = field<type>(c.name);
+  PS_LMHEAD_OPTIONS_FIELDS(PS_TO_C)
+#undef PS_TO_C
   return o;
 }
 
@@ -67,25 +58,9 @@ namespace k = powershape::kernels;
 
 k::LmHeadArgs to_cpp(const ps_lmhead_args* a) {
   if (a == nullptr) throw powershape::invalid_input("lmhead: args are NULL");
+  const ps_lmhead_args* o = a;
   k::LmHeadArgs c;
-  c.x = a->x;
-  c.w = a->w;
-  c.targets = a->targets;
-  c.targets_int64 = a->targets_int64 != 0;
-  c.n = a->n;
-  c.d = a->d;
-  c.v = a->v;
-  c.loss = a->loss;
-  c.z_loss = a->z_loss;
-  c.token_loss = a->token_loss;
-  c.lse = a->lse;
-  c.dx = a->dx;
-  c.dw = a->dw;
-  c.bias = a->bias;
-  c.dbias = a->dbias;
-  c.token_grad = a->token_grad;
-  c.workspace = a->workspace;
-  c.workspace_bytes = a->workspace_bytes;
+  PS_LMHEAD_ARGS_FIELDS(PS_FROM_C)
   return c;
 }
 #else
@@ -94,6 +69,7 @@ k::LmHeadArgs to_cpp(const ps_lmhead_args* a) {
       "lmhead: this libpowershape_c was built without CUDA (build with nvcc)");
 }
 #endif
+#undef PS_FROM_C
 
 }  // namespace
 
@@ -107,6 +83,17 @@ int ps_lmhead_options_check(const ps_lmhead_options* o) {
   return powershape::capi::guarded<int>(-1, [&] {
     to_cpp(o);
     return 0;
+  });
+}
+
+int ps_lmhead_will_fuse(const ps_lmhead_options* o) {
+  return powershape::capi::guarded<int>(-1, [&]() -> int {
+#ifdef POWERSHAPE_CAPI_CUDA
+    return k::LmHead::exp_in_product(to_cpp(o)) ? 1 : 0;
+#else
+    to_cpp(o);
+    no_cuda();
+#endif
   });
 }
 

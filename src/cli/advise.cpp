@@ -23,6 +23,7 @@
 #include "powershape/sim/profile.hpp"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/trace/csv_reader.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/printable.hpp"
 #include "subcommands.hpp"
@@ -124,8 +125,7 @@ trace::Trace run_on_gpu(AdviseArgs& a, std::string& label) {
   std::string why;
   auto backend = open_backend("gpu", 1, &why);
   backend->set_configs(workload_plans(a.workload, backend->peak_rates()));
-  if (backend->config_count() != 1)
-    throw std::runtime_error("--chunks: advise takes one chunk count");
+  if (backend->config_count() != 1) throw invalid_input("--chunks: advise takes one chunk count");
   std::printf("powershape advise: running %s on %s as found for %.0f s\n",
               backend->config_name(0).c_str(), backend->describe().c_str(), a.gpu_seconds);
   std::fflush(stdout);
@@ -245,12 +245,12 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
 // On a simulated device: each setting simulated, found by the search.
 Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_slowdown) {
   if (a.device.rfind("sim", 0) != 0)
-    throw std::runtime_error("--device: expected gpu or sim:PROFILE, found '" + a.device + "'");
+    throw invalid_input("--device: expected gpu or sim:PROFILE, found '" + a.device + "'");
   const std::string pname = a.device.size() > 4 ? a.device.substr(4) : "h200";
   sim::Profile p = sim::load_profile(pname);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
   auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
-  if (plans.size() != 1) throw std::runtime_error("--chunks: advise takes one chunk count");
+  if (plans.size() != 1) throw invalid_input("--chunks: advise takes one chunk count");
   const advise::SimAdvice r = advise::on_simulator(
       p, plans.front(), knobs_of(a), objective, max_slowdown, a.points > 0 ? a.points : 8, a.sim);
   objective = r.objective;
@@ -283,7 +283,7 @@ int run_advise(AdviseArgs& a) {
   a.apply.gpu = a.gpu;
   if (a.max_slowdown_pct < 0) a.max_slowdown_pct = kDefaultMaxSlowdownPct;
   if (a.apply.restore) return restore_left(a.apply);
-  if (a.apply.force) throw std::runtime_error("--force: only with --restore");
+  if (a.apply.force) throw invalid_input("--force: only with --restore");
   if (a.sweep) {
     SweepArgs w;
     w.command = a.apply.command;
@@ -299,7 +299,7 @@ int run_advise(AdviseArgs& a) {
     return sweep_settings(w);
   }
   if (!a.apply.command.empty() && !a.apply.apply)
-    throw std::runtime_error("a command after -- runs only with --apply or --sweep");
+    throw invalid_input("a command after -- runs only with --apply or --sweep");
   if (!a.mfu.empty()) return run_mfu(a);
   // A spec that cannot be read is said before the trace is read and fitted.
   if (!a.grid.empty()) a.grid_spec = analysis::load_grid_spec(a.grid);

@@ -11,6 +11,7 @@
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/child.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "progress.hpp"
 
@@ -22,7 +23,7 @@ namespace {
 // data-centre parts take them).
 advise::SettingRange range_of(const telemetry::DeviceInfo& d) {
   if (!d.max_sm_clock_mhz.ok())
-    throw std::runtime_error("--sweep: the GPU's maximum SM clock cannot be read");
+    throw device_error("--sweep: the GPU's maximum SM clock cannot be read");
   advise::SettingRange r = advise::with_device_limits({}, d);
   r.min_mhz = r.max_mhz * advise::kLowestCapShare;
   r.clock_step_mhz = 15;
@@ -32,13 +33,13 @@ advise::SettingRange range_of(const telemetry::DeviceInfo& d) {
 }  // namespace
 
 int sweep_settings(const SweepArgs& a) {
-  if (a.command.empty()) throw std::runtime_error("--sweep: give the command to measure after --");
+  if (a.command.empty()) throw invalid_input("--sweep: give the command to measure after --");
   restore_first("/sys");
   experiment::CommandBackend backend({a.command}, a.source);
   // What can be set is NVML's to say, whatever records the command's telemetry.
   const auto devices = trace::open_source("nvml", {})->devices();
   if (a.gpu < 0 || static_cast<std::size_t>(a.gpu) >= devices.size())
-    throw std::runtime_error("--gpu: NVML sees " + std::to_string(devices.size()) + " GPU(s)");
+    throw invalid_input("--gpu: NVML sees " + std::to_string(devices.size()) + " GPU(s)");
   const advise::SettingRange range = range_of(devices[static_cast<std::size_t>(a.gpu)]);
   const auto settings = advise::candidate_settings(range, a.knobs, a.points);
   experiment::Objective objective = a.objective;

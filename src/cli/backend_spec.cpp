@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::cli {
 
 void add_device_option(CLI::App* cmd, std::string& spec) {
@@ -11,7 +13,7 @@ void add_device_option(CLI::App* cmd, std::string& spec) {
 
 void refuse_finetune_on_gpu(const std::string& workload, const experiment::Backend& backend) {
   if (workload.rfind("finetune:", 0) == 0 && !backend.simulated())
-    throw std::runtime_error(
+    throw invalid_input(
         "--workload " + workload +
         ": a simulated device's (--device sim:NAME); on a GPU, chunk your own training with "
         "`powershape tune ... -- COMMAND`");

@@ -23,9 +23,28 @@ std::string message_of(const CLI::App& app, const std::exception& e) {
     return std::string(e.what()) +
            "; --source fake:h200/gemm_sustained replays an H200's recording "
            "(powershape sim simulates one)";
+  // What mends it, as this command line asks for it (advise's and power-smoothing's --restore).
+  if (error != nullptr && error->remedy() != Remedy::kNone) {
+    for (const CLI::App* sub : app.get_subcommands())
+      if (sub->get_option_no_throw("--restore") != nullptr)
+        return std::string(e.what()) + " (powershape " + sub->get_name() + " --restore" +
+               (error->remedy() == Remedy::kForcedRestore ? " --force)" : ")");
+  }
   if (error == nullptr || error->subject().empty()) return e.what();
   const std::string flag = "--" + error->subject();
   return ran_with(app, flag) ? flag + ": " + error->detail() : e.what();
+}
+
+int exit_code_of(const std::exception& e) {
+  switch (kind_of(e)) {
+    case ErrorKind::kInvalidInput:
+      return 2;
+    case ErrorKind::kUnsupported:
+      return 3;
+    case ErrorKind::kDevice:
+      break;
+  }
+  return 1;
 }
 
 }  // namespace powershape::cli

@@ -45,9 +45,9 @@ int main(int argc, char** argv) {
   powershape::cli::add_smooth(app);
   powershape::cli::add_power_smoothing(app);
   app.footer("powershape help SUBCOMMAND (or SUBCOMMAND --help) shows its options.\n");
-  // Exit codes (docs/cli.md): 0 done, 1 the run failed (a file, a device, a value the run
-  // refused), 2 the command line was wrong; monitor, compare and advise --apply pass on their
-  // command's own code. CLI11's own codes (104-109) become 2.
+  // Exit codes (docs/cli.md): 0 done, 2 a wrong input (the command line, or a file, shape or value
+  // it names), 3 what this machine lacks, 1 a device or system failure; monitor, compare and
+  // advise --apply pass on their command's own code. CLI11's own codes (104-109) become 2.
   std::vector<std::string> names;
   for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
     names.push_back(sub->get_name());
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "powershape: %s\n", powershape::cli::message_of(app, e).c_str());
-    return 1;
+    return powershape::cli::exit_code_of(e);
   }
   return powershape::cli::exit_code();
 }

@@ -4,6 +4,7 @@
 
 #include "powershape/telemetry/control_fifo.hpp"
 #include "powershape/telemetry/region.hpp"
+#include "powershape/util/error.hpp"
 #include "subcommands.hpp"
 
 namespace powershape::cli {
@@ -17,11 +18,10 @@ void add_mark(CLI::App& app) {
   cmd->callback([] {
     const char* path = std::getenv(telemetry::kControlEnv);
     if (path == nullptr) {
-      throw std::runtime_error(std::string(telemetry::kControlEnv) +
-                               " is not set: run this under 'powershape monitor'");
+      throw invalid_input(std::string(telemetry::kControlEnv) +
+                          " is not set: run this under 'powershape monitor'");
     }
-    if (auto why = telemetry::region_name_problem(name); !why.empty())
-      throw std::runtime_error(why);
+    if (auto why = telemetry::region_name_problem(name); !why.empty()) throw invalid_input(why);
     telemetry::send_mark(path, {verb == "begin", started_ns(), name});
     exit_code() = 0;
   });

@@ -26,6 +26,7 @@
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/trace/open_source.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/printable.hpp"
 #include "subcommands.hpp"
@@ -61,7 +62,7 @@ std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) 
   if (!o.out_csv.empty() && !o.out_json.empty() &&
       (same_file(o.out_csv, o.out_json) || std::filesystem::weakly_canonical(o.out_csv) ==
                                                std::filesystem::weakly_canonical(o.out_json))) {
-    throw std::runtime_error("-o and --json name the same file " + o.out_json);
+    throw invalid_input("-o and --json name the same file " + o.out_json);
   }
   std::vector<std::unique_ptr<OutputLock>> locks;
   for (const auto& [path, option] :
@@ -70,8 +71,8 @@ std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) 
     const auto when = path == o.out_csv ? OutputLock::Written::kLive : OutputLock::Written::kAtEnd;
     if (path.empty()) continue;
     if (!replayed.empty() && same_file(path, replayed)) {
-      throw std::runtime_error(std::string(option) + ": " + path +
-                               " is the --source trace; refusing to overwrite it");
+      throw invalid_input(std::string(option) + ": " + path +
+                          " is the --source trace; refusing to overwrite it");
     }
     locks.push_back(std::make_unique<OutputLock>(path, option, when));
   }
@@ -287,10 +288,10 @@ nlohmann::json energy_per_token(const trace::Trace& t, const std::vector<analysi
 
 int run_monitor(const MonitorOptions& o) {
   if (!(o.interval_ms >= 0.1 && o.interval_ms <= 60000)) {
-    throw std::runtime_error("--interval: expected milliseconds between 0.1 and 60000");
+    throw invalid_input("--interval: expected milliseconds between 0.1 and 60000");
   }
   if (!(o.slow_interval_ms >= o.interval_ms && o.slow_interval_ms <= 60000)) {
-    throw std::runtime_error("--slow-interval: expected milliseconds between --interval and 60000");
+    throw invalid_input("--slow-interval: expected milliseconds between --interval and 60000");
   }
   auto source = trace::open_source(
       o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "gpus"));

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "powershape/util/error.hpp"
 #include "powershape/util/output_file.hpp"
 #include "powershape/util/stdout_data.hpp"
 
@@ -19,13 +20,13 @@ OutputLock::OutputLock(const std::string& path, const std::string& option, Writt
     : path_(path) {
   if (util::is_stdout(path)) return;  // standard output: nothing to lock or create
   auto fail = [&](const std::string& why) {
-    throw std::runtime_error(option + ": cannot write " + path + ": " + why);
+    throw invalid_input(option + ": cannot write " + path + ": " + why);
   };
   util::OutputKind kind{};
   try {
     kind = util::check_output(path);
   } catch (const std::exception& e) {
-    throw std::runtime_error(option + ": " + e.what());
+    rethrow_with(option + ": ", e);
   }
   if (kind == util::OutputKind::kNull || kind == util::OutputKind::kOwnDescriptor)
     return;  // written into as it is: nothing to lock or create
@@ -38,7 +39,7 @@ OutputLock::OutputLock(const std::string& path, const std::string& option, Writt
   try {
     fd_ = util::open_output(path, /*truncate=*/false);
   } catch (const std::exception& e) {
-    throw std::runtime_error(option + ": " + e.what());
+    rethrow_with(option + ": ", e);
   }
   created_ = !existed;
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {

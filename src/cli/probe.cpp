@@ -11,6 +11,7 @@
 #include "powershape/experiment/probe_record.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/args.hpp"
@@ -46,8 +47,7 @@ struct Point {
 
 int run_probe(const ProbeArgs& a) {
   const double duty = a.workload.duty;
-  if (!(duty > 0 && duty < 1))
-    throw std::runtime_error("--duty: expected a fraction between 0 and 1");
+  if (!(duty > 0 && duty < 1)) throw invalid_input("--duty: expected a fraction between 0 and 1");
   // Outputs are checked before minutes of measuring, not after.
   std::optional<OutputLock> out_lock, report_lock;
   if (!a.out.empty()) out_lock.emplace(a.out, "-o", OutputLock::Written::kAtEnd);
@@ -57,14 +57,14 @@ int run_probe(const ProbeArgs& a) {
     auto c = a.gaps.find(',', s);
     gaps.push_back(a.gaps.substr(s, c == std::string::npos ? std::string::npos : c - s));
     if (gaps.back() != "idle" && gaps.back() != "memory")
-      throw std::runtime_error("--gaps: expected idle and/or memory");
+      throw invalid_input("--gaps: expected idle and/or memory");
     if (c == std::string::npos) break;
     s = c + 1;
   }
   std::vector<int> periods = util::parse_int_list(a.periods, "periods");
   for (int p : periods) {
     if (p < 1 || p > 3'600'000)
-      throw std::runtime_error("--periods: expected periods of 1 to 3600000 ms");
+      throw invalid_input("--periods: expected periods of 1 to 3600000 ms");
   }
   std::string why;
   auto backend = open_backend(a.device, a.seed, &why);

@@ -12,6 +12,7 @@
 #include "powershape/sim/profile.hpp"
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/csv_reader.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
@@ -30,7 +31,7 @@ std::optional<nlohmann::json> swing_of(
     const report::TraceDigest& d,
     const std::map<std::string, std::pair<double, std::string>>& profile_limits) {
   try {
-    if (!d.power) throw std::runtime_error(d.no_power);
+    if (!d.power) throw invalid_input(d.no_power);
     const auto spec = analysis::load_grid_spec(analysis::kDefaultGridSpec);
     analysis::SwingOptions o;
     o.ramp_window_s = spec.ramp_window_s;
@@ -69,11 +70,11 @@ nlohmann::json job_of(const nlohmann::json& j) {
     const nlohmann::json& v = j.at(k);
     const bool list = std::string(k) == "gpu_energy_by_process";
     if (list ? !v.is_array() : !v.is_object())
-      throw std::runtime_error(std::string(k) + ": expected " + (list ? "a list" : "an object"));
+      throw invalid_input(std::string(k) + ": expected " + (list ? "a list" : "an object"));
     for (const auto& x : list ? v : nlohmann::json::array())
       if (!x.is_object() || !x.value("joules", nlohmann::json()).is_number() ||
           !x.value("gpu", nlohmann::json()).is_number_integer())
-        throw std::runtime_error(std::string(k) + ": an entry without its gpu and joules");
+        throw invalid_input(std::string(k) + ": an entry without its gpu and joules");
     job[k] = v;
   }
   return job;
@@ -107,9 +108,9 @@ int run_report(const ReportArgs& a) {
   for (const auto* in : {&a.trace, &a.json, &a.probe, &a.repro, &a.swing}) {
     if (!in->empty() &&
         (same_file(*in, a.out) || (!a.perfetto.empty() && same_file(*in, a.perfetto))))
-      throw std::runtime_error("-o/--perfetto: " + *in + " is an input; it would be overwritten");
+      throw invalid_input("-o/--perfetto: " + *in + " is an input; it would be overwritten");
   }
-  if (!a.perfetto.empty() && a.trace.empty()) throw std::runtime_error("--perfetto: needs a trace");
+  if (!a.perfetto.empty() && a.trace.empty()) throw invalid_input("--perfetto: needs a trace");
   report::ReportInputs in;
   in.title = a.title;
   std::optional<trace::Trace> whole;  // for --perfetto, or a file whose rows are out of order
@@ -124,18 +125,17 @@ int run_report(const ReportArgs& a) {
   }
   if (in.digest) in.profile_limits = profile_limits(in.digest->header);
   if (!a.json.empty()) {
-    if (a.trace.empty())
-      throw std::runtime_error("--json: it summarises a trace; give the trace too");
+    if (a.trace.empty()) throw invalid_input("--json: it summarises a trace; give the trace too");
     const nlohmann::json j = util::read_as(a.json, [](const nlohmann::json& j) {
       if (!j.is_object() || !j.contains("summary") || !j.at("summary").is_array())
-        throw std::runtime_error("no 'summary' list (not a monitor or sim --json file?)");
+        throw invalid_input("no 'summary' list (not a monitor or sim --json file?)");
       return j;
     });
     in.summary = j.at("summary");
     try {
       in.job = job_of(j);
     } catch (const std::runtime_error& e) {
-      throw std::runtime_error("--json: " + a.json + ": " + e.what());
+      rethrow_with("--json: " + a.json + ": ", e);
     }
   }
   if (!a.probe.empty()) in.probe = util::read_json_file(a.probe);

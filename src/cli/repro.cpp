@@ -9,6 +9,7 @@
 #include "powershape/experiment/engine.hpp"
 #include "powershape/experiment/reference_figures.hpp"
 #include "powershape/report/html_report.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/finetune.hpp"
 #include "progress.hpp"
@@ -54,13 +55,13 @@ void print_reference_figure(const ReproArgs& a, const experiment::Backend& backe
 int run_repro(ReproArgs& a) {
   const bool finetune = a.workload.workload.rfind("finetune:", 0) == 0;
   if (a.workload.workload != "msm" && a.workload.workload != "lmhead" && !finetune) {
-    throw std::runtime_error(
+    throw invalid_input(
         "--workload: expected msm, lmhead or (on a simulated device) finetune:MODEL, found '" +
         a.workload.workload + "'");
   }
   if (!(a.min_effect_pct >= 0 && a.min_effect_pct < 100)) {
-    throw std::runtime_error("--min-effect: expected a percentage in [0, 100), found " +
-                             std::to_string(a.min_effect_pct));
+    throw invalid_input("--min-effect: expected a percentage in [0, 100), found " +
+                        std::to_string(a.min_effect_pct));
   }
   a.design.min_effect = a.min_effect_pct / 100;
   // The workload's options are checked before the device opens and its header prints.

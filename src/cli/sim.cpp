@@ -14,6 +14,7 @@
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/json_file.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/share_dir.hpp"
 #include "progress.hpp"
@@ -52,9 +53,9 @@ int run_sim(SimArgs& a) {
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
   if (a.power_limit_w > 0 &&
       (a.power_limit_w < p.idle_w || a.power_limit_w > 2 * p.power_limit_w)) {
-    throw std::runtime_error("--power-limit: " + p.name + " takes limits from its idle " +
-                             std::to_string(std::lround(p.idle_w)) + " W to twice its " +
-                             std::to_string(std::lround(p.power_limit_w)) + " W limit");
+    throw invalid_input("--power-limit: " + p.name + " takes limits from its idle " +
+                        std::to_string(std::lround(p.idle_w)) + " W to twice its " +
+                        std::to_string(std::lround(p.power_limit_w)) + " W limit");
   }
   if (a.power_limit_w > p.power_limit_w) {
     std::fprintf(stderr,
@@ -63,13 +64,13 @@ int run_sim(SimArgs& a) {
                  a.power_limit_w, p.name.c_str(), p.power_limit_w);
   }
   if (a.clock_cap_mhz > 0 && (a.clock_cap_mhz < p.min_mhz || a.clock_cap_mhz > p.max_mhz)) {
-    throw std::runtime_error("--clock-cap: " + p.name + " runs between " +
-                             std::to_string(std::lround(p.min_mhz)) + " and " +
-                             std::to_string(std::lround(p.max_mhz)) + " MHz");
+    throw invalid_input("--clock-cap: " + p.name + " runs between " +
+                        std::to_string(std::lround(p.min_mhz)) + " and " +
+                        std::to_string(std::lround(p.max_mhz)) + " MHz");
   }
   auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
   if (plans.size() != 1)
-    throw std::runtime_error("--chunks: sim runs one chunk count (repro compares several)");
+    throw invalid_input("--chunks: sim runs one chunk count (repro compares several)");
   const workload::Plan& plan = plans.front();
   if (a.iterations > 0) {  // bound the simulated time as --seconds is bounded
     double nominal_s = 0;
@@ -78,9 +79,8 @@ int run_sim(SimArgs& a) {
                    ph.bytes / p.peak_bytes_per_s() + ph.seconds;
     }
     if (nominal_s * a.iterations > 86400) {
-      throw std::runtime_error("--iterations: " + std::to_string(a.iterations) +
-                               " iterations of '" + plan.name +
-                               "' are more than a simulated day; ask for fewer");
+      throw invalid_input("--iterations: " + std::to_string(a.iterations) + " iterations of '" +
+                          plan.name + "' are more than a simulated day; ask for fewer");
     }
   }
   sim::SimOptions o;
@@ -90,8 +90,7 @@ int run_sim(SimArgs& a) {
   o.clock_cap_mhz = a.clock_cap_mhz;
   o.step_s = a.step_ms * 1e-3;
   o.seed = a.seed;
-  if (!(a.step_ms > 0 && a.step_ms <= 10))
-    throw std::runtime_error("--step-ms: expected 0 < ms <= 10");
+  if (!(a.step_ms > 0 && a.step_ms <= 10)) throw invalid_input("--step-ms: expected 0 < ms <= 10");
   std::printf("simulated device: %s (%s profile), workload %s\n", p.name.c_str(), p.status.c_str(),
               plan.name.c_str());
   sim::SimResult r = sim::simulate(p, plan, o);

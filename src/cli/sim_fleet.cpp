@@ -8,6 +8,7 @@
 #include "powershape/analysis/power_input.hpp"
 #include "powershape/analysis/swing.hpp"
 #include "powershape/sim/fleet.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "subcommands.hpp"
 #include "swing_print.hpp"
@@ -34,7 +35,7 @@ int run_fleet(FleetArgs& a) {
   const sim::Profile p = sim::load_profile(a.profile);
   auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
   if (plans.size() != 1)
-    throw std::runtime_error("--chunks: a fleet runs one chunk count (repro compares several)");
+    throw invalid_input("--chunks: a fleet runs one chunk count (repro compares several)");
   const double dt = std::min(1e-3, a.fleet.resolution_s);
   const sim::RankStep rank = sim::rank_step(p, plans.front(), a.iterations, 2.0, dt, a.comm_share);
   a.fleet.allreduce_s = a.allreduce_ms >= 0 ? a.allreduce_ms * 1e-3

@@ -16,6 +16,7 @@
 #include "powershape/experiment/gpu_plugin.hpp"
 #include "powershape/monitor/session.hpp"
 #include "powershape/trace/open_source.hpp"
+#include "powershape/util/error.hpp"
 #include "subcommands.hpp"
 #include "swing_print.hpp"
 #include "validators.hpp"
@@ -51,8 +52,8 @@ double floor_watts(const std::string& text, const telemetry::DeviceInfo& gpu) {
   const auto [v, share] = parse_floor(text);
   if (!share) return v;
   if (!gpu.power_limit_mw.ok())
-    throw std::runtime_error("--floor: GPU " + std::to_string(gpu.index) +
-                             " does not give its power limit; give the floor in W");
+    throw invalid_input("--floor: GPU " + std::to_string(gpu.index) +
+                        " does not give its power limit; give the floor in W");
   return v / 100 * static_cast<double>(gpu.power_limit_mw.value) * 1e-3;
 }
 

@@ -9,6 +9,7 @@
 
 #include "output_lock.hpp"
 #include "powershape/analysis/power_input.hpp"
+#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "subcommands.hpp"
 #include "swing_print.hpp"
@@ -52,7 +53,7 @@ int run_swing(const SwingArgs& a) {
   int64_t fleet = in.gpus;
   if (a.gpus > 0) {
     if (in.gpus == 0)
-      throw std::runtime_error(
+      throw invalid_input(
           "--gpus: a meter's CSV does not say how many GPUs it holds; it is analysed as it is");
     o.scale = static_cast<double>(a.gpus) / in.gpus;
     fleet = a.gpus;

@@ -72,7 +72,7 @@ void print_candidates(const experiment::TuneResult& r) {
 
 // tune -L NAME V1,V2 -- CMD: the user's program, one run a measurement, raced without a model.
 int run_tune_commands(TuneArgs& a) {
-  if (a.scan.empty()) throw std::runtime_error("tune -- CMD: give -L NAME V1,V2,... to scan");
+  if (a.scan.empty()) throw invalid_input("tune -- CMD: give -L NAME V1,V2,... to scan");
   experiment::CommandBackend backend(experiment::commands_from(a.words, a.scan), a.source);
   const nlohmann::json device = backend.device_json();
   a.options.objective =
@@ -102,7 +102,7 @@ int run_tune(TuneArgs& a) {
   auto backend = open_backend(a.device, a.options.seed, &why);
   refuse_finetune_on_gpu(a.workload.workload, *backend);
   const auto plans = workload_plans(a.workload, backend->peak_rates());
-  if (plans.size() < 2) throw std::runtime_error("--chunks: give two chunk counts or more");
+  if (plans.size() < 2) throw invalid_input("--chunks: give two chunk counts or more");
   backend->set_configs(plans);
   const nlohmann::json device = backend->device_json();
   a.options.objective =

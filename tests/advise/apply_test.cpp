@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::advise {
 namespace {
 namespace fs = std::filesystem;
@@ -181,19 +183,23 @@ TEST_F(ApplyTest, ACorruptedRecordIsNamedAndForceRemovesIt) {
   std::ofstream(rec) << "{\"target\": ";
   fs::permissions(rec, fs::perms::owner_read | fs::perms::owner_write);
   std::string why;
+  Remedy remedy = Remedy::kNone;
   try {
     Applied again(*target, {0, 300, ""}, records_);
-  } catch (const std::runtime_error& e) {
+  } catch (const Error& e) {
     why = e.what();
+    remedy = e.remedy();
   }
-  EXPECT_NE(why.find("--restore --force"), std::string::npos) << why;
+  EXPECT_NE(why.find("a forced restore removes it"), std::string::npos) << why;
+  EXPECT_EQ(remedy, Remedy::kForcedRestore);  // the CLI names its command from it
   EXPECT_NE(why.find(rec.string()), std::string::npos) << why;
   EXPECT_EQ(nvml_state(), "0 700000 0 0");
   try {
     restore_leftovers(records_, open);
     ADD_FAILURE() << "a corrupted record was passed over in silence";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("--force"), std::string::npos) << e.what();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a forced restore"), std::string::npos) << e.what();
+    EXPECT_EQ(e.remedy(), Remedy::kForcedRestore);
   }
   const auto lines = restore_leftovers(records_, open, true);
   ASSERT_EQ(lines.size(), 1u);

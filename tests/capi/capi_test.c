@@ -121,6 +121,12 @@ int main(int argc, char** argv) {
   CHECK("a bad reduction fails", ps_lmhead_workspace_bytes(16, 8, 8, &o) == 0);
   CHECK("and says so", strstr(ps_last_error(), "reduction") != NULL);
   ps_lmhead_options_default(&o);
+  o.label_smoothing = 0.1f; /* the two-read pass: no exponent in the product, on any GPU */
+  CHECK("label smoothing never fuses", ps_lmhead_will_fuse(&o) == 0);
+  ps_lmhead_options_default(&o);
+  o.fuse_exp = 0;
+  CHECK("nor fuse_exp 0", ps_lmhead_will_fuse(&o) == 0);
+  ps_lmhead_options_default(&o);
   ps_lmhead_args none;
   memset(&none, 0, sizeof none);
   CHECK("scaling by a NULL factor fails", ps_lmhead_scale_gradients(&none, &o, NULL, NULL) == -1);
@@ -130,7 +136,17 @@ int main(int argc, char** argv) {
   CHECK("named", strstr(ps_last_error(), "without CUDA") != NULL);
   CHECK("as what this build lacks", ps_last_error_kind() == PS_ERROR_UNSUPPORTED);
   CHECK("and scaling", ps_lmhead_scale_gradients(NULL, &o, NULL, NULL) == -1);
+  CHECK("whether it fuses cannot be said",
+        ps_lmhead_will_fuse(&o) == -1 && ps_last_error_kind() == PS_ERROR_UNSUPPORTED);
 #endif
+  o.reduction = 7;
+  CHECK("a bad option: whether it fuses is refused",
+        ps_lmhead_will_fuse(&o) == -1 && ps_last_error_kind() == PS_ERROR_INVALID_INPUT);
+  ps_lmhead_options_default(&o);
+  CHECK("the ABI layout names every structure",
+        strstr(ps_abi_layout(), "ps_summary sizeof ") &&
+            strstr(ps_abi_layout(), "ps_lmhead_options fuse_exp i32 ") &&
+            strstr(ps_abi_layout(), "ps_lmhead_args token_grad ptr "));
   /* The online chunker: explores every count once first, then settles on the cheapest. */
   ps_chunker* ch = ps_chunker_open(NULL, 0, "time", 0);
   CHECK("a chunker opens", ch != NULL);

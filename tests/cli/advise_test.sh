@@ -51,7 +51,7 @@ check "advise on an nvidia-smi log without names exits 0" test $rc -eq 0
 check "and says where its curve's maximum came from" grep -q "generic, to 1980 MHz: the trace's highest clock" "$tmp/noname.out"
 cut -d, -f1,2,4,5,7- "$src" >"$tmp/noclock.csv"
 "$ps" advise --trace "$tmp/noclock.csv" >"$tmp/noclock.out" 2>&1; rc=$?
-check "without a clock either: exit 1" test $rc -eq 1
+check "without a clock either: exit 2 (a recording that cannot answer)" test $rc -eq 2
 check "and the profiles listed" grep -q "name the GPU's profile (.*h200" "$tmp/noclock.out"
 
 # --grid: the choice held to a grid spec, each setting's swing predicted from the recording.
@@ -137,10 +137,10 @@ check "without permission: one line naming what it needs" test "$(grep -c "needs
 
 # power-smoothing: Blackwell's own floor, under the same threat model (the fake's in $tmp/smoothing).
 "$ps" power-smoothing >"$tmp/ps_h100.out" 2>&1; rc=$?
-check "power-smoothing on a GPU without it: exit 1, one line naming it" test $rc -eq 1 -a "$(wc -l <"$tmp/ps_h100.out")" -eq 1
+check "power-smoothing on a GPU without it: exit 3 (unsupported), one line naming it" test $rc -eq 3 -a "$(wc -l <"$tmp/ps_h100.out")" -eq 1
 check "it says which GPUs have it" grep -q "GPU 0 has no power smoothing.*Blackwell" "$tmp/ps_h100.out"
 "$ps" power-smoothing --apply --floor 60% -- true >"$tmp/ps_h100_apply.out" 2>&1; rc=$?
-check "--apply on a GPU without it sets nothing and leaves no record" test $rc -eq 1 -a -z "$(ls -A "$tmp/state" 2>/dev/null)"
+check "--apply on a GPU without it sets nothing and leaves no record" test $rc -eq 3 -a -z "$(ls -A "$tmp/state" 2>/dev/null)"
 export POWERSHAPE_FAKE_NVML_SMOOTHING=$tmp/smoothing
 "$ps" power-smoothing >"$tmp/ps.out" 2>&1; rc=$?
 check "power-smoothing shows the state and the profiles" test $rc -eq 0 -a "$(grep -c "W/s" "$tmp/ps.out")" -eq 5
@@ -163,7 +163,7 @@ check "off again, the profile's floor as it was" "$py" -c "
 import json, sys; j = json.load(open('$tmp/ps_after.json'))
 sys.exit(not (not j['enabled'] and j['profiles'][1]['floor_pct'] == 20))"
 "$ps" power-smoothing --apply --floor 95% -- true >"$tmp/ps_95.out" 2>&1; rc=$?
-check "a floor outside the GPU's range: exit 1, naming the range" test $rc -eq 1 -a -n "$(grep "20-90%" "$tmp/ps_95.out")"
+check "a floor outside the GPU's range: exit 2, naming the range" test $rc -eq 2 -a -n "$(grep "20-90%" "$tmp/ps_95.out")"
 POWERSHAPE_FAKE_NVML_FAULTS=code=smoothing_param:no_permission "$ps" power-smoothing --apply --floor 50% -- true >"$tmp/ps_perm.out" 2>&1; rc=$?
 check "without permission: exit 1 naming what it needs" test $rc -eq 1 -a -n "$(grep "needs root or CAP_SYS_ADMIN" "$tmp/ps_perm.out")"
 finish

@@ -172,10 +172,10 @@ check "naming it" grep -q "^powershape: --json: $tmp/badjob.json: cpu_energy: ex
 # Outputs are regular files: a FIFO (no reader: it would block the run forever) is refused at once.
 mkfifo "$tmp/out.fifo"
 timeout 10 "$ps" monitor --source "fake:$trace" --textfile "$tmp/out.fifo" -- true 2>"$tmp/j.err"; rc=$?
-check "a FIFO as the textfile is refused at once" test $rc -eq 1
+check "a FIFO as the textfile is refused at once" test $rc -eq 2
 check "and named" grep -q "^powershape: --textfile: cannot write $tmp/out.fifo: it is a FIFO" "$tmp/j.err"
 timeout 10 "$ps" monitor --source "fake:$trace" -o "$tmp/out.fifo" -- true 2>"$tmp/k.err"; rc=$?
-check "a FIFO as -o is refused at once" test $rc -eq 1
+check "a FIFO as -o is refused at once" test $rc -eq 2
 # Inputs are regular files too: a FIFO without a writer is refused, not waited on forever.
 timeout 10 "$ps" monitor --source "fake:$tmp/out.fifo" -- true 2>"$tmp/l.err"; rc=$?
 check "a FIFO as the replayed trace is refused at once" grep -q "cannot read $tmp/out.fifo: it is a FIFO" "$tmp/l.err"

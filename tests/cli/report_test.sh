@@ -136,7 +136,7 @@ check "a swing-only page draws one plot" grep -q 'data-plots="1"' <(grep -o '<bo
 check "the swing page shows each verdict" grep -q '<td>band 0.1-20 Hz</td>' "$tmp/dom4.html"
 echo '{"spectrum": {"freq_hz": [], "psd_w2_per_hz": []}, "verdicts": [], "power_w": {}, "ramp_w_per_s": {}, "range_w": {}}' >"$tmp/bad_swing.json"
 "$ps" report --swing "$tmp/bad_swing.json" -o "$tmp/bad.html" 2>"$tmp/bad.err"; rc=$?
-check "an empty spectrum is refused in one line" bash -c "test $rc -eq 1 && grep -q 'two lists of one length' '$tmp/bad.err'"
+check "an empty spectrum is refused in one line" bash -c "test $rc -eq 2 && grep -q 'two lists of one length' '$tmp/bad.err'"
 
 # Strings that would stop the page's script ("<!--<script>", "</script>") and text that is not
 # UTF-8 (a Latin-1 cell, a title byte): the page is written with one warning and still runs.

@@ -82,7 +82,7 @@ check "square waves at three duties and two gaps, a region each" test "$(grep -c
 check "each kernel of the LM head at 1-64 chunks" grep -q '^lmhead 16384x4096x128256 chunks=64 dw=bf16,.*,dw,128256,4096,256,' "$tmp/rec/kernels.csv"
 check "each kernel with the clock it ran at (real_mhz)" awk -F, 'NR == 1 { ok = $10 == "real_mhz" } NR > 1 && !($10 > 0) { ok = 0 } END { exit !ok }' "$tmp/rec/kernels.csv"
 "$ps" probe --device sim --record "$tmp/rec" >/dev/null 2>"$tmp/rec2.err"; rc=$?
-check "a folder that holds a recording is not written over" bash -c "test $rc -eq 1 && grep -q 'holds files already' '$tmp/rec2.err'"
+check "a folder that holds a recording is not written over" bash -c "test $rc -eq 2 && grep -q 'holds files already' '$tmp/rec2.err'"
 "$ps" sim calibrate --data "$tmp/rec" --max-evals 20 -o "$tmp/fit.json" >"$tmp/cal2.out" 2>&1; rc=$?
 check "sim calibrate fits a recording" test $rc -eq 0
 check "and reports each configuration's kernels before and after" test "$(grep -c 'kernels ms' "$tmp/cal2.out")" -eq 21

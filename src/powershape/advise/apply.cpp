@@ -329,15 +329,16 @@ Applied::Applied(SettingsTarget& target, const Setting& s, const std::string& re
     try {
       old = read_record(record_);
     } catch (const std::runtime_error& e) {
-      throw invalid_input(std::string(e.what()) +
-                          "; `powershape advise --restore --force` removes it");
+      throw invalid_input(std::string(e.what()) + "; a forced restore removes it")
+          .with(Remedy::kForcedRestore);
     }
     if (const auto h = holder_of(old); h && still_running(*h))
       throw device_error(target_.describe() + " is held by powershape (pid " +
                          std::to_string(h->pid) + ", " + record_ + ")");
     throw device_error(record_ +
-                       " is left from a run that did not finish; `powershape advise "
-                       "--restore` puts that setting back first");
+                       " is left from a run that did not finish; a restore puts that setting "
+                       "back first")
+        .with(Remedy::kRestore);
   }
   held_ = true;
   try {
@@ -434,8 +435,8 @@ std::vector<std::string> restore_leftovers(
     throw invalid_input(
         problems.front() +
         (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "") +
-        "; fix or remove it, or `powershape advise --restore --force` drops what "
-        "cannot be restored");
+        "; fix or remove it, or a forced restore drops what cannot be restored")
+        .with(Remedy::kForcedRestore);
   }
   return done;
 }

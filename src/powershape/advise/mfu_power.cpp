@@ -82,7 +82,7 @@ std::vector<MfuPoint> from_summaries(const std::string& dir, double peak) {
 std::vector<MfuPoint> read_mfu_points(const std::string& dir, double peak_flops_per_s) {
   if (!(peak_flops_per_s > 0)) throw invalid_input("peak FLOP/s must be positive");
   if (!std::filesystem::is_directory(dir))
-    throw invalid_input(dir + ": not a folder (expected a probe --record folder)");
+    throw invalid_input(dir + ": not a folder (expected a folder a probe recorded)");
   const std::string conditions = dir + "/conditions.json";
   std::vector<MfuPoint> out;
   try {
@@ -95,7 +95,7 @@ std::vector<MfuPoint> read_mfu_points(const std::string& dir, double peak_flops_
   if (out.empty())
     throw invalid_input(dir +
                         ": no conditions with power and throughput (expected "
-                        "conditions.json from probe --record, or data/h200's summaries)");
+                        "conditions.json a probe recorded, or data/h200's summaries)");
   return out;
 }
 
@@ -118,7 +118,7 @@ MfuModel fit_mfu(const std::vector<MfuPoint>& points, double cap_share) {
   if (n >= 2 && hi - lo < kMinMfuSpread)
     throw invalid_input("the uncapped compute conditions span MFU " + std::to_string(lo) + " to " +
                         std::to_string(hi) +
-                        ": too narrow to fit a slope (probe --record runs 25-75% duties)");
+                        ": too narrow to fit a slope (a probe's recording runs 25-75% duties)");
   const double det = n * sxx - sx * sx;
   if (n < 2 || det <= 1e-12 * n * sxx)
     throw invalid_input(

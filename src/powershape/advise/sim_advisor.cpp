@@ -122,10 +122,10 @@ void check(const sim::Profile& p, const workload::Plan& plan, const SimAdviseOpt
   double nominal_s = 0;
   for (const auto& ph : plan.phases) nominal_s += sim::phase_seconds(p, ph, p.max_mhz);
   if (!(nominal_s <= kMaxIterationS))
-    throw invalid_input(
-        "'" + plan.name + "' takes " + std::to_string(nominal_s) + " s an iteration at " + p.name +
-        "'s peak rates; advise simulates many: at most " +
-        std::to_string(static_cast<int>(kMaxIterationS)) + " s (a smaller --shape)");
+    throw invalid_input("'" + plan.name + "' takes " + std::to_string(nominal_s) +
+                        " s an iteration at " + p.name +
+                        "'s peak rates; advise simulates many: at most " +
+                        std::to_string(static_cast<int>(kMaxIterationS)) + " s (a smaller shape)");
 }
 
 }  // namespace

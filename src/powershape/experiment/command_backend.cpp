@@ -105,26 +105,13 @@ std::string outermost(const std::vector<telemetry::Region>& regions) {
   return best != nullptr ? best->name : regions.front().name;
 }
 
-// Your own command is measured on the GPU it runs on; without a driver, say how to try it anyway.
-std::unique_ptr<telemetry::Source> open_measuring_source(const std::string& source) {
-  try {
-    return trace::open_source(source, {});
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::kUnsupported || source != "nvml") throw;
-    throw unsupported(std::string(e.what()) +
-                      "; your command is measured on an NVIDIA GPU: --source "
-                      "fake:h200/gemm_sustained replays a recording (or fake:TRACE.csv) to try "
-                      "it without one");
-  }
-}
-
 }  // namespace
 
 CommandBackend::CommandBackend(std::vector<std::vector<std::string>> commands,
                                const std::string& source, std::string region)
     : commands_(std::move(commands)),
       region_(std::move(region)),
-      source_(open_measuring_source(source)) {
+      source_(trace::open_source(source, {})) {
   trace_.source = source_->describe();
   trace_.devices = source_->devices();
   sampler_ =

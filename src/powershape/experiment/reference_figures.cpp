@@ -34,26 +34,26 @@ std::string measured_figure(const std::string& profile, const std::string& workl
   };
   // docs/results.md, "Chunk count" and "Advise"; the data folders are in data/h200/.
   constexpr const char* kLmHead131k =
-      "measured on four H200s (2026-12-01, dW in fp32; repro --device gpu --rounds 3, "
+      "measured on four H200s (2026-12-01, dW in fp32; repro on the GPU, 3 rounds, "
       "data/h200/repro_spread and three more): 8 chunks 1.0-2.1% faster than one piece "
       "(0.979-0.990), 16 chunks 0.7-1.7% slower";
   constexpr const char* kLmHead16k =
-      "measured on an H200 (2026-11-30 and 12-01, dW in fp32; repro --device gpu, "
+      "measured on an H200 (2026-11-30 and 12-01, dW in fp32; repro on the GPU, "
       "docs/h200/repro_lmhead_16384.json): 2 chunks 3.6% slower [1.7, 5.5], 4 chunks 2.8% slower "
       "[2.5, 3.0], 16 chunks 12.3% slower";
   static constexpr std::array<Figure, 6> kFigures = {{
       {"h200", "lmhead 16384x896x151936", Question::kChunks, kLmHead16k},
       {"h200", "lmhead 16384x896x151936 dw=bf16", Question::kChunks, kLmHead16k},
       {"h200", "msm 65536x512x65536", Question::kChunks,
-       "measured on four H200s (2026-12-01; repro --device gpu --rounds 3, data/h200/repro_spread "
+       "measured on four H200s (2026-12-01; repro on the GPU, 3 rounds, data/h200/repro_spread "
        "and three more): 2-8 chunks within 0.1% of one piece (0.999-1.001), 16 chunks 1.7-1.9% "
        "slower, 32 chunks 3.2-3.6% slower"},
       {"h200", "lmhead 131072x896x151936", Question::kChunks, kLmHead131k},
       {"h200", "lmhead 131072x896x151936 dw=bf16", Question::kChunks, kLmHead131k},
       {"h200", "lmhead 16384x896x151936 dw=bf16", Question::kSetting,
        "measured as found on an H200 and predicted from its trace (2026-12-01, dW in fp32; advise "
-       "--device "
-       "gpu --gpu-seconds 20 --max-slowdown 5): power limit 640 W, energy -2.9% [-3.6, -2.7], "
+       "on the GPU, 20 s a setting, at most 5% slower): power limit 640 W, energy -2.9% "
+       "[-3.6, -2.7], "
        "time +4.2% [+3.0, +4.6]"},
   }};
   for (const Figure& f : kFigures)

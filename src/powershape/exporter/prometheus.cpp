@@ -287,8 +287,8 @@ std::string energy_per_token_text(const trace::Trace& t, double tokens_per_step)
   }
   std::ostringstream out;
   out.precision(12);
-  out << "# HELP powershape_step_energy_per_token_joules The last step's energy over every GPU a "
-         "token (the steps marked as 'step' regions, --tokens-per-step tokens each).\n"
+  out << "# HELP powershape_step_energy_per_token_joules The last step's energy over every GPU, "
+         "over the tokens a step holds (a step: a region named 'step').\n"
          "# TYPE powershape_step_energy_per_token_joules gauge\n"
          "powershape_step_energy_per_token_joules "
       << mj * 1e-3 / tokens_per_step << "\n";

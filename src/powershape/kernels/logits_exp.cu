@@ -392,7 +392,7 @@ EncodeFn encoder() {
     PS_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
                                              &q));
     if (f == nullptr || q != cudaDriverEntryPointSuccess)
-      throw std::runtime_error("logits_exp: the driver has no cuTensorMapEncodeTiled");
+      throw unsupported("logits_exp: the driver has no cuTensorMapEncodeTiled");
     return reinterpret_cast<EncodeFn>(f);
   }();
   return fn;
@@ -411,8 +411,7 @@ CUtensorMap tensor_map(const void* base, int64_t rows, int64_t cols, int box_row
                 box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
-    throw std::runtime_error("logits_exp: cuTensorMapEncodeTiled failed (" + std::to_string(r) +
-                             ")");
+    throw device_error("logits_exp: cuTensorMapEncodeTiled failed (" + std::to_string(r) + ")");
   return m;
 }
 

@@ -84,7 +84,7 @@ std::vector<CalibrationData::Sustained> read_repro(const std::string& dir) {
   for (const auto& f : files) {
     util::read_as(f, [&](const nlohmann::json& j) {
       if (!j.is_object() || !j.contains("configs") || !j.at("configs").is_array())
-        throw invalid_input("expected repro -o's JSON, with a 'configs' list");
+        throw invalid_input("expected the JSON a repro writes, with a 'configs' list");
       for (const auto& c : j.at("configs")) {
         const auto w = workload::workload_named(c.at("name").get<std::string>());
         if (!w) continue;  // a configuration the fit has no plan for
@@ -107,7 +107,7 @@ CalibrationData read_record(const std::string& dir) {
   const std::string path = dir + "/conditions.json";
   const auto j = util::read_json_file(path);
   if (!j.contains("conditions") || !j.at("conditions").is_array())
-    throw invalid_input(path + ": no 'conditions' list (not a probe --record folder?)");
+    throw invalid_input(path + ": no 'conditions' list (not a folder a probe recorded?)");
   bool sustained = false;
   for (const auto& c : j.at("conditions")) {
     const std::string kind = c.value("kind", "");

@@ -250,12 +250,11 @@ MechanismFit fit_mechanisms(const Profile& start, const trace::Trace& t, int gpu
   fit_recovery(rows, f);
   fit_fan(rows, f);
   fit_supply(rows, f);
-  f.profile.sources.push_back("mechanisms fitted from a recording (sim calibrate --mechanisms): " +
-                              [&] {
-                                std::string s;
-                                for (const auto& l : f.lines) s += (s.empty() ? "" : "; ") + l;
-                                return s;
-                              }());
+  f.profile.sources.push_back("mechanisms fitted from a recording: " + [&] {
+    std::string s;
+    for (const auto& l : f.lines) s += (s.empty() ? "" : "; ") + l;
+    return s;
+  }());
   // A fit out of a figure's range (a fan line through a handful of readings, say) is named here
   // rather than written into a profile that will not load.
   try {

@@ -39,8 +39,8 @@ std::optional<std::vector<int>> cuda_visible(const char* value,
     throw invalid_input("CUDA_VISIBLE_DEVICES='" + util::printable(all, 60) +
                         "' names none of the " + std::to_string(uuids.size()) +
                         " GPUs NVML sees (an index 0.." + std::to_string(uuids.size() - 1) +
-                        " or a GPU- UUID; MIG instances are not watched); unset it, or name them "
-                        "with --gpus");
+                        " or a GPU- UUID; MIG instances are not watched); unset it, or name the "
+                        "GPUs to watch");
   return out;
 }
 

@@ -139,10 +139,10 @@ json to_json(const ProcessSample& p) {
 ProcessSample process_from_json(const json& j) {
   ProcessSample p{get<int64_t>(j, "t_ns"), get<int>(j, "gpu"), get<int64_t>(j, "pid"),
                   get<int>(j, "sm"),       get<int>(j, "mem"), get<std::string>(j, "name")};
-  if (p.gpu < 0 || p.gpu > 1023) throw std::runtime_error("gpu: expected 0-1023");
-  if (p.pid < 0) throw std::runtime_error("pid: expected a process id, 0 or more");
+  if (p.gpu < 0 || p.gpu > 1023) throw invalid_input("gpu: expected 0-1023");
+  if (p.pid < 0) throw invalid_input("pid: expected a process id, 0 or more");
   if (p.sm_pct < 0 || p.sm_pct > 100 || p.mem_pct < 0 || p.mem_pct > 100)
-    throw std::runtime_error("sm, mem: expected percentages, 0-100");
+    throw invalid_input("sm, mem: expected percentages, 0-100");
   return p;
 }
 

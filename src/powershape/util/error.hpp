@@ -6,6 +6,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace powershape {
 
@@ -13,6 +14,13 @@ enum class ErrorKind {
   kInvalidInput = 1,  // an argument, file, shape or option that is wrong: the caller can fix it
   kUnsupported = 2,   // what this machine, driver or device does not have or cannot do
   kDevice = 3,        // a device, driver or system call that failed
+};
+
+// What would mend a failure, where the library has a call for it: the CLI names its command.
+enum class Remedy {
+  kNone,
+  kRestore,        // putting back the setting a run that did not finish left
+  kForcedRestore,  // the same, dropping what cannot be put back
 };
 
 // An error may name its subject, the option or field whose value is wrong ("shape", "chunks"): its
@@ -29,10 +37,17 @@ class Error : public std::runtime_error {
   ErrorKind kind() const noexcept { return kind_; }
   const std::string& subject() const noexcept { return subject_; }
   const std::string& detail() const noexcept { return detail_; }
+  Remedy remedy() const noexcept { return remedy_; }
+  // The same error, with what would mend it: throw invalid_input(...).with(Remedy::kRestore).
+  Error with(Remedy r) && {
+    remedy_ = r;
+    return std::move(*this);
+  }
 
  private:
   ErrorKind kind_;
   std::string subject_, detail_;
+  Remedy remedy_ = Remedy::kNone;
 };
 
 inline Error invalid_input(const std::string& what) { return {ErrorKind::kInvalidInput, what}; }
@@ -54,9 +69,11 @@ inline ErrorKind kind_of(const std::exception& e) {
   return ErrorKind::kDevice;
 }
 
-// The same error, its message prefixed (a file's name, or the CLI's flag): its kind kept.
+// The same error, its message prefixed (a file's name, or the CLI's flag): its kind and remedy
+// kept.
 [[noreturn]] inline void rethrow_with(const std::string& prefix, const std::exception& e) {
-  throw Error(kind_of(e), prefix + e.what());
+  const auto* error = dynamic_cast<const Error*>(&e);
+  throw Error(kind_of(e), prefix + e.what()).with(error ? error->remedy() : Remedy::kNone);
 }
 
 }  // namespace powershape

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The layering the build enforces (src/CMakeLists.txt, docs/design.md): a module sees the headers
+# of the modules below it and no other, and links against their code alone. A planted upward
+# reach, from util to sim, must fail both ways, and the same code must pass where sim is allowed.
+#   layers_test.sh CXX BUILD_DIR
+set -u
+cxx=$1 build=$2
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0 passed=0
+check() {
+  local what=$1
+  shift
+  if "$@"; then
+    echo "ok   $what"; passed=$((passed + 1))
+  else
+    echo "FAIL $what"; failures=$((failures + 1))
+  fi
+}
+compile() { "$cxx" -std=c++20 -fPIC -c "$here/upward.cpp" -o "$tmp/$1.o" "${@:2}" 2>"$tmp/$1.err"; }
+link() { "$cxx" -shared -Wl,--no-undefined "$tmp/call.o" -L"$build/layers" "-lpowershape_layer_$1" \
+  -Wl,-rpath,"$build/layers" -o "$tmp/$1.so" 2>"$tmp/link_$1.err"; }
+
+compile include_util -I"$build/layers/util"
+check "util includes a sim header: it does not compile" \
+  grep -q "powershape/sim/profile.hpp: No such file" "$tmp/include_util.err"
+check "sim's own layer compiles it" compile include_sim -I"$build/layers/sim"
+
+check "the call alone compiles" compile call -DUPWARD_CALL_ONLY
+link util
+check "util calls into sim: it does not link" \
+  grep -q "undefined reference to .powershape::sim::profile_names" "$tmp/link_util.err"
+check "sim's layer links it" link sim
+check "and every layer library the build made is here" \
+  test "$(ls "$build"/layers/libpowershape_layer_*.so | wc -l)" -ge 14
+echo "$passed passed, $failures failed"
+exit $((failures > 0))
