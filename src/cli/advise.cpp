@@ -19,6 +19,7 @@
 #include "powershape/advise/sim_advisor.hpp"
 #include "powershape/advise/trace_advisor.hpp"
 #include "powershape/analysis/grid_spec.hpp"
+#include "powershape/experiment/open_backend.hpp"
 #include "powershape/experiment/reference_figures.hpp"
 #include "powershape/sim/profile.hpp"
 #include "powershape/sim/simulator.hpp"
@@ -244,9 +245,10 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
 
 // On a simulated device: each setting simulated, found by the search.
 Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_slowdown) {
-  if (a.device.rfind("sim", 0) != 0)
+  const experiment::DeviceSpec d = experiment::parse_device(a.device);
+  if (d.kind != experiment::DeviceSpec::Kind::kSim)
     throw invalid_input("--device: expected gpu or sim:PROFILE, found '" + a.device + "'");
-  const std::string pname = a.device.size() > 4 ? a.device.substr(4) : "h200";
+  const std::string& pname = d.profile;
   sim::Profile p = sim::load_profile(pname);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
   auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});

@@ -7,6 +7,7 @@
 #include "backend_spec.hpp"
 #include "output_lock.hpp"
 #include "powershape/experiment/engine.hpp"
+#include "powershape/experiment/open_backend.hpp"
 #include "powershape/experiment/reference_figures.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/util/error.hpp"
@@ -35,7 +36,8 @@ struct ReproArgs {
 void print_reference_figure(const ReproArgs& a, const experiment::Backend& backend,
                             const experiment::Result& r) {
   if (!backend.simulated() || r.configs.size() < 2) return;
-  const std::string profile = a.device.rfind("sim:", 0) == 0 ? a.device.substr(4) : "h200";
+  const auto d = experiment::parse_device(a.device);
+  const std::string profile = d.kind == experiment::DeviceSpec::Kind::kSim ? d.profile : "h200";
   if (const std::string measured = experiment::measured_figure(
           profile, workload::kind_name_of(workload::describe(a.workload, 1)),
           experiment::Question::kChunks);

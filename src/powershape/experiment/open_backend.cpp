@@ -19,12 +19,19 @@ std::unique_ptr<Backend> open_gpu() { return open_gpu_backend(measurement_sample
 
 }  // namespace
 
+DeviceSpec parse_device(const std::string& spec) {
+  if (spec.empty()) return {};
+  if (spec == "gpu") return {DeviceSpec::Kind::kGpu, ""};
+  if (spec == "sim") return {DeviceSpec::Kind::kSim, "h200"};
+  if (spec.rfind("sim:", 0) == 0 && spec.size() > 4)
+    return {DeviceSpec::Kind::kSim, spec.substr(4)};
+  throw invalid_input("device", "expected gpu, sim or sim:PROFILE, found '" + spec + "'");
+}
+
 std::unique_ptr<Backend> open_backend(const std::string& spec, uint64_t seed, std::string* why) {
-  if (spec == "sim") return open_sim("h200", seed);
-  if (spec.rfind("sim:", 0) == 0) return open_sim(spec.substr(4), seed);
-  if (spec == "gpu") return open_gpu();
-  if (!spec.empty())
-    throw invalid_input("device", "expected gpu, sim or sim:PROFILE, found '" + spec + "'");
+  const DeviceSpec d = parse_device(spec);
+  if (d.kind == DeviceSpec::Kind::kSim) return open_sim(d.profile, seed);
+  if (d.kind == DeviceSpec::Kind::kGpu) return open_gpu();
   try {
     // No driver is the reason a user without a GPU should read, before what this build lacks.
     { const telemetry::nvml::Library driver; }

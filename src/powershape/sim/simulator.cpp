@@ -222,6 +222,17 @@ struct SimDevice::State {
 
 SimDevice::SimDevice(Profile p, const DeviceOptions& o) {
   if (!(o.step_s > 0)) throw invalid_input("the simulation step must be positive");
+  // A user's setting within what the device could be asked for (a limit above its own is
+  // simulated as asked, up to twice it: what a faster card's limit would be).
+  if (o.power_limit_w > 0 && (o.power_limit_w < p.idle_w || o.power_limit_w > 2 * p.power_limit_w))
+    throw invalid_input("power-limit",
+                        p.name + " takes limits from its idle " +
+                            std::to_string(std::lround(p.idle_w)) + " W to twice its " +
+                            std::to_string(std::lround(p.power_limit_w)) + " W limit");
+  if (o.clock_cap_mhz > 0 && (o.clock_cap_mhz < p.min_mhz || o.clock_cap_mhz > p.max_mhz))
+    throw invalid_input("clock-cap", p.name + " runs between " +
+                                         std::to_string(std::lround(p.min_mhz)) + " and " +
+                                         std::to_string(std::lround(p.max_mhz)) + " MHz");
   s_ = std::make_unique<State>(std::move(p), o);
   const Profile& q = s_->p;
   if (o.start_temp_c > q.ambient_c) {
@@ -257,6 +268,11 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
       throw invalid_input("one iteration of '" + plan.name + "' lasts " +
                           std::to_string(nominal_s) +
                           " s at the device's peak rates, more than a simulated day");
+    }
+    if (iterations > 0 && !(iterations * nominal_s <= 86400)) {
+      throw invalid_input("iterations", std::to_string(iterations) + " iterations of '" +
+                                            plan.name +
+                                            "' are more than a simulated day; ask for fewer");
     }
     const double iters =
         iterations > 0 ? iterations : seconds / std::max(nominal_s, 1e-9) * 1.05 + 1;
