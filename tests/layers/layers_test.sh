@@ -33,6 +33,10 @@ check "util calls into sim: it does not link" \
   grep -q "undefined reference to .powershape::sim::profile_names" "$tmp/link_util.err"
 check "sim's layer links it" link sim
 check "and every layer library the build made is here" \
-  test "$(ls "$build"/layers/libpowershape_layer_*.so | wc -l)" -ge 14
+  test "$(ls "$build"/layers/libpowershape_layer_*.so | wc -l)" -ge 15
+# The op's own library (libpowershape_op.a) links alone: nothing of NVML or the tune cache in it.
+check "the op links without telemetry or the experiment engine" \
+  bash -c "! nm -C '$build/layers/libpowershape_layer_op.so' | grep -qE 'powershape::(telemetry|experiment)::|nvml'"
+check "and holds the op's ABI" bash -c "nm -D '$build/layers/libpowershape_layer_op.so' | grep -q ' T ps_lmhead_run'"
 echo "$passed passed, $failures failed"
 exit $((failures > 0))
