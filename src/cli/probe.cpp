@@ -7,7 +7,7 @@
 
 #include "backend_spec.hpp"
 #include "output_lock.hpp"
-#include "powershape/experiment/engine.hpp"
+#include "powershape/experiment/probe_curve.hpp"
 #include "powershape/experiment/probe_record.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/telemetry/clock.hpp"
@@ -36,36 +36,16 @@ struct ProbeArgs {
   std::string record;  // a folder: record what a calibration needs instead
 };
 
-struct Point {
-  std::string gap;
-  double period_ms;
-  double burst_tflops;
-  double sm_clock_mhz;
-  double power_capped;
-  double avg_power_w;
-};
-
 int run_probe(const ProbeArgs& a) {
-  const double duty = a.workload.duty;
-  if (!(duty > 0 && duty < 1)) throw invalid_input("--duty: expected a fraction between 0 and 1");
   // Outputs are checked before minutes of measuring, not after.
   std::optional<OutputLock> out_lock, report_lock;
   if (!a.out.empty()) out_lock.emplace(a.out, "-o", OutputLock::Written::kAtEnd);
   if (!a.report.empty()) report_lock.emplace(a.report, "--report", OutputLock::Written::kAtEnd);
-  std::vector<std::string> gaps;
-  for (std::size_t s = 0; s <= a.gaps.size();) {
-    auto c = a.gaps.find(',', s);
-    gaps.push_back(a.gaps.substr(s, c == std::string::npos ? std::string::npos : c - s));
-    if (gaps.back() != "idle" && gaps.back() != "memory")
-      throw invalid_input("--gaps: expected idle and/or memory");
-    if (c == std::string::npos) break;
-    s = c + 1;
-  }
-  std::vector<int> periods = util::parse_int_list(a.periods, "periods");
-  for (int p : periods) {
-    if (p < 1 || p > 3'600'000)
-      throw invalid_input("--periods: expected periods of 1 to 3600000 ms");
-  }
+  experiment::ProbeOptions o;
+  o.gaps = experiment::parse_gaps(a.gaps);
+  o.periods_ms = util::parse_int_list(a.periods, "periods");
+  o.workload = a.workload;
+  o.window_s = a.window_s;
   std::string why;
   auto backend = open_backend(a.device, a.seed, &why);
   std::printf("powershape probe on the %s%s\n", backend->describe().c_str(),
@@ -74,8 +54,8 @@ int run_probe(const ProbeArgs& a) {
     experiment::RecordPlan rp;
     rp.periods_ms = a.periods == kDefaultPeriods
                         ? std::vector<int>{2, 5, 10, 20, 50, 100, 200, 500, 1000}
-                        : periods;
-    rp.gaps = gaps;
+                        : o.periods_ms;
+    rp.gaps = o.gaps;
     rp.window_s = std::min(a.window_s, 2.0);
     rp.progress = progress_line("condition", true);
     std::fflush(stdout);
@@ -85,65 +65,30 @@ int run_probe(const ProbeArgs& a) {
     return 0;
   }
 
-  // Configuration 0: products back to back; then one square wave per gap and period.
-  std::vector<workload::Plan> configs;
-  configs.push_back(workload::products_plan({8192}));
-  for (const auto& g : gaps) {
-    for (int p : periods) {
-      workload::WorkloadArgs w = a.workload;
-      w.workload = "square";
-      w.period_ms = p;
-      w.gap = g;
-      configs.push_back(workload::build_plan(w, 1, backend->peak_rates()));
-    }
-  }
-  backend->set_configs(configs);
-
-  auto response = experiment::step_response_ms(*backend, 0);
-  backend->idle(2);
-  auto cont = backend->measure(0, std::max(a.window_s, 5.0));
-  std::vector<Point> points;
   std::printf("\n%-7s %10s %12s %10s %8s %8s\n", "gap", "period ms", "burst TF/s", "SM MHz",
               "capped", "W");
-  std::size_t k = 1;
   const auto line = progress_line("measurement", true);
   const int64_t t0 = telemetry::steady_now_ns();
-  const int total = static_cast<int>(configs.size() - 1);
-  for (const auto& g : gaps) {
-    for (int p : periods) {
-      backend->idle(1);
-      auto m = backend->measure(k++, std::max(a.window_s, 4 * p * 1e-3));
-      points.push_back({g, static_cast<double>(p), m.compute_tflops, m.sm_clock_mhz, m.power_capped,
-                        m.avg_power_w});
-      if (line) std::fputs("\r\033[K", stderr);  // the table's row takes the progress line's place
-      std::printf("%-7s %10d %12.1f %10.0f %7.0f%% %8.0f\n", g.c_str(), p, m.compute_tflops,
-                  m.sm_clock_mhz, m.power_capped * 100, m.avg_power_w);
-      std::fflush(stdout);
-      if (line)
-        line(static_cast<int>(k - 1), total,
-             static_cast<double>(telemetry::steady_now_ns() - t0) * 1e-9);
-    }
-  }
+  const auto c = experiment::probe_curve(
+      *backend, o, [&](const experiment::ProbePoint& pt, int done, int total) {
+        if (line) std::fputs("\r\033[K", stderr);  // the row takes the progress line's place
+        std::printf("%-7s %10.0f %12.1f %10.0f %7.0f%% %8.0f\n", pt.gap.c_str(), pt.period_ms,
+                    pt.m.compute_tflops, pt.m.sm_clock_mhz, pt.m.power_capped * 100,
+                    pt.m.avg_power_w);
+        std::fflush(stdout);
+        if (line) line(done, total, static_cast<double>(telemetry::steady_now_ns() - t0) * 1e-9);
+      });
+  const auto& cont = c.sustained;
   std::printf("%-7s %10s %12.1f %10.0f %7.0f%% %8.0f\n", "none", "-", cont.compute_tflops,
               cont.sm_clock_mhz, cont.power_capped * 100, cont.avg_power_w);
-
-  double boost = 0;
-  for (const auto& pt : points) boost = std::max(boost, pt.burst_tflops);
-  // The power window: the longest burst that still runs within 3% of the best burst throughput,
-  // with idle gaps (or the first gap kind probed).
-  double window_ms = 0;
-  for (const auto& pt : points) {
-    if (pt.gap != gaps.front()) continue;
-    if (pt.burst_tflops >= 0.97 * boost) window_ms = std::max(window_ms, pt.period_ms * duty);
-  }
   std::printf(
-      "\nboost (best burst) %.1f TFLOP/s, sustained %.1f TFLOP/s: sustained-to-boost %.3f\n", boost,
-      cont.compute_tflops, cont.compute_tflops / boost);
-  if (response) {
+      "\nboost (best burst) %.1f TFLOP/s, sustained %.1f TFLOP/s: sustained-to-boost %.3f\n",
+      c.boost_tflops, cont.compute_tflops, cont.compute_tflops / c.boost_tflops);
+  if (c.step_response_ms) {
     std::printf(
         "controller response after a load step: the reported SM clock fell 5%% under its "
         "maximum after %.0f ms\n",
-        *response);
+        *c.step_response_ms);
   } else {
     std::printf(
         "controller response after a load step: the reported SM clock never fell 5%% under its "
@@ -152,33 +97,15 @@ int run_probe(const ProbeArgs& a) {
   std::printf(
       "power window: compute phases up to %.0f ms run unthrottled (within 3%% of boost) "
       "between %s gaps at %.0f%% duty\n",
-      window_ms, gaps.front().c_str(), duty * 100);
+      c.power_window_ms, o.gaps.front().c_str(), c.duty * 100);
 
-  if (!a.out.empty() || !a.report.empty()) {
-    nlohmann::json j = {{"backend", backend->describe()},
-                        {"device", backend->device_json()},
-                        {"duty", duty},
-                        {"boost_tflops", boost},
-                        {"sustained_tflops", cont.compute_tflops},
-                        {"sustained_to_boost", cont.compute_tflops / boost},
-                        {"power_window_ms", window_ms}};
-    j["step_response_ms"] = response ? nlohmann::json(*response) : nlohmann::json(nullptr);
-    j["points"] = nlohmann::json::array();
-    for (const auto& pt : points) {
-      j["points"].push_back({{"gap", pt.gap},
-                             {"period_ms", pt.period_ms},
-                             {"burst_tflops", pt.burst_tflops},
-                             {"sm_clock_mhz", pt.sm_clock_mhz},
-                             {"power_capped", pt.power_capped},
-                             {"avg_power_w", pt.avg_power_w}});
-    }
-    if (!a.out.empty()) util::write_json_file(a.out, j);
-    if (!a.report.empty()) {
-      report::ReportInputs in;
-      in.title = "powershape probe: " + backend->describe();
-      in.probe = j;
-      report::write_report(a.report, in);
-    }
+  const nlohmann::json j = experiment::to_json(c, *backend);
+  if (!a.out.empty()) util::write_json_file(a.out, j);
+  if (!a.report.empty()) {
+    report::ReportInputs in;
+    in.title = "powershape probe: " + backend->describe();
+    in.probe = j;
+    report::write_report(a.report, in);
   }
   return 0;
 }
