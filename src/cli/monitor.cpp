@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "live_view.hpp"
-#include "output_lock.hpp"
 #include "powershape/analysis/process_energy.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/exporter/metrics_server.hpp"
@@ -28,6 +27,7 @@
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
+#include "powershape/util/output_lock.hpp"
 #include "powershape/util/printable.hpp"
 #include "subcommands.hpp"
 #include "summary_table.hpp"
@@ -57,28 +57,30 @@ struct MonitorOptions {
 
 // The outputs, claimed before anything runs: never the --source trace itself, never one path for
 // both, and never a file another monitor is writing.
-std::vector<std::unique_ptr<OutputLock>> claim_outputs(const MonitorOptions& o) {
+std::vector<std::unique_ptr<util::OutputLock>> claim_outputs(const MonitorOptions& o) {
   const std::string replayed = o.source.rfind("fake:", 0) == 0 ? o.source.substr(5) : "";
   if (!o.out_csv.empty() && !o.out_json.empty() &&
-      (same_file(o.out_csv, o.out_json) || std::filesystem::weakly_canonical(o.out_csv) ==
-                                               std::filesystem::weakly_canonical(o.out_json))) {
+      (util::same_file(o.out_csv, o.out_json) ||
+       std::filesystem::weakly_canonical(o.out_csv) ==
+           std::filesystem::weakly_canonical(o.out_json))) {
     throw invalid_input("-o and --json name the same file " + o.out_json);
   }
-  std::vector<std::unique_ptr<OutputLock>> locks;
+  std::vector<std::unique_ptr<util::OutputLock>> locks;
   for (const auto& [path, option] :
        {std::pair{o.out_csv, "-o"}, std::pair{o.out_json, "--json"},
         std::pair{o.out_perfetto, "--perfetto"}, std::pair{o.out_report, "--report"}}) {
-    const auto when = path == o.out_csv ? OutputLock::Written::kLive : OutputLock::Written::kAtEnd;
+    const auto when =
+        path == o.out_csv ? util::OutputLock::Written::kLive : util::OutputLock::Written::kAtEnd;
     if (path.empty()) continue;
-    if (!replayed.empty() && same_file(path, replayed)) {
+    if (!replayed.empty() && util::same_file(path, replayed)) {
       throw invalid_input(std::string(option) + ": " + path +
                           " is the --source trace; refusing to overwrite it");
     }
-    locks.push_back(std::make_unique<OutputLock>(path, option, when));
+    locks.push_back(std::make_unique<util::OutputLock>(path, option, when));
   }
   // The textfile is rewritten whole each second, by rename: checked, not locked.
   if (!o.out_textfile.empty())
-    OutputLock(o.out_textfile, "--textfile", OutputLock::Written::kAtEnd);
+    util::OutputLock(o.out_textfile, "--textfile", util::OutputLock::Written::kAtEnd);
   return locks;
 }
 

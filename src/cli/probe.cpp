@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "backend_spec.hpp"
-#include "output_lock.hpp"
 #include "powershape/experiment/probe_curve.hpp"
 #include "powershape/experiment/probe_record.hpp"
 #include "powershape/report/html_report.hpp"
@@ -14,6 +13,7 @@
 #include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/output_lock.hpp"
 #include "powershape/workload/args.hpp"
 #include "progress.hpp"
 #include "subcommands.hpp"
@@ -38,9 +38,10 @@ struct ProbeArgs {
 
 int run_probe(const ProbeArgs& a) {
   // Outputs are checked before minutes of measuring, not after.
-  std::optional<OutputLock> out_lock, report_lock;
-  if (!a.out.empty()) out_lock.emplace(a.out, "-o", OutputLock::Written::kAtEnd);
-  if (!a.report.empty()) report_lock.emplace(a.report, "--report", OutputLock::Written::kAtEnd);
+  std::optional<util::OutputLock> out_lock, report_lock;
+  if (!a.out.empty()) out_lock.emplace(a.out, "-o", util::OutputLock::Written::kAtEnd);
+  if (!a.report.empty())
+    report_lock.emplace(a.report, "--report", util::OutputLock::Written::kAtEnd);
   experiment::ProbeOptions o;
   o.gaps = experiment::parse_gaps(a.gaps);
   o.periods_ms = util::parse_int_list(a.periods, "periods");

@@ -5,7 +5,6 @@
 #include <optional>
 #include <stdexcept>
 
-#include "output_lock.hpp"
 #include "powershape/analysis/swing.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/report/trace_digest.hpp"
@@ -14,6 +13,7 @@
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/output_lock.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 
@@ -107,7 +107,7 @@ std::map<std::string, std::pair<double, std::string>> profile_limits(const trace
 int run_report(const ReportArgs& a) {
   for (const auto* in : {&a.trace, &a.json, &a.probe, &a.repro, &a.swing}) {
     if (!in->empty() &&
-        (same_file(*in, a.out) || (!a.perfetto.empty() && same_file(*in, a.perfetto))))
+        (util::same_file(*in, a.out) || (!a.perfetto.empty() && util::same_file(*in, a.perfetto))))
       throw invalid_input("-o/--perfetto: " + *in + " is an input; it would be overwritten");
   }
   if (!a.perfetto.empty() && a.trace.empty()) throw invalid_input("--perfetto: needs a trace");

@@ -5,13 +5,13 @@
 #include <vector>
 
 #include "backend_spec.hpp"
-#include "output_lock.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/experiment/open_backend.hpp"
 #include "powershape/experiment/reference_figures.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/output_lock.hpp"
 #include "powershape/workload/finetune.hpp"
 #include "progress.hpp"
 #include "result_table.hpp"
@@ -71,9 +71,10 @@ int run_repro(ReproArgs& a) {
   workload::describe(a.workload, 1);
   if (finetune) workload::parse_finetune(a.workload.workload, a.workload.shape);
   // Outputs are checked before minutes of measuring, not after.
-  std::optional<OutputLock> out_lock, report_lock;
-  if (!a.out.empty()) out_lock.emplace(a.out, "-o", OutputLock::Written::kAtEnd);
-  if (!a.report.empty()) report_lock.emplace(a.report, "--report", OutputLock::Written::kAtEnd);
+  std::optional<util::OutputLock> out_lock, report_lock;
+  if (!a.out.empty()) out_lock.emplace(a.out, "-o", util::OutputLock::Written::kAtEnd);
+  if (!a.report.empty())
+    report_lock.emplace(a.report, "--report", util::OutputLock::Written::kAtEnd);
   std::string why;
   auto backend = open_backend(a.device, a.design.seed, &why);
   refuse_finetune_on_gpu(a.workload.workload, *backend);

@@ -4,12 +4,12 @@
 #include <optional>
 #include <string>
 
-#include "output_lock.hpp"
 #include "powershape/analysis/power_input.hpp"
 #include "powershape/analysis/swing.hpp"
 #include "powershape/sim/fleet.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/output_lock.hpp"
 #include "subcommands.hpp"
 #include "swing_print.hpp"
 #include "validators.hpp"
@@ -28,9 +28,9 @@ struct FleetArgs {
 };
 
 int run_fleet(FleetArgs& a) {
-  std::optional<OutputLock> out_lock, json_lock;
-  if (!a.out.empty()) out_lock.emplace(a.out, "-o", OutputLock::Written::kAtEnd);
-  if (!a.json.empty()) json_lock.emplace(a.json, "--json", OutputLock::Written::kAtEnd);
+  std::optional<util::OutputLock> out_lock, json_lock;
+  if (!a.out.empty()) out_lock.emplace(a.out, "-o", util::OutputLock::Written::kAtEnd);
+  if (!a.json.empty()) json_lock.emplace(a.json, "--json", util::OutputLock::Written::kAtEnd);
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
   const sim::Profile p = sim::load_profile(a.profile);
   auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});

@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "output_lock.hpp"
 #include "powershape/analysis/grid_spec.hpp"
 #include "powershape/analysis/power_input.hpp"
 #include "powershape/analysis/swing.hpp"
@@ -17,6 +16,7 @@
 #include "powershape/monitor/session.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/output_lock.hpp"
 #include "subcommands.hpp"
 #include "swing_print.hpp"
 #include "validators.hpp"
@@ -60,8 +60,8 @@ double floor_watts(const std::string& text, const telemetry::DeviceInfo& gpu) {
 int run_smooth(const SmoothArgs& a) {
   if (a.pace && !(a.ramp_w_per_s > 0))
     throw CLI::ValidationError("--pace", "paces the job at the --ramp rate: give one");
-  std::optional<OutputLock> csv_lock;
-  if (!a.out_csv.empty()) csv_lock.emplace(a.out_csv, "-o", OutputLock::Written::kLive);
+  std::optional<util::OutputLock> csv_lock;
+  if (!a.out_csv.empty()) csv_lock.emplace(a.out_csv, "-o", util::OutputLock::Written::kLive);
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
   auto source = trace::open_source("nvml", {a.gpu});
   const telemetry::DeviceInfo& gpu = source->devices().at(0);

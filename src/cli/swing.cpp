@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "output_lock.hpp"
 #include "powershape/analysis/power_input.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/output_lock.hpp"
 #include "subcommands.hpp"
 #include "swing_print.hpp"
 #include "validators.hpp"
@@ -40,8 +40,8 @@ void print_header(const analysis::PowerInput& in, const analysis::Swing& s, std:
 }
 
 int run_swing(const SwingArgs& a) {
-  std::optional<OutputLock> json_lock;
-  if (!a.json.empty()) json_lock.emplace(a.json, "--json", OutputLock::Written::kAtEnd);
+  std::optional<util::OutputLock> json_lock;
+  if (!a.json.empty()) json_lock.emplace(a.json, "--json", util::OutputLock::Written::kAtEnd);
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
   const analysis::PowerInput in =
       analysis::read_power_inputs(a.recordings, a.resolution_s, a.region);

@@ -6,11 +6,12 @@
 // not, so a monitor that is killed leaves no empty file; only its folder is checked.
 #include <string>
 
-namespace powershape::cli {
+namespace powershape::util {
 
 class OutputLock {
  public:
-  // Throws std::runtime_error naming the option and the path when the file cannot be written
+  // Throws an Error naming the option (the label the caller gives: "-o") and the path when the
+  // file cannot be written
   // or another process holds it. Nothing is truncated here.
   enum class Written { kLive, kAtEnd };
   OutputLock(const std::string& path, const std::string& option, Written when);
@@ -28,4 +29,4 @@ class OutputLock {
 // True when a and b name the same existing file (hard links and symbolic links included).
 bool same_file(const std::string& a, const std::string& b);
 
-}  // namespace powershape::cli
+}  // namespace powershape::util

@@ -1,4 +1,4 @@
-#include "output_lock.hpp"
+#include "powershape/util/output_lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -14,7 +14,7 @@
 #include "powershape/util/output_file.hpp"
 #include "powershape/util/stdout_data.hpp"
 
-namespace powershape::cli {
+namespace powershape::util {
 
 OutputLock::OutputLock(const std::string& path, const std::string& option, Written when)
     : path_(path) {
@@ -69,4 +69,4 @@ bool same_file(const std::string& a, const std::string& b) {
          sa.st_ino == sb.st_ino;
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::util
