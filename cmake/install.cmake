@@ -17,8 +17,14 @@ install(TARGETS powershape_bin RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS powershape EXPORT powershapeTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The C API: libpowershape_c.so and include/powershape/powershape.h (powershape::powershape_c).
 install(TARGETS powershape_c EXPORT powershapeTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-# The LM head op alone, through the same header (powershape::op): no NVML, no tune cache.
-install(TARGETS powershape_op EXPORT powershapeTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The LM head op alone, through the same header (powershape::op): no NVML, no tune cache. With
+# CUDA it needs the toolkit's targets, which the CUDA component's file brings.
+if(POWERSHAPE_CUDA)
+  set(op_export powershapeCudaTargets)
+else()
+  set(op_export powershapeTargets)
+endif()
+install(TARGETS powershape_op EXPORT ${op_export} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/powershape/powershape.h ${PROJECT_SOURCE_DIR}/include/powershape/powershape_abi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/powershape)
 install(EXPORT powershapeTargets NAMESPACE powershape:: DESTINATION ${POWERSHAPE_CMAKE_DIR})
 if(POWERSHAPE_CUDA)

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "powershape/powershape_abi.h"
+#include "powershape_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,10 +105,12 @@ void ps_lmhead_options_default(ps_lmhead_options* o);
 /* 0 when the options are ones the op takes; else -1, and ps_last_error names the option and its
  * range (PS_ERROR_INVALID_INPUT). Needs no GPU: the Python package checks its arguments with it. */
 int ps_lmhead_options_check(const ps_lmhead_options* o);
-/* 1 when ps_lmhead_run, with these options on the current CUDA device, takes the softmax's
- * exponent in the logits product (fuse_exp, no label smoothing, an sm_90 GPU and a build for
- * sm_90a), 0 when it takes a pass of its own; -1 on a bad option, without a GPU or in a build
- * without CUDA (ps_last_error says which). The tuned chunk count is keyed on it. */
+/* 1 when ps_lmhead_run, with these options on the current CUDA device and x and w 16-byte
+ * aligned (as torch allocates them), takes the softmax's exponent in the logits product
+ * (fuse_exp, no label smoothing, an sm_90 GPU and a build for sm_90a), 0 when it takes a pass of
+ * its own (options that never fuse answer 0 without asking the device); -1 on a bad option, or
+ * when the device must be asked and there is none, or in a build without CUDA (ps_last_error
+ * says which). The tuned chunk count is keyed on it. */
 int ps_lmhead_will_fuse(const ps_lmhead_options* o);
 /* Workspace bytes ps_lmhead_run needs for this shape and options (no GPU needed); 0 on error:
  * N above 2^40, D above 2^20, V above 2^31 - 1, a workspace larger than memory can address, or

@@ -47,6 +47,12 @@ bool forward(const powershape::telemetry::Mark& m) {
 using powershape::analysis::Summary;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
+// Each field of powershape_abi.h's table is set below: a field added there fails here until it is.
+#define PS_COUNT_FIELD(type, name, kind) +1
+static_assert(0 PS_SUMMARY_FIELDS(PS_COUNT_FIELD) == 14,
+              "ps_summary has a field to_c does not set");
+#undef PS_COUNT_FIELD
+
 ps_summary to_c(const Summary& s) {
   ps_summary c{};
   c.gpu = s.gpu;

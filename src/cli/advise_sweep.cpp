@@ -23,7 +23,7 @@ namespace {
 // data-centre parts take them).
 advise::SettingRange range_of(const telemetry::DeviceInfo& d) {
   if (!d.max_sm_clock_mhz.ok())
-    throw device_error("--sweep: the GPU's maximum SM clock cannot be read");
+    throw unsupported("--sweep: the GPU's maximum SM clock cannot be read");
   advise::SettingRange r = advise::with_device_limits({}, d);
   r.min_mhz = r.max_mhz * advise::kLowestCapShare;
   r.clock_step_mhz = 15;

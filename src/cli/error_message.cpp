@@ -24,11 +24,13 @@ std::string message_of(const CLI::App& app, const std::exception& e) {
            "; --source fake:h200/gemm_sustained replays an H200's recording "
            "(powershape sim simulates one)";
   // What mends it, as this command line asks for it (advise's and power-smoothing's --restore).
+  // Elsewhere (optimize --apply) advise's: it puts back any setting a run left.
   if (error != nullptr && error->remedy() != Remedy::kNone) {
+    std::string restorer = "advise";
     for (const CLI::App* sub : app.get_subcommands())
-      if (sub->get_option_no_throw("--restore") != nullptr)
-        return std::string(e.what()) + " (powershape " + sub->get_name() + " --restore" +
-               (error->remedy() == Remedy::kForcedRestore ? " --force)" : ")");
+      if (sub->get_option_no_throw("--restore") != nullptr) restorer = sub->get_name();
+    return std::string(e.what()) + " (powershape " + restorer + " --restore" +
+           (error->remedy() == Remedy::kForcedRestore ? " --force)" : ")");
   }
   if (error == nullptr || error->subject().empty()) return e.what();
   const std::string flag = "--" + error->subject();

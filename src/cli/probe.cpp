@@ -47,6 +47,7 @@ int run_probe(const ProbeArgs& a) {
   o.periods_ms = util::parse_int_list(a.periods, "periods");
   o.workload = a.workload;
   o.window_s = a.window_s;
+  experiment::check_probe_options(o);  // before a device is opened, --record's too
   std::string why;
   auto backend = open_backend(a.device, a.seed, &why);
   std::printf("powershape probe on the %s%s\n", backend->describe().c_str(),

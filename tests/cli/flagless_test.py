@@ -12,8 +12,9 @@ import re
 import subprocess
 import sys
 
-# Literals that are no message: a command line the library runs (optimize starts `smooth`).
-NOT_MESSAGES = {"src/powershape/optimize/optimize.cpp": "the smooth command line optimize runs"}
+# Literals that are no message: the arguments of a command line the library runs (optimize starts
+# `powershape smooth`), each a literal of its own.
+NOT_MESSAGES = {("src/powershape/optimize/optimize.cpp", flag) for flag in ("--floor", "--gap", "--ramp")}
 
 
 def flags(ps):
@@ -32,13 +33,58 @@ def flags(ps):
 
 
 def literals(text):
-    """(line, text) of each string literal run (adjacent literals joined), comments left out."""
-    code = re.sub(r"//[^\n]*", lambda m: " " * len(m.group(0)), text)
-    code = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), code, flags=re.S)
-    run = re.compile(r'"(?:[^"\\\n]|\\.)*"(?:\s*"(?:[^"\\\n]|\\.)*")*')
-    for m in run.finditer(code):
-        joined = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', m.group(0)))
-        yield code.count("\n", 0, m.start()) + 1, joined
+    """(line, text) of each run of string literals (adjacent ones joined, as the compiler joins
+    them: only spaces and comments between), from a scan that knows comments, character literals,
+    escapes and raw strings, so that none of them hides a message or makes one up."""
+    i, n, line = 0, len(text), 1
+    run, run_line = None, 0
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            line += text.count("\n", i, j)
+            i = j
+            continue
+        raw = re.match(r'(?:u8|[uUL])?R"([^()\\ ]{0,16})\(', text[i : i + 24])
+        if raw and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            end = ")" + raw.group(1) + '"'
+            j = text.find(end, i + raw.end())
+            j = n if j < 0 else j
+            body, start = text[i + raw.end() : j], line
+            line += text.count("\n", i, j)
+            i = j + len(end)
+        elif c == '"' or (c == "'" and not (i > 0 and text[i - 1].isalnum())):
+            j, body_chars = i + 1, []
+            while j < n and text[j] != c and text[j] != "\n":
+                if text[j] == "\\" and j + 1 < n:
+                    body_chars.append(text[j : j + 2])
+                    j += 2
+                    continue
+                body_chars.append(text[j])
+                j += 1
+            body, start = "".join(body_chars), line
+            i = j + 1
+            if c == "'":
+                continue  # a character literal: no message, and no quote opened
+        else:
+            if c == "\n":
+                line += 1
+            if not c.isspace() and run is not None:
+                yield run_line, run
+                run = None
+            i += 1
+            continue
+        if run is None:
+            run, run_line = body, start
+        else:
+            run += body
+    if run is not None:
+        yield run_line, run
 
 
 def main(ps, root):
@@ -50,9 +96,11 @@ def main(ps, root):
     bad = 0
     for f in sorted((root / "src" / "powershape").rglob("*")):
         rel = f.relative_to(root).as_posix()
-        if f.suffix not in (".cpp", ".hpp", ".cu", ".cuh") or rel in NOT_MESSAGES:
+        if not f.is_file():
             continue
-        for line, lit in literals(f.read_text()):
+        for line, lit in literals(f.read_text(errors="replace")):
+            if (rel, lit) in NOT_MESSAGES:
+                continue
             for flag in sorted(set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]+", lit)) & known):
                 print(f'flagless: {rel}:{line}: names {flag}: "{lit[:100]}"')
                 bad += 1

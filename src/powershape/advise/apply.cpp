@@ -147,6 +147,9 @@ class NvmlTarget : public SettingsTarget {
     if (r == nvml::kErrorNoPermission)
       throw device_error("setting " + what + " on GPU " + std::to_string(gpu_) +
                          " needs root or CAP_SYS_ADMIN (NVML: " + lib_.api().error_string(r) + ")");
+    if (r == nvml::kErrorNotSupported)
+      throw unsupported("GPU " + std::to_string(gpu_) + " cannot set " + what +
+                        " (NVML: " + lib_.api().error_string(r) + ")");
     throw device_error("setting " + what + " on GPU " + std::to_string(gpu_) +
                        " failed (NVML: " + lib_.api().error_string(r) + ")");
   }

@@ -21,11 +21,8 @@ std::vector<std::string> parse_gaps(const std::string& text) {
   return gaps;
 }
 
-ProbeCurve probe_curve(Backend& b, const ProbeOptions& o,
-                       const std::function<void(const ProbePoint&, int, int)>& each) {
-  ProbeCurve c;
-  c.duty = o.workload.duty;
-  if (!(c.duty > 0 && c.duty < 1))
+void check_probe_options(const ProbeOptions& o) {
+  if (!(o.workload.duty > 0 && o.workload.duty < 1))
     throw invalid_input("duty", "expected a fraction between 0 and 1");
   if (o.gaps.empty()) throw invalid_input("gaps", "expected idle and/or memory");
   for (const auto& g : o.gaps)
@@ -36,6 +33,13 @@ ProbeCurve probe_curve(Backend& b, const ProbeOptions& o,
       throw invalid_input("periods", "expected periods of 1 to 3600000 ms");
   if (!(o.window_s > 0 && o.window_s <= 3600))
     throw invalid_input("window", "expected seconds in (0, 3600]");
+}
+
+ProbeCurve probe_curve(Backend& b, const ProbeOptions& o,
+                       const std::function<void(const ProbePoint&, int, int)>& each) {
+  check_probe_options(o);
+  ProbeCurve c;
+  c.duty = o.workload.duty;
 
   // Configuration 0: products back to back; then one square wave per gap and period.
   std::vector<workload::Plan> configs;

@@ -39,6 +39,10 @@ struct ProbeCurve {
 // "idle,memory" as a list; an Error (subject "gaps") for anything else.
 std::vector<std::string> parse_gaps(const std::string& text);
 
+// An Error naming the option that is wrong ("duty", "periods", "gaps", "window"): checked before a
+// device is opened, and again by probe_curve.
+void check_probe_options(const ProbeOptions& o);
+
 // Measures the curve on `b` (its configurations replaced); `each`, when set, hears of each point as
 // it is measured, with how many of how many are done. Errors name the option that is wrong
 // ("duty", "periods", "gaps").

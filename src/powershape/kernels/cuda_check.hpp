@@ -11,11 +11,13 @@
 
 namespace powershape::kernels {
 
+// No GPU, or a driver older than the runtime: what the machine lacks, not a failure of its GPU.
 inline void check_cuda(cudaError_t e, const char* what, const char* file, int line) {
-  if (e != cudaSuccess) {
-    throw device_error(std::string(what) + " failed at " + file + ":" + std::to_string(line) +
-                       ": " + cudaGetErrorString(e));
-  }
+  if (e == cudaSuccess) return;
+  const std::string why = std::string(what) + " failed at " + file + ":" + std::to_string(line) +
+                          ": " + cudaGetErrorString(e);
+  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) throw unsupported(why);
+  throw device_error(why);
 }
 
 inline void check_cublas(cublasStatus_t s, const char* what, const char* file, int line) {

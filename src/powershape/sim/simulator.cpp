@@ -286,9 +286,10 @@ RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seco
     const double steps = (iterations > 0 ? iterations * nominal_s : seconds) /
                          (static_cast<double>(s_->step_ns) * 1e-9);
     if (steps > 2e9) {  // ~a minute or two of CPU
-      throw invalid_input("this run would take about " + std::to_string(std::llround(steps)) +
-                          " simulation steps (at most 2000000000): a coarser simulation "
-                          "step or a shorter run");
+      throw invalid_input("step-ms", "this run would take about " +
+                                         std::to_string(std::llround(steps)) +
+                                         " simulation steps (at most 2000000000): a coarser step "
+                                         "or a shorter run");
     }
     r.ends_ns.reserve(static_cast<std::size_t>(ends));
   }

@@ -36,7 +36,7 @@ CsvWriter::CsvWriter(const std::string& path, bool every_row) : path_(path), eve
   if (f_ == nullptr) {
     const int err = errno;
     if (fd >= 0) close(fd);
-    throw invalid_input("cannot write " + path + ": " + std::strerror(err));
+    throw write_failed(path, err);
   }
 }
 
@@ -62,8 +62,7 @@ void CsvWriter::flush() {
   if (std::fflush(f_) == 0) return;
   const int err = errno;
   reader_gone_ = err == EPIPE;
-  throw invalid_input("cannot write " + (util::is_stdout(path_) ? "standard output" : path_) +
-                      ": " + std::strerror(err));
+  throw write_failed(util::is_stdout(path_) ? "standard output" : path_, err);
 }
 
 void CsvWriter::header(const std::string& source, const std::vector<DeviceInfo>& devices) {

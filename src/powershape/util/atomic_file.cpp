@@ -33,7 +33,7 @@ void write_into(const std::string& path, std::string_view text) {
   const int fd = open_output(path, /*truncate=*/true);
   const int err = write_all(fd, text);
   close(fd);
-  if (err != 0) throw invalid_input("cannot write " + path + ": " + std::strerror(err));
+  if (err != 0) throw write_failed(path, err);
 }
 
 }  // namespace
@@ -53,23 +53,23 @@ void write_file_atomic(const std::string& path, std::string_view text, unsigned 
   static std::atomic<unsigned> serial{0};  // threads of one process each get their own file
   const std::string tmp = path + ".tmp" + std::to_string(getpid()) + "." + std::to_string(serial++);
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) throw invalid_input("cannot write " + path + ": " + std::strerror(errno));
+  if (fd < 0) throw write_failed(path, errno);
   const auto fail = [&](int err) {
     close(fd);
     unlink(tmp.c_str());
-    throw invalid_input("cannot write " + path + ": " + std::strerror(err));
+    throw write_failed(path, err);
   };
   if (const int err = write_all(fd, text); err != 0) fail(err);
   if (fchmod(fd, mode) != 0 || fsync(fd) != 0) fail(errno);
   if (close(fd) != 0) {
     const int err = errno;
     unlink(tmp.c_str());
-    throw invalid_input("cannot write " + path + ": " + std::strerror(err));
+    throw write_failed(path, err);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     unlink(tmp.c_str());
-    throw invalid_input("cannot write " + path + ": " + std::strerror(err));
+    throw write_failed(path, err);
   }
 }
 

@@ -3,6 +3,8 @@
 // (the CLI, the C API, Python) can tell a user's mistake from what the machine lacks or a device
 // that failed. Messages name the thing that is wrong (a value, a file and line, a field), never a
 // command-line flag: the CLI adds its flag where it passes a value on.
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -56,6 +58,17 @@ inline Error invalid_input(const std::string& subject, const std::string& detail
 }
 inline Error unsupported(const std::string& what) { return {ErrorKind::kUnsupported, what}; }
 inline Error device_error(const std::string& what) { return {ErrorKind::kDevice, what}; }
+
+// A write of `what` (a path, "standard output") that failed with errno `err`: the path's fault (no
+// such folder, no permission, a read-only file system, a folder or a link in the way) is the
+// caller's input; anything else (a full disk, an I/O error, a reader that went) the system's.
+inline Error write_failed(const std::string& what, int err) {
+  const bool path = err == ENOENT || err == ENOTDIR || err == EACCES || err == EPERM ||
+                    err == EROFS || err == EISDIR || err == ELOOP || err == ENAMETOOLONG ||
+                    err == EEXIST;
+  return {path ? ErrorKind::kInvalidInput : ErrorKind::kDevice,
+          "cannot write " + what + ": " + std::strerror(err)};
+}
 
 // The kind of any exception: an Error's own; the standard library's argument and range errors
 // (std::stoi on a bad string, a value out of a container's range) are invalid input; anything else

@@ -55,7 +55,7 @@ OutputKind check_output(const std::string& path) {
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return OutputKind::kAbsent;
-    refuse(path, std::strerror(errno));
+    throw write_failed(path, errno);
   }
   return kind_of(path, st);
 }
@@ -63,7 +63,7 @@ OutputKind check_output(const std::string& path) {
 int open_output(const std::string& path, bool truncate) {
   if (check_output(path) == OutputKind::kOwnDescriptor) {
     const int fd = fcntl(own_descriptor(path), F_DUPFD_CLOEXEC, 0);
-    if (fd < 0) refuse(path, std::strerror(errno));
+    if (fd < 0) throw write_failed(path, errno);
     return fd;
   }
   // Non-blocking, so that a FIFO swapped in is opened (and refused) rather than waited on.
@@ -71,17 +71,17 @@ int open_output(const std::string& path, bool truncate) {
   if (fd < 0) {
     if (errno == ELOOP) refuse(path, "it is a symbolic link (name the file it points to)");
     if (errno == ENXIO) refuse(path, "it is a FIFO or socket (use - for standard output)");
-    refuse(path, std::strerror(errno));
+    throw write_failed(path, errno);
   }
   struct stat st {};
   try {
-    if (fstat(fd, &st) != 0) refuse(path, std::strerror(errno));
+    if (fstat(fd, &st) != 0) throw write_failed(path, errno);
     if (kind_of(path, st) == OutputKind::kRegular) {
       // A second name of a file another user owns (a hard link planted where fs.protected_hardlinks
       // is off) is not ours to empty.
       if (st.st_nlink > 1 && st.st_uid != geteuid())
         refuse(path, "it is a hard link to a file of uid " + std::to_string(st.st_uid));
-      if (truncate && ftruncate(fd, 0) != 0) refuse(path, std::strerror(errno));
+      if (truncate && ftruncate(fd, 0) != 0) throw write_failed(path, errno);
       fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     }
   } catch (...) {

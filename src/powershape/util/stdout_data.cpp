@@ -27,7 +27,7 @@ std::FILE* data_stdout() { return g_data != nullptr ? g_data : stdout; }
 void write_stdout(const std::string& text) {
   std::FILE* f = data_stdout();
   if (std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fflush(f) != 0)
-    throw invalid_input(std::string("cannot write standard output: ") + std::strerror(errno));
+    throw write_failed("standard output", errno);
 }
 
 }  // namespace powershape::util
