@@ -22,6 +22,7 @@
 #include "powershape/telemetry/control_fifo.hpp"
 #include "powershape/telemetry/rapl.hpp"
 #include "powershape/telemetry/sampler.hpp"
+#include "powershape/telemetry/update_periods.hpp"
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/trace/open_source.hpp"
@@ -125,51 +126,20 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
                    ? 100.0 * static_cast<double>(st.cpu_ns) / static_cast<double>(st.wall_ns)
                    : 0.0);
   // Each GPU's update periods; a run of GPUs alike (a node of one model) on one line.
-  // Alike: the same signals, each period within 10% or within a read of the other's. Each GPU's
-  // drivers update on their own clocks and a change is seen at the next read, so GPUs of one
-  // model measure periods up to a read period apart (93.9 against 110.0 ms for energy on the
-  // fake's 8 GPUs, read every 40 ms, on a loaded machine).
-  std::vector<std::string> lines;
-  std::vector<std::vector<double>> values, slack;
-  for (std::size_t g = 0; g < source.devices().size(); ++g) {
+  for (const auto& row : telemetry::update_periods(sampler, source.devices())) {
     std::string periods;
-    values.emplace_back();
-    slack.emplace_back();
-    for (auto s : {telemetry::Signal::kPowerUsage, telemetry::Signal::kPowerInstant,
-                   telemetry::Signal::kEnergy, telemetry::Signal::kSmClock,
-                   telemetry::Signal::kDriverPower}) {
-      if (auto p = sampler.update_period_ns(static_cast<int>(g), s)) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, " %s %.1f ms,", std::string(telemetry::spec(s).name).c_str(),
-                      static_cast<double>(*p) * 1e-6);
-        periods += buf;
-        values.back().push_back(static_cast<double>(*p));
-        slack.back().push_back(static_cast<double>(sampler.read_period_ns(static_cast<int>(g), s)));
-      }
+    for (const auto& [signal, ms] : row.period_ms) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " %s %.1f ms,",
+                    std::string(telemetry::spec(signal).name).c_str(), ms);
+      periods += buf;
     }
-    if (!periods.empty()) periods.pop_back();
-    lines.push_back(periods);
-  }
-  for (std::size_t g = 0; g < lines.size();) {
-    std::size_t end = g + 1;
-    const auto alike = [&](std::size_t a, std::size_t b) {
-      if (values[a].size() != values[b].size()) return false;
-      for (std::size_t k = 0; k < values[a].size(); ++k) {
-        const double within = std::max({0.1 * values[a][k], slack[a][k], slack[b][k]});
-        if (std::abs(values[a][k] - values[b][k]) > within) return false;
-      }
-      return true;
-    };
-    while (end < lines.size() && alike(g, end)) ++end;
-    if (!lines[g].empty()) {
-      const int first = source.devices()[g].index, last = source.devices()[end - 1].index;
-      if (end - g > 1) {
-        std::fprintf(stderr, " GPUs %d-%d update periods:%s\n", first, last, lines[g].c_str());
-      } else {
-        std::fprintf(stderr, " GPU %d update periods:%s\n", first, lines[g].c_str());
-      }
-    }
-    g = end;
+    periods.pop_back();
+    if (row.last_gpu != row.first_gpu)
+      std::fprintf(stderr, " GPUs %d-%d update periods:%s\n", row.first_gpu, row.last_gpu,
+                   periods.c_str());
+    else
+      std::fprintf(stderr, " GPU %d update periods:%s\n", row.first_gpu, periods.c_str());
   }
 }
 

@@ -70,6 +70,8 @@ int run_sim(SimArgs& a) {
   o.step_s = a.step_ms * 1e-3;
   o.seed = a.seed;
   if (!(a.step_ms > 0 && a.step_ms <= 10)) throw invalid_input("--step-ms: expected 0 < ms <= 10");
+  sim::check_settings(p, o);  // refused before anything is printed
+  sim::check_run(p, plan, o.iterations, o.seconds, o.step_s);
   std::printf("simulated device: %s (%s profile), workload %s\n", p.name.c_str(), p.status.c_str(),
               plan.name.c_str());
   sim::SimResult r = sim::simulate(p, plan, o);

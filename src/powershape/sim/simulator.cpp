@@ -220,7 +220,7 @@ struct SimDevice::State {
   double cached_sm = -1, cached_mem = -1, cached_temp_q = -1e9, cached_mhz = 0;
 };
 
-SimDevice::SimDevice(Profile p, const DeviceOptions& o) {
+void check_settings(const Profile& p, const DeviceOptions& o) {
   if (!(o.step_s > 0)) throw invalid_input("the simulation step must be positive");
   // A user's setting within what the device could be asked for (a limit above its own is
   // simulated as asked, up to twice it: what a faster card's limit would be).
@@ -233,6 +233,46 @@ SimDevice::SimDevice(Profile p, const DeviceOptions& o) {
     throw invalid_input("clock-cap", p.name + " runs between " +
                                          std::to_string(std::lround(p.min_mhz)) + " and " +
                                          std::to_string(std::lround(p.max_mhz)) + " MHz");
+}
+
+double check_run(const Profile& p, const workload::Plan& plan, int iterations, double seconds,
+                 double step_s) {
+  if (plan.phases.empty()) throw invalid_input("the plan has no phases");
+  if (iterations <= 0 && !(seconds > 0))
+    throw invalid_input("give a number of iterations or a duration");
+  // Iterations at the unthrottled rates, times the phases.
+  double nominal_s = 0;
+  for (const auto& c : costs_of(p, plan)) nominal_s += seconds_at(p, c, p.max_mhz);
+  // Bounded before it starts: one iteration within a simulated day, and at most 5e7 phase
+  // ends (a record each; a plan of nanosecond phases run for seconds would make billions).
+  if (!(nominal_s <= 86400)) {
+    throw invalid_input("one iteration of '" + plan.name + "' lasts " + std::to_string(nominal_s) +
+                        " s at the device's peak rates, more than a simulated day");
+  }
+  if (iterations > 0 && !(iterations * nominal_s <= 86400)) {
+    throw invalid_input("iterations", std::to_string(iterations) + " iterations of '" + plan.name +
+                                          "' are more than a simulated day; ask for fewer");
+  }
+  const double iters = iterations > 0 ? iterations : seconds / std::max(nominal_s, 1e-9) * 1.05 + 1;
+  const double ends = iters * static_cast<double>(plan.phases.size());
+  if (ends > 5e7) {
+    throw invalid_input(
+        "'" + plan.name + "' would end about " + std::to_string(std::llround(ends)) +
+        " phases in this run (at most 50000000): its phases are too short for so many iterations "
+        "or seconds");
+  }
+  const double steps = (iterations > 0 ? iterations * nominal_s : seconds) / step_s;
+  if (steps > 2e9) {  // ~a minute or two of CPU
+    throw invalid_input("step-ms", "this run would take about " +
+                                       std::to_string(std::llround(steps)) +
+                                       " simulation steps (at most 2000000000): a coarser step "
+                                       "or a shorter run");
+  }
+  return ends;
+}
+
+SimDevice::SimDevice(Profile p, const DeviceOptions& o) {
+  check_settings(p, o);
   s_ = std::make_unique<State>(std::move(p), o);
   const Profile& q = s_->p;
   if (o.start_temp_c > q.ambient_c) {
@@ -253,46 +293,11 @@ void SimDevice::idle(double seconds) {
 }
 
 RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seconds) {
-  if (plan.phases.empty()) throw invalid_input("the plan has no phases");
-  if (iterations <= 0 && !(seconds > 0))
-    throw invalid_input("give a number of iterations or a duration");
-  const std::vector<PhaseCost> costs = costs_of(s_->p, plan);
   RunRecord r;
   r.begin_ns = s_->t;
-  {  // size the record once: iterations at the unthrottled rates, times the phases
-    double nominal_s = 0;
-    for (const auto& c : costs) nominal_s += seconds_at(s_->p, c, s_->p.max_mhz);
-    // Bounded before it starts: one iteration within a simulated day, and at most 5e7 phase
-    // ends (a record each; a plan of nanosecond phases run for seconds would make billions).
-    if (!(nominal_s <= 86400)) {
-      throw invalid_input("one iteration of '" + plan.name + "' lasts " +
-                          std::to_string(nominal_s) +
-                          " s at the device's peak rates, more than a simulated day");
-    }
-    if (iterations > 0 && !(iterations * nominal_s <= 86400)) {
-      throw invalid_input("iterations", std::to_string(iterations) + " iterations of '" +
-                                            plan.name +
-                                            "' are more than a simulated day; ask for fewer");
-    }
-    const double iters =
-        iterations > 0 ? iterations : seconds / std::max(nominal_s, 1e-9) * 1.05 + 1;
-    const double ends = iters * static_cast<double>(plan.phases.size());
-    if (ends > 5e7) {
-      throw invalid_input(
-          "'" + plan.name + "' would end about " + std::to_string(std::llround(ends)) +
-          " phases in this run (at most 50000000): its phases are too short for so many iterations "
-          "or seconds");
-    }
-    const double steps = (iterations > 0 ? iterations * nominal_s : seconds) /
-                         (static_cast<double>(s_->step_ns) * 1e-9);
-    if (steps > 2e9) {  // ~a minute or two of CPU
-      throw invalid_input("step-ms", "this run would take about " +
-                                         std::to_string(std::llround(steps)) +
-                                         " simulation steps (at most 2000000000): a coarser step "
-                                         "or a shorter run");
-    }
-    r.ends_ns.reserve(static_cast<std::size_t>(ends));
-  }
+  r.ends_ns.reserve(static_cast<std::size_t>(
+      check_run(s_->p, plan, iterations, seconds, static_cast<double>(s_->step_ns) * 1e-9)));
+  const std::vector<PhaseCost> costs = costs_of(s_->p, plan);
   std::size_t phase = 0;
   double left = 1;
   int64_t phase_begin = r.begin_ns;

@@ -49,6 +49,16 @@ struct RunRecord {
   }
 };
 
+// What a SimDevice refuses, checked without one: a user's power limit outside the profile's idle
+// to twice its limit, a clock cap outside its range ("power-limit", "clock-cap"), a step not
+// positive.
+void check_settings(const Profile& p, const DeviceOptions& o);
+// What a run is bounded by, checked before it starts: one iteration within a simulated day, all
+// of them too ("iterations"), at most 5e7 phase ends and 2e9 steps of `step_s` ("step-ms").
+// Returns the phase ends the run will record, about.
+double check_run(const Profile& p, const workload::Plan& plan, int iterations, double seconds,
+                 double step_s);
+
 // A simulated GPU whose state (temperature, governor caps, clocks) carries over from one run to
 // the next, as a real one's does. Deterministic for a given seed.
 class SimDevice {
