@@ -13,12 +13,10 @@
 #include "capi_error.hpp"
 #include "powershape/analysis/recorder.hpp"
 #include "powershape/powershape.h"
-#include "powershape/sim/simulator.hpp"
+#include "powershape/sim/sim_source.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/mark.hpp"
 #include "powershape/telemetry/region.hpp"
-#include "powershape/trace/open_source.hpp"
-#include "powershape/trace/replay_source.hpp"
 #include "powershape/util/printable.hpp"
 #include "powershape/util/share_dir.hpp"
 #include "powershape/workload/builders.hpp"
@@ -77,19 +75,6 @@ ps_summary to_c(const Summary& s) {
   return c;
 }
 
-// "sim:PROFILE": a simulated GPU running the default LM head (16384x896x151936, 1 chunk) back to
-// back for 10 minutes, simulated up front and then played in real time.
-std::unique_ptr<powershape::telemetry::Source> simulated_source(const std::string& profile) {
-  using namespace powershape;
-  const sim::Profile p = sim::load_profile(profile);
-  sim::SimOptions o;
-  o.seconds = 600;
-  o.lead_in_s = 0;
-  o.step_s = 1e-3;
-  sim::SimResult r = sim::simulate(p, workload::lmhead_plan({16384, 896, 151936}, 1), o);
-  return std::make_unique<trace::ReplaySource>(std::move(r.trace), "sim:" + profile);
-}
-
 int copy_out(const std::vector<Summary>& s, ps_summary* out, int n_out) {
   if (out != nullptr) {
     for (int i = 0; i < n_out && i < static_cast<int>(s.size()); ++i)
@@ -119,9 +104,7 @@ ps_recorder* ps_recorder_open(const char* source, const int* gpus, int n_gpus, d
     powershape::telemetry::SamplerOptions o;
     if (interval_ms > 0)
       o.period = std::chrono::nanoseconds(static_cast<int64_t>(interval_ms * 1e6));
-    auto src = std::string_view(source).substr(0, 4) == "sim:"
-                   ? simulated_source(source + 4)
-                   : powershape::trace::open_source(source, std::vector<int>(gpus, gpus + n_gpus));
+    auto src = powershape::sim::open_source(source, std::vector<int>(gpus, gpus + n_gpus));
     return new ps_recorder{std::make_unique<powershape::analysis::Recorder>(std::move(src), o)};
   });
 }

@@ -2,8 +2,8 @@
 #include <memory>
 #include <string>
 
+#include "powershape/sim/sim_source.hpp"
 #include "powershape/trace/json_codec.hpp"
-#include "powershape/trace/open_source.hpp"
 #include "subcommands.hpp"
 
 namespace powershape::cli {
@@ -48,10 +48,11 @@ void add_devices(CLI::App& app) {
   static std::string source = "nvml";
   static bool json = false;
   cmd->add_option("--source", source,
-                  "nvml, fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one) or hwmon[:ROOT]");
+                  "nvml, fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one), hwmon[:ROOT] or "
+                  "sim:PROFILE");
   cmd->add_flag("--json", json, "Print JSON instead of text");
   cmd->callback([] {
-    auto src = trace::open_source(source, {});
+    auto src = sim::open_source(source, {});
     if (json) {
       nlohmann::json j = nlohmann::json::array();
       for (const auto& d : src->devices()) j.push_back(trace::to_json(d));

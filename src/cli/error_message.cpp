@@ -22,7 +22,7 @@ std::string message_of(const CLI::App& app, const std::exception& e) {
       std::string_view(e.what()).starts_with("no NVIDIA driver") && ran_with(app, "--source"))
     return std::string(e.what()) +
            "; --source fake:h200/gemm_sustained replays an H200's recording "
-           "(powershape sim simulates one)";
+           "(--source sim:h200 simulates one)";
   // What mends it, as this command line asks for it (advise's and power-smoothing's --restore).
   // Elsewhere (optimize --apply) advise's: it puts back any setting a run left.
   if (error != nullptr && error->remedy() != Remedy::kNone) {

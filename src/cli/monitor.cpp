@@ -18,6 +18,7 @@
 #include "powershape/exporter/textfile.hpp"
 #include "powershape/monitor/session.hpp"
 #include "powershape/report/html_report.hpp"
+#include "powershape/sim/sim_source.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/control_fifo.hpp"
 #include "powershape/telemetry/rapl.hpp"
@@ -25,7 +26,6 @@
 #include "powershape/telemetry/update_periods.hpp"
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/json_file.hpp"
-#include "powershape/trace/open_source.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/output_lock.hpp"
@@ -265,7 +265,7 @@ int run_monitor(const MonitorOptions& o) {
   if (!(o.slow_interval_ms >= o.interval_ms && o.slow_interval_ms <= 60000)) {
     throw invalid_input("--slow-interval: expected milliseconds between --interval and 60000");
   }
-  auto source = trace::open_source(
+  auto source = sim::open_source(
       o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "gpus"));
   const auto locks = claim_outputs(o);
   std::unique_ptr<exporter::MetricsServer> server;
@@ -420,7 +420,8 @@ void add_monitor(CLI::App& app) {
                 "temperature, energy so far and the throttle reasons");
   cmd->add_option(
       "--source", o.source,
-      "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one) or hwmon[:ROOT]");
+      "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one), hwmon[:ROOT] or "
+      "sim:PROFILE (a simulated GPU running the LM head)");
   cmd->add_option("--tokens-per-step", o.tokens_per_step,
                   "Tokens a step: with the command's steps marked ('step' regions), the energy a "
                   "token")
@@ -445,7 +446,8 @@ void add_exporter(CLI::App& app) {
   cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
   cmd->add_option(
       "--source", o.source,
-      "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one) or hwmon[:ROOT]");
+      "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one), hwmon[:ROOT] or "
+      "sim:PROFILE (a simulated GPU running the LM head)");
   cmd->add_option("--textfile", o.out_textfile, "Also keep a file for node_exporter");
   cmd->callback([] { exit_code() = run_monitor(o); });
 }

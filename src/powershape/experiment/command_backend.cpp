@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "powershape/experiment/engine.hpp"
+#include "powershape/sim/sim_source.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/region.hpp"
 #include "powershape/trace/json_codec.hpp"
-#include "powershape/trace/open_source.hpp"
 #include "powershape/util/child.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/printable.hpp"
@@ -111,7 +111,7 @@ CommandBackend::CommandBackend(std::vector<std::vector<std::string>> commands,
                                const std::string& source, std::string region)
     : commands_(std::move(commands)),
       region_(std::move(region)),
-      source_(trace::open_source(source, {})) {
+      source_(sim::open_source(source, {})) {
   trace_.source = source_->describe();
   trace_.devices = source_->devices();
   sampler_ =
