@@ -235,14 +235,18 @@ void check_settings(const Profile& p, const DeviceOptions& o) {
                                          std::to_string(std::lround(p.max_mhz)) + " MHz");
 }
 
-double check_run(const Profile& p, const workload::Plan& plan, int iterations, double seconds,
-                 double step_s) {
+namespace {
+
+// check_run on the plan's costs, which a run goes on to use.
+double check_run_of(const Profile& p, const workload::Plan& plan,
+                    const std::vector<PhaseCost>& costs, int iterations, double seconds,
+                    double step_s) {
   if (plan.phases.empty()) throw invalid_input("the plan has no phases");
   if (iterations <= 0 && !(seconds > 0))
     throw invalid_input("give a number of iterations or a duration");
   // Iterations at the unthrottled rates, times the phases.
   double nominal_s = 0;
-  for (const auto& c : costs_of(p, plan)) nominal_s += seconds_at(p, c, p.max_mhz);
+  for (const auto& c : costs) nominal_s += seconds_at(p, c, p.max_mhz);
   // Bounded before it starts: one iteration within a simulated day, and at most 5e7 phase
   // ends (a record each; a plan of nanosecond phases run for seconds would make billions).
   if (!(nominal_s <= 86400)) {
@@ -271,6 +275,13 @@ double check_run(const Profile& p, const workload::Plan& plan, int iterations, d
   return ends;
 }
 
+}  // namespace
+
+double check_run(const Profile& p, const workload::Plan& plan, int iterations, double seconds,
+                 double step_s) {
+  return check_run_of(p, plan, costs_of(p, plan), iterations, seconds, step_s);
+}
+
 SimDevice::SimDevice(Profile p, const DeviceOptions& o) {
   check_settings(p, o);
   s_ = std::make_unique<State>(std::move(p), o);
@@ -293,11 +304,11 @@ void SimDevice::idle(double seconds) {
 }
 
 RunRecord SimDevice::run(const workload::Plan& plan, int iterations, double seconds) {
+  const std::vector<PhaseCost> costs = costs_of(s_->p, plan);
   RunRecord r;
   r.begin_ns = s_->t;
-  r.ends_ns.reserve(static_cast<std::size_t>(
-      check_run(s_->p, plan, iterations, seconds, static_cast<double>(s_->step_ns) * 1e-9)));
-  const std::vector<PhaseCost> costs = costs_of(s_->p, plan);
+  r.ends_ns.reserve(static_cast<std::size_t>(check_run_of(
+      s_->p, plan, costs, iterations, seconds, static_cast<double>(s_->step_ns) * 1e-9)));
   std::size_t phase = 0;
   double left = 1;
   int64_t phase_begin = r.begin_ns;

@@ -19,9 +19,8 @@ namespace powershape::util {
 OutputLock::OutputLock(const std::string& path, const std::string& option, Written when)
     : path_(path) {
   if (util::is_stdout(path)) return;  // standard output: nothing to lock or create
-  auto fail = [&](const std::string& why) {
-    throw invalid_input(option + ": cannot write " + path + ": " + why);
-  };
+  // A failed call's errno, kinded as every write's is (write_failed), under the option's name.
+  auto fail = [&](int err) { rethrow_with(option + ": ", write_failed(path, err)); };
   util::OutputKind kind{};
   try {
     kind = util::check_output(path);
@@ -33,7 +32,7 @@ OutputLock::OutputLock(const std::string& path, const std::string& option, Writt
   const bool existed = kind != util::OutputKind::kAbsent;
   if (!existed && when == Written::kAtEnd) {
     const auto dir = std::filesystem::path(path).parent_path();
-    if (access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) fail(std::strerror(errno));
+    if (access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) fail(errno);
     return;
   }
   try {
@@ -46,7 +45,10 @@ OutputLock::OutputLock(const std::string& path, const std::string& option, Writt
     const int err = errno;
     close(fd_);
     fd_ = -1;
-    fail(err == EWOULDBLOCK ? "another powershape monitor is writing it" : std::strerror(err));
+    if (err == EWOULDBLOCK)
+      throw invalid_input(option + ": cannot write " + path +
+                          ": another powershape monitor is writing it");
+    fail(err);
   }
 }
 
