@@ -1,8 +1,10 @@
 #include "powershape/sim/profile.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "error_of.hpp"
 
@@ -19,6 +21,25 @@ TEST(Profile, EveryShippedProfileLoadsAndNamesItsSources) {
   EXPECT_GE(n, 5);
   EXPECT_EQ(load_profile("h200").status, "calibrated");
   EXPECT_EQ(load_profile("dgx-spark").status, "estimated");
+}
+
+// A folder of recordings named like a profile (h200/...) beside the user does not shadow it; a
+// file named by a path is read.
+TEST(Profile, AShippedNameIsNotShadowedByTheWorkingFolder) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ps_profile_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "h200");
+  const fs::path before = fs::current_path();
+  fs::current_path(dir);
+  EXPECT_EQ(load_profile("h200").name, "h200");
+  auto j = to_json(load_profile("h200"));
+  j["name"] = "mine";
+  std::ofstream(dir / "mine.json") << j.dump();
+  EXPECT_EQ(load_profile("./mine.json").name, "mine");
+  EXPECT_EQ(load_profile("mine.json").name, "mine");
+  EXPECT_THROW(load_profile("h200/"), std::runtime_error);  // a folder is no profile
+  fs::current_path(before);
+  fs::remove_all(dir);
 }
 
 TEST(Profile, AMissingOrOutOfRangeFieldIsNamed) {

@@ -332,15 +332,19 @@ std::vector<std::string> profile_names() {
 
 Profile load_profile(const std::string& name_or_path) {
   namespace fs = std::filesystem;
-  fs::path path = name_or_path;
+  // A shipped profile's name is that profile, whatever the working folder holds (a recordings
+  // folder named h200 beside the user must not shadow the h200 profile); anything else is a path.
+  const fs::path shipped = fs::path(profiles_dir()) / (name_or_path + ".json");
+  std::error_code ec;
+  const bool is_name = !name_or_path.empty() && name_or_path.find('/') == std::string::npos &&
+                       fs::is_regular_file(shipped, ec);
+  fs::path path = is_name ? shipped : fs::path(name_or_path);
   std::ifstream in;
-  if (fs::exists(path)) {
-    util::open_input(path.string(), in);  // a device or FIFO named is refused, not read
-  } else {
-    path = fs::path(profiles_dir()) / (name_or_path + ".json");
+  if (is_name)
     in.open(path);
-  }
-  if (!in) {
+  else if (fs::exists(path, ec))
+    util::open_input(path.string(), in);  // a device or FIFO named is refused, not read
+  if (!in.is_open() || !in) {
     std::string names;
     for (const auto& n : profile_names()) names += (names.empty() ? "" : ", ") + n;
     throw invalid_input("no profile '" + name_or_path + "' (profiles in " + profiles_dir() + ": " +
