@@ -65,12 +65,14 @@ typedef struct ps_summary {
 ps_recorder* ps_recorder_open(const char* source, const int* gpus, int n_gpus, double interval_ms);
 /* The number of GPUs recorded; each summary call fills one ps_summary per GPU. */
 int ps_recorder_gpu_count(const ps_recorder* r);
-/* Begins a region at t_ns (0: now). Regions may overlap and nest; names may repeat. 0 or -1. */
+/* Begins a region at t_ns (0: now). Regions may overlap and nest; names may repeat; at most 1024
+ * are open at once (one more is refused). 0 or -1. */
 int ps_region_begin(ps_recorder* r, const char* name, int64_t t_ns);
 /* Ends the innermost open region of that name at t_ns (0: now) and writes its summary on each
  * GPU to out[0 .. n_out), when out is not NULL. Returns the number of GPUs, or -1. */
 int ps_region_end(ps_recorder* r, const char* name, int64_t t_ns, ps_summary* out, int n_out);
-/* The summaries of the last region of that name that ended, as ps_region_end gave them. */
+/* The summaries of the last region of that name that ended, as ps_region_end gave them (kept for
+ * the 1024 names that ended most recently). */
 int ps_region_summary(const ps_recorder* r, const char* name, ps_summary* out, int n_out);
 /* The CPU's zones the recorder reads through Linux powercap (RAPL, Intel and AMD: each package and
  * its DRAM), at each region's begin and end call: zone i's name ("package-0", "package-0 dram")

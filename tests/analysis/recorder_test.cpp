@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "powershape/telemetry/clock.hpp"
@@ -75,6 +76,35 @@ TEST(Recorder, RegionsOverlapAndErrorsNameTheRegion) {
   r.begin("c", t);
   EXPECT_THROW(r.end("c", int64_t{1} << 62), powershape::Error);
   EXPECT_TRUE(r.last("never").empty());
+}
+
+// No call makes a recording grow without bound: the open regions are capped (one more is refused,
+// named), and so are the names whose last region is kept (the one ended longest ago goes).
+TEST(Recorder, OpenRegionsAndTheLastOfEachNameAreBounded) {
+  telemetry::SamplerOptions o;
+  o.period = std::chrono::milliseconds(1);
+  Recorder r(std::make_unique<RampSource>(), o);
+  const int64_t t = telemetry::steady_now_ns();
+  const std::size_t cap = telemetry::RegionStack<>::kMaxOpen;
+  for (std::size_t i = 0; i < cap; ++i) r.begin("open", t);
+  try {
+    r.begin("one more", t);
+    ADD_FAILURE() << "a region past the cap was opened";
+  } catch (const powershape::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'one more': 1024 regions are open"), std::string::npos)
+        << e.what();
+  }
+  for (std::size_t i = 0; i < cap; ++i) r.end("open", t + 1);
+  r.begin("now free", t);
+  // Ended in the past, each returns once the first poll is in.
+  for (std::size_t i = 0; i <= Recorder::kMaxNames; ++i) {
+    r.begin("step " + std::to_string(i), t);
+    r.end("step " + std::to_string(i), t + 1);
+  }
+  EXPECT_TRUE(r.last("step 0").empty());  // the first of kMaxNames + 1 names is forgotten
+  EXPECT_EQ(r.last("step 1").size(), 1u);
+  EXPECT_EQ(r.last("step " + std::to_string(Recorder::kMaxNames)).size(), 1u);
+  EXPECT_TRUE(r.last("open").empty());  // ended before them all
 }
 
 }  // namespace powershape::analysis

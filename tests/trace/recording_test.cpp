@@ -124,6 +124,24 @@ TEST(Recording, MarksBecomeRegions) {
   EXPECT_NE(warnings[0].find("never-began"), std::string::npos);
 }
 
+// A job that begins regions and never ends them: the oldest open one goes, said once.
+TEST(Recording, BeginsPastTheOpenCapDropTheOldestSaidOnce) {
+  RisingSource source;
+  telemetry::Sampler sampler(source, fast());
+  telemetry::ControlFifo fifo;
+  const int64_t now = telemetry::steady_now_ns();
+  const std::size_t n = telemetry::RegionStack<>::kMaxOpen + 2;
+  for (std::size_t i = 0; i < n; ++i)
+    telemetry::send_mark(fifo.path(), {true, now, "r" + std::to_string(i)});
+  std::vector<std::string> warnings;
+  apply_marks(fifo, sampler, [&](const std::string& w) { warnings.push_back(w); });
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("region 'r0' dropped: 1024 regions were open"), std::string::npos)
+      << warnings[0];
+  EXPECT_FALSE(sampler.is_open("r1"));
+  EXPECT_TRUE(sampler.is_open("r2"));
+}
+
 // What a days-long recording lets go of: old samples, and regions and events past the last few.
 TEST(Recording, ForgetBeforeKeepsTheRecentPart) {
   Trace t;

@@ -55,7 +55,7 @@ void Recorder::stop() {
 void Recorder::collect() {
   for (auto& s : sampler_.take()) trace_.samples.push_back(std::move(s));
   int64_t keep_from = trace_.samples.empty() ? 0 : trace_.samples.back().t_ns - kMarginNs;
-  for (const auto& r : open_) keep_from = std::min(keep_from, r.begin_ns - kMarginNs);
+  for (const auto& o : open_.open()) keep_from = std::min(keep_from, o.region.begin_ns - kMarginNs);
   auto first_kept = std::find_if(trace_.samples.begin(), trace_.samples.end(),
                                  [&](const telemetry::Sample& s) { return s.t_ns >= keep_from; });
   trace_.samples.erase(trace_.samples.begin(), first_kept);
@@ -73,27 +73,27 @@ void Recorder::check_time(int64_t t_ns) const {
 void Recorder::begin(const std::string& name, int64_t t_ns) {
   if (auto why = telemetry::region_name_problem(name); !why.empty()) throw invalid_input(why);
   check_time(t_ns);
-  std::lock_guard lock(mu_);  // RaplCounters keeps why a zone could not be read: one reader
-  open_.push_back({name, -1, t_ns, 0});
-  open_cpu_.push_back(rapl_.read());
+  std::lock_guard lock(mu_);
+  if (open_.size() >= Open::kMaxOpen)
+    throw invalid_input("region '" + name + "': " + std::to_string(Open::kMaxOpen) +
+                        " regions are open (begun, never ended); end one first");
+  open_.begin({name, -1, t_ns, 0}, rapl_.read());
 }
 
 std::vector<Summary> Recorder::end(const std::string& name, int64_t t_ns) {
   check_time(t_ns);
   telemetry::Region r;
+  std::vector<std::optional<double>> cpu;
   {
     std::lock_guard lock(mu_);
     const auto cpu_now = rapl_.read();
-    auto it =
-        std::find_if(open_.rbegin(), open_.rend(), [&](const auto& o) { return o.name == name; });
-    if (it == open_.rend()) throw invalid_input("no region '" + name + "' is open");
-    if (t_ns < it->begin_ns) throw invalid_input("region '" + name + "' would end before it began");
-    r = *it;
-    r.end_ns = t_ns;
-    const auto at = std::next(it).base() - open_.begin();
-    last_cpu_[name] = rapl_.joules(open_cpu_[static_cast<std::size_t>(at)], cpu_now);
-    open_cpu_.erase(open_cpu_.begin() + at);
-    open_.erase(std::next(it).base());
+    const auto* o = open_.find(name);
+    if (o == nullptr) throw invalid_input("no region '" + name + "' is open");
+    if (t_ns < o->region.begin_ns)
+      throw invalid_input("region '" + name + "' would end before it began");
+    auto closed = *open_.end(name, t_ns);
+    r = closed.region;
+    cpu = rapl_.joules(closed.extra, cpu_now);
   }
   // Wait (at most 20 periods) for a round of polls after the end, so the window is covered.
   for (int i = 0; i < 20; ++i) {
@@ -109,20 +109,27 @@ std::vector<Summary> Recorder::end(const std::string& name, int64_t t_ns) {
   for (int g = 0; g < static_cast<int>(trace_.devices.size()); ++g) {
     out.push_back(summarize(trace_, g, name, r.begin_ns, r.end_ns));
   }
-  last_[name] = out;
+  // A name each step ("step 1", "step 2", ...) must not grow the record of the last without
+  // bound: past kMaxNames names, the one that ended longest ago goes.
+  if (last_.size() >= kMaxNames && last_.count(name) == 0) {
+    last_.erase(std::min_element(last_.begin(), last_.end(), [](const auto& a, const auto& b) {
+      return a.second.seq < b.second.seq;
+    }));
+  }
+  last_[name] = {++ended_, out, std::move(cpu)};
   return out;
 }
 
 std::vector<std::optional<double>> Recorder::last_cpu_energy(const std::string& name) const {
   std::lock_guard lock(mu_);
-  auto it = last_cpu_.find(name);
-  return it == last_cpu_.end() ? std::vector<std::optional<double>>{} : it->second;
+  auto it = last_.find(name);
+  return it == last_.end() ? std::vector<std::optional<double>>{} : it->second.cpu;
 }
 
 std::vector<Summary> Recorder::last(const std::string& name) const {
   std::lock_guard lock(mu_);
   auto it = last_.find(name);
-  return it == last_.end() ? std::vector<Summary>{} : it->second;
+  return it == last_.end() ? std::vector<Summary>{} : it->second.summaries;
 }
 
 }  // namespace powershape::analysis

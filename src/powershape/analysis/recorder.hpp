@@ -17,6 +17,7 @@
 
 #include "powershape/analysis/summary.hpp"
 #include "powershape/telemetry/rapl.hpp"
+#include "powershape/telemetry/region_stack.hpp"
 #include "powershape/telemetry/sampler.hpp"
 
 namespace powershape::analysis {
@@ -32,12 +33,15 @@ class Recorder {
   const std::vector<telemetry::DeviceInfo>& devices() const;
   // t_ns on the steady clock (CLOCK_MONOTONIC), from when the recording began to now (a second
   // of slack either way). Throws naming the name or the time when either is not.
+  // At most RegionStack::kMaxOpen regions may be open: one more is refused.
   void begin(const std::string& name, int64_t t_ns);
   // Ends the innermost open region of that name at t_ns and returns its summary on every GPU.
   // Throws std::invalid_argument naming the region when none of that name is open, or when it
   // would end before it began.
   std::vector<Summary> end(const std::string& name, int64_t t_ns);
-  // The summaries of the last region of that name that ended; empty when none has.
+  // The summaries of the last region of that name that ended; empty when none has. The last of at
+  // most kMaxNames names are kept: past that, the name that ended longest ago is forgotten.
+  static constexpr std::size_t kMaxNames = 1024;
   std::vector<Summary> last(const std::string& name) const;
   // The CPU's RAPL zones (package-N, package-N dram), read when a region begins and ends (the
   // calls, not their t_ns, as Zeus reads them); none without powercap.
@@ -62,10 +66,16 @@ class Recorder {
   std::condition_variable wake_;
   bool stopping_ = false;
   trace::Trace trace_;
-  std::vector<telemetry::Region> open_;
-  std::vector<std::vector<std::optional<uint64_t>>> open_cpu_;  // RAPL at each open region's begin
-  std::map<std::string, std::vector<Summary>> last_;
-  std::map<std::string, std::vector<std::optional<double>>> last_cpu_;
+  // Each open region with the RAPL counters at its begin.
+  using Open = telemetry::RegionStack<std::vector<std::optional<uint64_t>>>;
+  Open open_;
+  struct Last {
+    uint64_t seq = 0;  // the how-manyth region to end
+    std::vector<Summary> summaries;
+    std::vector<std::optional<double>> cpu;
+  };
+  std::map<std::string, Last> last_;
+  uint64_t ended_ = 0;
   telemetry::RaplCounters rapl_;
 };
 

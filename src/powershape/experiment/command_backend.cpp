@@ -154,18 +154,9 @@ void CommandBackend::read_marks(std::vector<telemetry::Region>& closed) {
     const auto m = telemetry::parse_mark(line);
     if (!m || !telemetry::region_name_problem(m->name).empty()) continue;
     if (m->begin) {
-      // A job that begins regions and never ends them holds the oldest kMaxOpen.
-      if (open_.size() >= kMaxOpen) open_.erase(open_.begin());
-      open_.push_back({m->name, -1, m->t_ns, 0});
-      continue;
-    }
-    for (auto it = open_.rbegin(); it != open_.rend(); ++it) {
-      if (it->name != m->name) continue;
-      telemetry::Region r = *it;
-      r.end_ns = std::max(r.begin_ns, m->t_ns);
-      open_.erase(std::next(it).base());
-      closed.push_back(r);
-      break;
+      open_.begin({m->name, -1, m->t_ns, 0});  // beyond kMaxOpen, the oldest open one goes
+    } else if (auto o = open_.end(m->name, m->t_ns)) {
+      closed.push_back(std::move(o->region));
     }
   }
 }

@@ -11,6 +11,7 @@
 
 #include "powershape/experiment/backend.hpp"
 #include "powershape/telemetry/control_fifo.hpp"
+#include "powershape/telemetry/region_stack.hpp"
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/telemetry/source.hpp"
 
@@ -53,10 +54,10 @@ class CommandBackend final : public Backend {
   // The regions measured by (the steps), of every run so far, at most kMaxSteps (the latest).
   const std::vector<telemetry::Region>& steps() const { return steps_; }
   static constexpr std::size_t kMaxSteps = 100000;
-  // A run's iterations are measured in at most this many energy windows, and at most kMaxOpen
-  // regions wait for their end: a job that marks a million steps a second is measured in bounded
-  // time and memory.
-  static constexpr std::size_t kMaxWindows = 1000, kMaxOpen = 1024;
+  // A run's iterations are measured in at most this many energy windows, and at most
+  // RegionStack::kMaxOpen regions wait for their end: a job that marks a million steps a second is
+  // measured in bounded time and memory.
+  static constexpr std::size_t kMaxWindows = 1000;
 
  private:
   void drain();
@@ -67,7 +68,7 @@ class CommandBackend final : public Backend {
   std::vector<std::string> names_;
   std::string region_;
   telemetry::ControlFifo fifo_;
-  std::vector<telemetry::Region> open_;
+  telemetry::RegionStack<> open_;
   std::unique_ptr<telemetry::Source> source_;
   std::unique_ptr<telemetry::Sampler> sampler_;
   trace::Trace trace_;

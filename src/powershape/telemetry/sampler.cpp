@@ -342,37 +342,31 @@ std::vector<Region> Sampler::take_regions() {
   return std::exchange(closed_, {});
 }
 
-void Sampler::begin_region(const std::string& name, int gpu, std::optional<int64_t> t_ns) {
+std::optional<Region> Sampler::begin_region(const std::string& name, int gpu,
+                                            std::optional<int64_t> t_ns) {
   std::lock_guard lock(sh_->mu);
-  open_.push_back({name, gpu, t_ns.value_or(steady_now_ns()), 0});
+  auto dropped = open_.begin({name, gpu, t_ns.value_or(steady_now_ns()), 0});
+  return dropped ? std::optional<Region>(dropped->region) : std::nullopt;
 }
 
 std::vector<Region> Sampler::close_open_regions(std::optional<int64_t> t_ns) {
   std::lock_guard lock(sh_->mu);
-  std::vector<Region> closed = std::exchange(open_, {});
-  for (auto& r : closed) {
-    r.end_ns = std::max(r.begin_ns, t_ns.value_or(steady_now_ns()));
-    closed_.push_back(r);
-  }
+  std::vector<Region> closed = open_.close_all(t_ns.value_or(steady_now_ns()));
+  closed_.insert(closed_.end(), closed.begin(), closed.end());
   return closed;
 }
 
 bool Sampler::is_open(const std::string& name) const {
   std::lock_guard lock(sh_->mu);
-  return std::any_of(open_.begin(), open_.end(), [&](const Region& r) { return r.name == name; });
+  return open_.is_open(name);
 }
 
 bool Sampler::end_region(const std::string& name, std::optional<int64_t> t_ns) {
   std::lock_guard lock(sh_->mu);
-  for (auto it = open_.rbegin(); it != open_.rend(); ++it) {
-    if (it->name != name) continue;
-    Region r = *it;
-    r.end_ns = t_ns.value_or(steady_now_ns());
-    open_.erase(std::next(it).base());
-    closed_.push_back(std::move(r));
-    return true;
-  }
-  return false;
+  auto o = open_.end(name, t_ns.value_or(steady_now_ns()));
+  if (!o) return false;
+  closed_.push_back(std::move(o->region));
+  return true;
 }
 
 SamplerStats Sampler::stats() const {

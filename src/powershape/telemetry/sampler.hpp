@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "powershape/telemetry/region.hpp"
+#include "powershape/telemetry/region_stack.hpp"
 #include "powershape/telemetry/source.hpp"
 #include "powershape/telemetry/update_tracker.hpp"
 
@@ -88,9 +89,12 @@ class Sampler {
   std::vector<ProcessSample> take_processes();
   // Regions that have ended, in the order they ended.
   std::vector<Region> take_regions();
-  // t_ns: when it began or ended on the steady clock; default now.
-  void begin_region(const std::string& name, int gpu = -1, std::optional<int64_t> t_ns = {});
-  // Ends the innermost open region of that name; false when none is open.
+  // t_ns: when it began or ended on the steady clock; default now. Returns the oldest open region
+  // when it was dropped to make room (RegionStack::kMaxOpen are open).
+  std::optional<Region> begin_region(const std::string& name, int gpu = -1,
+                                     std::optional<int64_t> t_ns = {});
+  // Ends the innermost open region of that name (at its begin, if t_ns is earlier); false when
+  // none is open.
   bool end_region(const std::string& name, std::optional<int64_t> t_ns = {});
   // Whether a region of that name has begun and not yet ended.
   bool is_open(const std::string& name) const;
@@ -155,7 +159,8 @@ class Sampler {
   bool finished_ = false;    // the sampling thread has ended (or was given up on while stopping)
   bool watch_stop_ = false;  // the watchdog ends
   std::deque<Sample> buffer_;
-  std::vector<Region> open_, closed_;
+  RegionStack<> open_;
+  std::vector<Region> closed_;
   std::vector<std::array<UpdateTracker, kSignalCount>> trackers_;
   std::vector<std::array<bool, kSignalCount>> failing_;  // reported a failure already
   std::vector<SignalSet> cheap_;   // per GPU: the signals read between slow rounds

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "powershape/telemetry/mark.hpp"
@@ -54,7 +55,7 @@ void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, cons
                  const std::string& forward_to) {
   std::istringstream lines(fifo.read_available());
   std::string line;
-  static bool forward_failed = false;
+  static bool forward_failed = false, dropped_one = false;
   while (std::getline(lines, line)) {
     auto m = telemetry::parse_mark(line);
     if (!m) {
@@ -66,7 +67,12 @@ void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, cons
       continue;
     }
     if (m->begin) {
-      sampler.begin_region(m->name, -1, m->t_ns);
+      const auto dropped = sampler.begin_region(m->name, -1, m->t_ns);
+      if (dropped && !dropped_one)
+        warn("region '" + dropped->name +
+             "' dropped: " + std::to_string(telemetry::RegionStack<>::kMaxOpen) +
+             " regions were open (begun, never ended); the oldest open one goes first");
+      dropped_one = dropped_one || dropped.has_value();
     } else if (!sampler.end_region(m->name, m->t_ns)) {
       warn("region '" + m->name + "' ended but never began");
       continue;  // warned here; not passed on to be warned of again
