@@ -7,8 +7,9 @@
 #include "advise_apply.hpp"
 #include "advise_table.hpp"
 #include "powershape/advise/apply.hpp"
+#include "powershape/advise/settings_backend.hpp"
 #include "powershape/experiment/command_backend.hpp"
-#include "powershape/telemetry/clock.hpp"
+#include "powershape/experiment/engine.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/child.hpp"
 #include "powershape/util/error.hpp"
@@ -46,45 +47,34 @@ int sweep_settings(const SweepArgs& a) {
   if (objective.p_max_w <= 0) objective.p_max_w = range.default_limit_w;
   auto target = advise::nvml_target(a.gpu);
   util::forward_signals_to(0);  // a signal ends the sweep between runs; the setting is put back
+  advise::SettingsBackend swept(backend, 0, *target, settings, advise::state_dir());
   std::printf("powershape advise --sweep on %s: %zu settings x %d rounds of '%s'\n",
               target->describe().c_str(), settings.size(), a.rounds,
               backend.config_name(0).c_str());
   std::fflush(stdout);
-  const auto line = progress_line("measurement", true);
-  const int64_t t0 = telemetry::steady_now_ns();
-  const int total = a.rounds * static_cast<int>(settings.size());
-  backend.measure(0, 0);  // warm-up, as found
-  std::vector<std::vector<double>> ms(settings.size()), joules(settings.size());
-  for (int r = 0; r < a.rounds && util::received_signal() == 0; ++r) {
-    for (std::size_t k = 0; k < settings.size() && util::received_signal() == 0; ++k) {
-      // Each round starts one later, so that no setting always follows the same one.
-      const std::size_t i = (k + static_cast<std::size_t>(r)) % settings.size();
-      std::unique_ptr<advise::Applied> held;
-      if (!settings[i].is_default())
-        held = std::make_unique<advise::Applied>(*target, settings[i], advise::state_dir());
-      const auto m = backend.measure(0, 0);
-      ms[i].push_back(m.ms_per_iteration);
-      joules[i].push_back(m.j_per_iteration());
-      if (line)
-        line(r * static_cast<int>(settings.size()) + static_cast<int>(k) + 1, total,
-             static_cast<double>(telemetry::steady_now_ns() - t0) * 1e-9);
-    }
-  }
-  if (util::received_signal() != 0) {
+  // A run as found first, then the settings in rounds, each round's order shuffled: compare's
+  // design, the settings its configurations.
+  experiment::Design design;
+  design.rounds = a.rounds;
+  design.window_s = 1;         // not used: a run lasts what the command takes
+  design.warmup_max_s = 1e-9;  // one run
+  design.on_round = round_progress(true);
+  design.interrupted = [] { return util::received_signal() != 0; };
+  const experiment::Result r = experiment::run_design(swept, design);
+  if (r.interrupted) {
     std::printf("powershape: stopped by signal %d; every setting was put back\n",
                 util::received_signal());
     return 128 + util::received_signal();
   }
   std::vector<advise::Outcome> out;
   for (std::size_t i = 0; i < settings.size(); ++i) {
+    const experiment::ConfigResult& c = r.configs[i];
     advise::Outcome o;
     o.setting = settings[i];
-    for (std::size_t r = 0; r < ms[i].size(); ++r) {
-      o.ms += ms[i][r] / static_cast<double>(ms[i].size());
-      o.joules += joules[i][r] / static_cast<double>(ms[i].size());
-    }
-    o.time_ratio = experiment::ratio_interval(ms[i], ms[0], i + 1);
-    o.energy_ratio = experiment::ratio_interval(joules[i], joules[0], i + 1);
+    o.ms = c.ms_per_iteration;
+    o.joules = c.j_per_iteration;
+    o.time_ratio = c.time_ratio;
+    o.energy_ratio = c.energy_ratio;
     o.mean_power_w = o.ms > 0 ? o.joules / (o.ms * 1e-3) : 0;
     out.push_back(o);
   }
@@ -93,6 +83,7 @@ int sweep_settings(const SweepArgs& a) {
   nlohmann::json j = {{"objective", objective.describe()}, {"outcomes", nlohmann::json::array()}};
   for (const auto& x : out) j["outcomes"].push_back(to_json(x));
   j["recommended"] = to_json(out[chosen]);
+  j["experiment"] = experiment::to_json(r);  // each run: its setting, round, time and telemetry
   std::printf("\nmeasured recommendation: %s (every setting put back)\n",
               out[chosen].setting.describe().c_str());
   if (!a.out.empty()) util::write_json_file(a.out, j);

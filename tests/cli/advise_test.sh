@@ -128,7 +128,9 @@ check "--sweep exits 0" test $rc -eq 0
 check "--sweep ran the command under each setting" test "$(sort -u "$tmp/seen" | wc -l)" -eq 3
 check "--sweep measured each setting in each round" "$py" -c "
 import json, sys; j = json.load(open('$tmp/sweep.json'))
-sys.exit(not (len(j['outcomes']) == 3 and j['recommended']))"
+runs = [m for m in j['experiment']['measurements'] if m['round'] >= 0]
+sys.exit(not (len(j['outcomes']) == 3 and j['recommended'] and len(runs) == 6
+              and sorted(m['config'] for m in runs) == [0, 0, 1, 1, 2, 2]))"
 check "--sweep put every setting back" grep -q "^0 700000 0 0" "$tmp/settings"
 
 POWERSHAPE_FAKE_NVML_FAULTS=code=set_power_limit:no_permission "$ps" advise --trace "$trace" --knobs power --apply -- true >"$tmp/perm.out" 2>&1; rc=$?

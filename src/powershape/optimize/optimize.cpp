@@ -6,8 +6,10 @@
 #include <map>
 #include <set>
 
+#include "powershape/advise/settings_backend.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/experiment/command_backend.hpp"
+#include "powershape/experiment/engine.hpp"
 #include "powershape/experiment/tune_cache.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
@@ -166,26 +168,22 @@ void measure_setting(const Options& o, Result& r, const std::vector<std::string>
   auto target = o.apply_target();
   experiment::CommandBackend backend({command}, o.source, o.region);
   backend.set_deadline(deadline);
-  std::vector<double> ms[2], joules[2];
-  for (int p = 0; p < pairs; ++p) {
-    for (int k = 0; k < 2; ++k) {
-      const int with = (p + k) % 2;  // alternate which goes first
-      std::unique_ptr<advise::Applied> held;
-      if (with == 1)
-        held = std::make_unique<advise::Applied>(*target, setting, advise::state_dir());
-      const experiment::Measurement m = backend.measure(0, 0);
-      ms[with].push_back(m.ms_per_iteration);
-      joules[with].push_back(m.j_per_iteration());
-    }
-  }
+  // The job as found and under the setting, a pair of runs a round in shuffled order, the setting
+  // held for its own runs alone: a design of two configurations, as `compare` runs.
+  advise::SettingsBackend paired(backend, 0, *target, {advise::Setting{}, setting},
+                                 advise::state_dir());
+  experiment::Design design;
+  design.rounds = pairs;
+  design.window_s = 1;      // not used: a run lasts what the command takes
+  design.warmup_max_s = 0;  // the runs before were the warm-up
+  design.seed = o.seed;
+  const experiment::Result x = experiment::run_design(paired, design);
   s.measured = true;
-  s.time_ratio = experiment::ratio_interval(ms[1], ms[0], o.seed);
-  s.energy_ratio = experiment::ratio_interval(joules[1], joules[0], o.seed + 1);
+  s.time_ratio = x.configs[1].time_ratio;
+  s.energy_ratio = x.configs[1].energy_ratio;
   std::vector<double> scores[2];
-  for (int w = 0; w < 2; ++w) {
-    for (std::size_t i = 0; i < ms[w].size(); ++i)
-      scores[w].push_back(r.objective.score(ms[w][i], joules[w][i]));
-  }
+  for (const auto& m : x.measurements)
+    scores[m.config].push_back(r.objective.score(m.ms_per_iteration, m.j_per_iteration()));
   s.score_ratio = experiment::ratio_interval(scores[1], scores[0], o.seed + 2);
   if (s.score_ratio.hi >= 1) {
     r.notes.push_back(setting.describe() + " measured: not resolved better than the job as found");
