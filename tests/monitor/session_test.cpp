@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -68,6 +69,37 @@ TEST(Session, RecordsACommandItsRegionsAndItsExitCode) {
   std::string all((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(all.find("step"), std::string::npos);
   std::filesystem::remove(csv);
+}
+
+// Runs one after another under one sampler (the command backend's): each run's regions are its
+// own, taken out of the trace and bounded; one left open is dropped, not closed; its leftovers
+// are killed; a deadline stops it.
+TEST(Session, RunsCommandsOneAfterAnotherEachWithItsOwnRegions) {
+  SteadySource source;
+  std::vector<std::string> warnings;
+  Session s(source, fast({}), [&](const std::string& w) { warnings.push_back(w); });
+  const std::string mark = "echo \"$1 $(($(date +%s%N) / 1000)) $2\" >\"$POWERSHAPE_CONTROL\"";
+  const auto a = s.run_command({"sh", "-c",
+                                "m() { " + mark +
+                                    "; }; for i in 1 2 3 4 5; do m begin step; m end step; done; "
+                                    "m begin open; sleep 60 & exit 4"},
+                               0, 3);
+  EXPECT_EQ(a.exit_code, 4);
+  EXPECT_EQ(a.stopped_ns, 0);
+  ASSERT_EQ(a.regions.size(), 3u);  // the latest three of five
+  for (const auto& r : a.regions) EXPECT_EQ(r.name, "step");
+  EXPECT_GE(a.end_ns, a.begin_ns);
+  EXPECT_TRUE(s.trace().regions.empty());  // taken out
+  EXPECT_FALSE(s.region_open("open"));     // dropped with the run
+  const auto b =
+      s.run_command({"sh", "-c", "sleep 30"}, telemetry::steady_now_ns() + 200'000'000, 10);
+  EXPECT_GT(b.stopped_ns, 0);
+  EXPECT_LT(b.end_ns - b.begin_ns, 5'000'000'000);
+  EXPECT_TRUE(b.regions.empty());
+  EXPECT_GT(s.trace().samples.size(), 5u);
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+  EXPECT_EQ(std::system("pgrep -f '^sleep 60$' >/dev/null"), 256);  // the leftover is gone
+  s.finish();
 }
 
 // A region left open is closed at the end and named; finish() twice gives the same code.

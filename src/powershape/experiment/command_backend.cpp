@@ -1,10 +1,8 @@
 #include "powershape/experiment/command_backend.hpp"
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <map>
-#include <sstream>
 #include <thread>
 
 #include "powershape/experiment/engine.hpp"
@@ -108,18 +106,19 @@ std::string outermost(const std::vector<telemetry::Region>& regions) {
 }  // namespace
 
 CommandBackend::CommandBackend(std::vector<std::vector<std::string>> commands,
-                               const std::string& source, std::string region)
+                               const std::string& source, std::string region, trace::Warn warn)
     : commands_(std::move(commands)),
       region_(std::move(region)),
       source_(sim::open_source(source, {})) {
-  trace_.source = source_->describe();
-  trace_.devices = source_->devices();
-  sampler_ =
-      std::make_unique<telemetry::Sampler>(*source_, experiment::measurement_sampler_options());
-  sampler_->start();
+  monitor::SessionOptions o;
+  o.sampler = experiment::measurement_sampler_options();
+  if (!warn)
+    warn = [](const std::string& w) { std::fprintf(stderr, "powershape: %s\n", w.c_str()); };
+  session_ = std::make_unique<monitor::Session>(*source_, o, std::move(warn));
+  session_->start_sampler();
 }
 
-CommandBackend::~CommandBackend() { sampler_->stop(); }
+CommandBackend::~CommandBackend() = default;
 
 std::string CommandBackend::describe() const { return "commands on " + source_->describe(); }
 
@@ -143,55 +142,13 @@ std::string CommandBackend::command_text(std::size_t i) const {
   return s;
 }
 
-void CommandBackend::drain() {
-  for (auto& s : sampler_->take()) trace_.samples.push_back(std::move(s));
-}
-
-void CommandBackend::read_marks(std::vector<telemetry::Region>& closed) {
-  std::istringstream lines(fifo_.read_available());
-  std::string line;
-  while (std::getline(lines, line)) {
-    const auto m = telemetry::parse_mark(line);
-    if (!m || !telemetry::region_name_problem(m->name).empty()) continue;
-    if (m->begin) {
-      open_.begin({m->name, -1, m->t_ns, 0});  // beyond kMaxOpen, the oldest open one goes
-    } else if (auto o = open_.end(m->name, m->t_ns)) {
-      closed.push_back(std::move(o->region));
-    }
-  }
-}
-
 Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   // A signal that came between runs stops the next before it starts.
   if (util::received_signal() != 0) throw device_error("interrupted");
-  const int64_t begin = telemetry::steady_now_ns();
-  util::Child child(commands_.at(i), {std::string(telemetry::kControlEnv) + "=" + fifo_.path()},
-                    /*own_group=*/true);
-  util::forward_signals_to(child.pid());
-  std::vector<telemetry::Region> regions;
-  int64_t killed_at = 0;
-  while (!child.poll()) {
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-    drain();
-    read_marks(regions);
-    if (regions.size() > 2 * kMaxSteps)  // the latest kMaxSteps are what a run is measured by
-      regions.erase(regions.begin(), regions.end() - static_cast<std::ptrdiff_t>(kMaxSteps));
-    const int64_t now = telemetry::steady_now_ns();
-    if (deadline_ns_ > 0 && now > deadline_ns_ && killed_at == 0) {
-      child.signal(SIGTERM);
-      killed_at = now;
-    } else if (killed_at > 0 && now - killed_at > 2'000'000'000) {
-      child.signal(SIGKILL);
-    }
-  }
-  util::forward_signals_to(0);
-  const int64_t end = telemetry::steady_now_ns();
-  // What the run left behind (a background child) would run into the next measurement: gone.
-  child.signal(SIGKILL);
-  read_marks(regions);
-  if (regions.size() > kMaxSteps)
-    regions.erase(regions.begin(), regions.end() - static_cast<std::ptrdiff_t>(kMaxSteps));
-  open_.clear();  // a region the command left open is not measured
+  const auto ran = session_->run_command(commands_.at(i), deadline_ns_, kMaxSteps);
+  const int64_t begin = ran.begin_ns, end = ran.end_ns, killed_at = ran.stopped_ns;
+  const std::vector<telemetry::Region>& regions = ran.regions;
+  trace::Trace& t = session_->trace();
   if (util::received_signal() != 0) throw device_error("interrupted");
   if (killed_at > 0) {
     char at[32];
@@ -199,14 +156,14 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
     throw device_error("'" + util::printable(command_text(i), 200) +
                        "' was stopped: the deadline passed " + at + " s into its run");
   }
-  trace_.regions.push_back({config_name(i), -1, begin, end});
-  if (child.exit_code() != 0) {
+  t.regions.push_back({config_name(i), -1, begin, end});
+  if (ran.exit_code != 0) {
     throw invalid_input("'" + util::printable(command_text(i), 200) + "' exited with " +
-                        std::to_string(child.exit_code()));
+                        std::to_string(ran.exit_code));
   }
   // The telemetry of the run's end arrives a sampling period later.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  drain();
+  session_->turn(0);
   Measurement m;
   m.config = i;
   m.seconds = static_cast<double>(end - begin) * 1e-9;
@@ -224,19 +181,18 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   // The span of the steps it is measured by (the latest kMaxSteps), a region of its own: the
   // report's table then shows what the steps drew and held, apart from the run's start-up.
   if (!mine.empty())
-    trace_.regions.push_back(
+    t.regions.push_back(
         {config_name(i) + ": steps", -1, mine.front().begin_ns, mine.back().end_ns});
   if (mine.empty()) {  // the whole run is one iteration
     m.iterations = 1;
     m.ms_per_iteration = m.seconds * 1e3;
-    experiment::add_telemetry(m, trace_, begin, end);
+    experiment::add_telemetry(m, t, begin, end);
     return m;
   }
   // Each region an iteration: clock and throttling over the span they cover, time and energy
   // their own, from this run's telemetry alone.
   // 2 s either side: the readings in force when it began (the 1 s energy counter's too).
-  const trace::Trace run =
-      trace::samples_between(trace_, begin - 2'000'000'000, end + 2'000'000'000);
+  const trace::Trace run = trace::samples_between(t, begin - 2'000'000'000, end + 2'000'000'000);
   experiment::add_telemetry(m, run, mine.front().begin_ns, mine.back().end_ns);
   double ns = 0, joules = 0;
   // At most kMaxWindows energy windows, each a group of consecutive regions: a group's energy
@@ -262,12 +218,13 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
 
 void CommandBackend::idle(double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  drain();
+  session_->turn(0);
 }
 
 std::optional<double> CommandBackend::temperature_c() {
-  drain();
-  for (auto it = trace_.samples.rbegin(); it != trace_.samples.rend(); ++it) {
+  session_->turn(0);
+  const auto& samples = session_->trace().samples;
+  for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
     const auto& r = (*it)[telemetry::Signal::kGpuTemp];
     if (r.ok()) return static_cast<double>(r.value);
   }
@@ -277,8 +234,8 @@ std::optional<double> CommandBackend::temperature_c() {
 int64_t CommandBackend::now_ns() const { return telemetry::steady_now_ns(); }
 
 trace::Trace CommandBackend::recorded() {
-  drain();
-  return trace_;
+  session_->turn(0);
+  return session_->trace();
 }
 
 }  // namespace powershape::experiment

@@ -1,6 +1,6 @@
 #pragma once
 // A user's commands as the experiment engine's configurations: measuring one runs it to its end
-// under a sampler that records GPU telemetry the whole session, and reports its wall time as the
+// in a monitor::Session that records GPU telemetry the whole time, and reports its wall time as the
 // time per iteration (one iteration a run) and its energy, power, clock and throttling from the
 // telemetry over the run. A command that marks regions (`powershape mark`, the C API, the Python
 // Monitor, all through POWERSHAPE_CONTROL) is measured by them instead: each region of the chosen
@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "powershape/experiment/backend.hpp"
-#include "powershape/telemetry/control_fifo.hpp"
-#include "powershape/telemetry/region_stack.hpp"
-#include "powershape/telemetry/sampler.hpp"
+#include "powershape/monitor/session.hpp"
+#include "powershape/telemetry/region.hpp"
 #include "powershape/telemetry/source.hpp"
+#include "powershape/trace/recording.hpp"
 
 namespace powershape::experiment {
 
@@ -26,8 +26,11 @@ class CommandBackend final : public Backend {
  public:
   // commands: argv lists; source: what open_source opens (nvml, fake:TRACE.csv, hwmon[:ROOT]).
   // region: the regions' name to measure by; empty: the first name a command marks, if any.
+  // Its runs are a monitor::Session's: marks that cannot be read (a malformed line, an end
+  // without a begin) and the sampler's events go to `warn`, each run's marks on to an enclosing
+  // recorder's $POWERSHAPE_CONTROL.
   CommandBackend(std::vector<std::vector<std::string>> commands, const std::string& source,
-                 std::string region = "");
+                 std::string region = "", trace::Warn warn = {});
   ~CommandBackend() override;
   std::string describe() const override;
   bool simulated() const override { return false; }
@@ -55,23 +58,17 @@ class CommandBackend final : public Backend {
   const std::vector<telemetry::Region>& steps() const { return steps_; }
   static constexpr std::size_t kMaxSteps = 100000;
   // A run's iterations are measured in at most this many energy windows, and at most
-  // RegionStack::kMaxOpen regions wait for their end: a job that marks a million steps a second is
-  // measured in bounded time and memory.
+  // RegionStack::kMaxOpen regions wait for their end (the session's): a job that marks a million
+  // steps a second is measured in bounded time and memory.
   static constexpr std::size_t kMaxWindows = 1000;
 
  private:
-  void drain();
   std::string command_text(std::size_t i) const;
-  // Marks that have arrived, as regions closed so far; open ones wait in open_.
-  void read_marks(std::vector<telemetry::Region>& closed);
   std::vector<std::vector<std::string>> commands_;
   std::vector<std::string> names_;
   std::string region_;
-  telemetry::ControlFifo fifo_;
-  telemetry::RegionStack<> open_;
   std::unique_ptr<telemetry::Source> source_;
-  std::unique_ptr<telemetry::Sampler> sampler_;
-  trace::Trace trace_;
+  std::unique_ptr<monitor::Session> session_;  // the sampler, the marks and the trace
   std::vector<telemetry::Region> steps_;
   int64_t deadline_ns_ = 0;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 
@@ -84,6 +85,44 @@ void Session::turn(int wait_ms) {
   ::poll(&p, 1, std::clamp(wait_ms, 0, 1000));
   trace::apply_marks(fifo_, *sampler_, warn_, outer_control_);
   recording_->drain();
+}
+
+Session::CommandRun Session::run_command(const std::vector<std::string>& command,
+                                         int64_t deadline_ns, std::size_t max_regions) {
+  start_sampler();
+  auto& regions = trace_.regions;
+  const auto first = static_cast<std::ptrdiff_t>(regions.size());  // the run's regions follow
+  const auto keep_latest = [&](std::size_t n) {
+    if (regions.size() - static_cast<std::size_t>(first) > n)
+      regions.erase(regions.begin() + first, regions.end() - static_cast<std::ptrdiff_t>(n));
+  };
+  CommandRun run;
+  run.begin_ns = telemetry::steady_now_ns();
+  util::Child child(command, {std::string(telemetry::kControlEnv) + "=" + fifo_.path()},
+                    /*own_group=*/true);
+  util::forward_signals_to(-child.pid());
+  while (!child.poll()) {
+    turn(1);
+    keep_latest(2 * max_regions);
+    const int64_t now = telemetry::steady_now_ns();
+    if (deadline_ns > 0 && now > deadline_ns && run.stopped_ns == 0) {
+      child.signal(SIGTERM);
+      run.stopped_ns = now;
+    } else if (run.stopped_ns > 0 && now - run.stopped_ns > 2'000'000'000) {
+      child.signal(SIGKILL);
+    }
+  }
+  util::forward_signals_to(0);
+  run.end_ns = telemetry::steady_now_ns();
+  child.signal(SIGKILL);  // what it left behind (a background child) would run into the next run
+  run.exit_code = child.exit_code();
+  turn(0);
+  sampler_->drop_open_regions();  // a region it left open is not measured
+  keep_latest(max_regions);
+  run.regions.assign(std::make_move_iterator(regions.begin() + first),
+                     std::make_move_iterator(regions.end()));
+  regions.erase(regions.begin() + first, regions.end());
+  return run;
 }
 
 void Session::hold(bool held) {

@@ -2,8 +2,9 @@
 // One "telemetry around a program": a sampler on a source, a command run with the marks FIFO in
 // its environment (its regions recorded), the readings moved into a Trace and, when asked, into a
 // CSV as they arrive. `monitor`, `exporter` and `smooth` each run one; what they add (a live
-// view, /metrics, the filler) happens in the turn callback. Run under another recorder (its
-// $POWERSHAPE_CONTROL set), a session passes the command's marks on to it.
+// view, /metrics, the filler) happens in the turn callback. The command backend (compare, tune,
+// advise --sweep, optimize) runs its commands one after another in one (run_command). Run under
+// another recorder (its $POWERSHAPE_CONTROL set), a session passes the command's marks on to it.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -65,6 +66,23 @@ class Session {
   bool signalled() const;
   // Whether a region of that name is open now.
   bool region_open(const std::string& name) const { return sampler_->is_open(name); }
+  // What run_command gives back.
+  struct CommandRun {
+    int exit_code = 0;
+    int64_t begin_ns = 0, end_ns = 0;  // steady clock: from its start to when it was seen to end
+    int64_t stopped_ns = 0;            // when the deadline stopped it; 0: it ended on its own
+    std::vector<telemetry::Region> regions;  // those it closed, the latest max_regions
+  };
+  // Runs one more command to its end under this session's sampler (started if not yet), for a
+  // session of many measured runs (experiment::CommandBackend): the marks FIFO in its
+  // environment, a process group of its own (SIGINT and SIGTERM forwarded to it, all it left
+  // behind killed when it ends), a turn every millisecond. Past deadline_ns (steady clock; 0:
+  // none) it gets SIGTERM, and SIGKILL 2 s later. Its regions are taken out of the trace and
+  // returned, at most max_regions (the latest) held at any time; one it left open is dropped.
+  // Throws when it cannot be started.
+  CommandRun run_command(const std::vector<std::string>& command, int64_t deadline_ns,
+                         std::size_t max_regions);
+
   // Stops the sampler, closes the regions left open (each named to warn), moves the last readings
   // in, and returns the exit code: the command's, 128 + the signal that ended a recording without
   // one, 127 when the command never started.

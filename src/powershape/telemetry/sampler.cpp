@@ -356,6 +356,11 @@ std::vector<Region> Sampler::close_open_regions(std::optional<int64_t> t_ns) {
   return closed;
 }
 
+void Sampler::drop_open_regions() {
+  std::lock_guard lock(sh_->mu);
+  open_.clear();
+}
+
 bool Sampler::is_open(const std::string& name) const {
   std::lock_guard lock(sh_->mu);
   return open_.is_open(name);

@@ -100,6 +100,8 @@ class Sampler {
   bool is_open(const std::string& name) const;
   // Ends every open region now (or at t_ns) and returns them.
   std::vector<Region> close_open_regions(std::optional<int64_t> t_ns = {});
+  // Forgets every open region: none of them ends.
+  void drop_open_regions();
 
   SamplerStats stats() const;
   // The learned update period of a signal on a GPU (index into the source's devices()).
