@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "live_view.hpp"
+#include "powershape/analysis/job_energy.hpp"
 #include "powershape/analysis/process_energy.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/exporter/metrics_server.hpp"
@@ -143,18 +144,6 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
   }
 }
 
-// Each RAPL zone's energy over the run ({"package-0": J, ...}); null where there is no zone.
-nlohmann::json cpu_energy(const telemetry::RaplCounters& rapl,
-                          const std::vector<std::optional<uint64_t>>& from,
-                          const std::vector<std::optional<uint64_t>>& to) {
-  if (rapl.zones().empty()) return nullptr;
-  nlohmann::json j = nlohmann::json::object();
-  const auto joules = rapl.joules(from, to);
-  for (std::size_t i = 0; i < joules.size(); ++i)
-    j[rapl.zones()[i].name] = joules[i] ? nlohmann::json(*joules[i]) : nlohmann::json(nullptr);
-  return j;
-}
-
 // The CPU's line under the GPUs' summaries, and the whole node's energy where both are known.
 void print_cpu_energy(const nlohmann::json& cpu, const telemetry::RaplCounters& rapl,
                       const std::vector<analysis::Summary>& summaries) {
@@ -181,19 +170,6 @@ void print_cpu_energy(const nlohmann::json& cpu, const telemetry::RaplCounters& 
     std::fprintf(stderr, "; with the GPUs' %s J, %s J", util::printable(gpu_j).c_str(),
                  util::printable(gpu_j + cpu_j).c_str());
   std::fprintf(stderr, "\n");
-}
-
-// Each GPU's energy by process, where the driver sampled processes (NVML); null elsewhere.
-nlohmann::json by_process_json(const std::vector<analysis::ProcessEnergy>& v) {
-  if (v.empty()) return nullptr;
-  nlohmann::json j = nlohmann::json::array();
-  for (const auto& e : v)
-    j.push_back({{"gpu", e.gpu},
-                 {"pid", e.pid < 0 ? nlohmann::json(nullptr) : nlohmann::json(e.pid)},
-                 {"name", e.name},
-                 {"joules", e.joules},
-                 {"busy_s", e.busy_s}});
-  return j;
 }
 
 // A line a GPU under the summaries: its energy by process, the most first.
@@ -223,39 +199,6 @@ void print_by_process(std::vector<analysis::ProcessEnergy> v) {
     std::fprintf(stderr, " GPU %d by process (its SM time a second; not each one's power): %s\n",
                  gpu, line.c_str());
   }
-}
-
-// The energy a token where the command marked its steps (powershape.step, `mark begin step`):
-// the GPUs' energy inside them over their tokens, and the whole run's, GPUs' and CPUs', over the
-// same tokens (CodeCarbon#1347). Null without steps or tokens.
-nlohmann::json energy_per_token(const trace::Trace& t, const std::vector<analysis::Summary>& s,
-                                const nlohmann::json& cpu, double tokens_per_step) {
-  if (!(tokens_per_step > 0)) return nullptr;
-  const auto steps = std::count_if(t.regions.begin(), t.regions.end(),
-                                   [](const trace::Region& r) { return r.name == "step"; });
-  double in_steps_j = 0, all_j = 0;
-  bool known = steps > 0;
-  for (const auto& x : s) {
-    if (x.energy.method == analysis::Energy::Method::kNone) known = known && x.name != "step";
-    if (x.name == "step") in_steps_j += x.energy.energy_mj * 1e-3;
-    if (x.name == "all") all_j += x.energy.energy_mj * 1e-3;
-  }
-  if (!known) return nullptr;
-  const double tokens = tokens_per_step * static_cast<double>(steps);
-  nlohmann::json j = {{"steps", steps},
-                      {"tokens", tokens},
-                      {"gpu_j_per_token_in_steps", in_steps_j / tokens},
-                      {"gpu_j_per_token", all_j / tokens}};
-  if (cpu.is_object()) {
-    double cpu_j = 0;
-    bool all = true;
-    for (const auto& [zone, v] : cpu.items()) {
-      all = all && v.is_number();
-      if (v.is_number()) cpu_j += v.get<double>();
-    }
-    if (all) j["node_j_per_token"] = (all_j + cpu_j) / tokens;
-  }
-  return j;
 }
 
 int run_monitor(const MonitorOptions& o) {
@@ -311,14 +254,15 @@ int run_monitor(const MonitorOptions& o) {
   });
   int code = session.finish();
 
-  const nlohmann::json cpu = cpu_energy(rapl, cpu_from, rapl.read());
+  const nlohmann::json cpu = analysis::cpu_energy(rapl, cpu_from, rapl.read());
   auto summaries = analysis::summarize(recorded);
   print_summaries(stderr, title_of(o.command), recorded, summaries);
   print_cpu_energy(cpu, rapl, summaries);
   tally.add(recorded, INT64_MAX, true);
   const auto by_process = tally.totals();
   print_by_process(by_process);
-  const nlohmann::json per_token = energy_per_token(recorded, summaries, cpu, o.tokens_per_step);
+  const nlohmann::json per_token =
+      analysis::energy_per_token(recorded, summaries, cpu, o.tokens_per_step);
   if (o.tokens_per_step > 0 && per_token.is_null())
     std::fprintf(stderr,
                  " energy a token: none: --tokens-per-step needs the command's steps marked as "
@@ -353,7 +297,7 @@ int run_monitor(const MonitorOptions& o) {
     meta.processes.clear();
     try {
       trace::write_json(o.out_json, {meta, analysis::to_json(summaries), cpu, per_token,
-                                     by_process_json(by_process)});
+                                     analysis::to_json(by_process)});
     } catch (const std::runtime_error& e) {
       std::fprintf(stderr, "powershape: --json: %s\n", e.what());
       lost = true;
@@ -368,7 +312,7 @@ int run_monitor(const MonitorOptions& o) {
       in.job = nlohmann::json::object();
       if (!cpu.is_null()) (*in.job)["cpu_energy"] = cpu;
       if (!per_token.is_null()) (*in.job)["energy_per_token"] = per_token;
-      if (const auto bp = by_process_json(by_process); !bp.is_null())
+      if (const auto bp = analysis::to_json(by_process); !bp.is_null())
         (*in.job)["gpu_energy_by_process"] = bp;
       if (report::write_report(o.out_report, in)) {
         std::fprintf(stderr, "powershape: %s: text that is not UTF-8 is shown as U+FFFD\n",

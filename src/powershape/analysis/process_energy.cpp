@@ -192,4 +192,16 @@ std::vector<ProcessEnergy> ProcessEnergyTally::totals() const {
   return out;
 }
 
+nlohmann::json to_json(const std::vector<ProcessEnergy>& v) {
+  if (v.empty()) return nullptr;
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& e : v)
+    j.push_back({{"gpu", e.gpu},
+                 {"pid", e.pid < 0 ? nlohmann::json(nullptr) : nlohmann::json(e.pid)},
+                 {"name", e.name},
+                 {"joules", e.joules},
+                 {"busy_s", e.busy_s}});
+  return j;
+}
+
 }  // namespace powershape::analysis

@@ -13,6 +13,7 @@
 // tell processes apart; samples ~1/6 s apart leave short processes out.
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -43,6 +44,10 @@ struct ProcessEnergy {
 std::vector<ProcessEnergy> process_energy(const trace::Trace& t, int64_t from_ns, int64_t to_ns,
                                           int64_t window_ns = 1'000'000'000,
                                           const std::set<int>& also = {});
+
+// As --json and the report's job table carry it: [{"gpu", "pid" (null for the folded rows),
+// "name", "joules", "busy_s"}]; null for none (a source without process samples).
+nlohmann::json to_json(const std::vector<ProcessEnergy>& v);
 
 // Running totals for a recording that goes on (and forgets its past: monitor --keep): each call
 // adds the whole windows since the last call's end, up to `until_ns` (at most the last sample), so
