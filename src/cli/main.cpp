@@ -14,6 +14,22 @@
 #include "powershape/util/stdout_data.hpp"
 #include "subcommands.hpp"
 
+namespace {
+
+// How many options of the parsed subcommands were given "-" (a command's own words, positional,
+// are not options).
+int outputs_to_stdout(const CLI::App& app) {
+  int n = 0;
+  for (const CLI::Option* o : app.get_options()) {
+    if (!o->nonpositional()) continue;
+    for (const auto& r : o->results()) n += r == "-";
+  }
+  for (const CLI::App* sub : app.get_subcommands()) n += outputs_to_stdout(*sub);
+  return n;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // Before anything else: `mark` stamps its region boundary with the moment it was started.
   powershape::cli::started_ns() = powershape::telemetry::steady_now_ns();
@@ -95,22 +111,14 @@ int main(int argc, char** argv) {
   std::string who = "powershape";
   for (const CLI::App* at = sub; at != nullptr && at != &app; at = at->get_parent())
     who.insert(std::string("powershape").size(), " " + at->get_name());
-  // An output named "-" (-o -, --json -) is standard output; the table goes to standard error.
-  int to_stdout = 0;
-  for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) {
-    const std::string arg = argv[i];
-    for (const char* opt :
-         {"-o", "--out", "--output", "--json", "--perfetto", "--report", "--textfile"}) {
-      if ((arg == opt && i + 1 < argc && std::string(argv[i + 1]) == "-") ||
-          arg == std::string(opt) + "=-")
-        ++to_stdout;
-    }
-  }
-  if (to_stdout > 1) {
-    std::fprintf(stderr, "%s: only one output can be standard output ('-')\n", who.c_str());
-    return 2;
-  }
-  if (to_stdout == 1) powershape::util::send_table_to_stderr();
+  // An output named "-" (-o -, --json -) is standard output; the tables then go to standard
+  // error. No input reads "-", so an option given "-" is an output, whatever its name; checked
+  // once the line is parsed, before any subcommand runs.
+  app.parse_complete_callback([&app] {
+    const int to_stdout = outputs_to_stdout(app);
+    if (to_stdout > 1) throw CLI::ValidationError("only one output can be standard output ('-')");
+    if (to_stdout == 1) powershape::util::send_table_to_stderr();
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
