@@ -59,6 +59,36 @@ TEST(Recorder, ALongRegionKeepsItsTelemetryPastTheSamplersBuffer) {
   EXPECT_EQ(r.last("long")[0].energy.energy_mj, s[0].energy.energy_mj);
 }
 
+// 1000 W for its first 0.3 s, 100 W after.
+class StepDownSource : public RampSource {
+ public:
+  telemetry::Sample poll(int gpu, const telemetry::SignalSet& w) override {
+    auto s = RampSource::poll(gpu, w);
+    s[Signal::kPowerInstant] = Reading::of(s.t_ns - t0_ < 300'000'000 ? 1'000'000 : 100'000);
+    return s;
+  }
+};
+
+// A region longer than the telemetry kept before the newest sample (10 s) keeps its start while
+// its end waits for the polls after it: ending it must not let its own beginning go.
+TEST(Recorder, ARegionLongerThanTheKeptMarginIsSummedWhole) {
+  auto source = std::make_unique<StepDownSource>();
+  const int64_t t0 = source->t0_;
+  telemetry::SamplerOptions o;
+  o.period = std::chrono::milliseconds(20);
+  o.stretch = 1;  // every period polled, the steady 100 W too: the newest sample is recent
+  Recorder r(std::move(source), o);
+  r.begin("long", t0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(10800));
+  // Ended a little ahead of the last poll, so end() waits and collects before it sums up.
+  const int64_t end = telemetry::steady_now_ns() + 100'000'000;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto s = r.end("long", end);
+  ASSERT_EQ(s.size(), 1u);
+  const double truth_j = 1000 * 0.3 + 100 * (static_cast<double>(end - t0) * 1e-9 - 0.3);
+  EXPECT_NEAR(s[0].energy.energy_mj * 1e-3, truth_j, 0.03 * truth_j);
+}
+
 TEST(Recorder, RegionsOverlapAndErrorsNameTheRegion) {
   Recorder r(std::make_unique<RampSource>(), {});
   const int64_t t = telemetry::steady_now_ns();

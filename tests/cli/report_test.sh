@@ -81,9 +81,9 @@ PY
 # A replayed run, as the README tells it: the verdict in one sentence, the limit line from the
 # profile where the recording holds none (and said so), each series its own colour in any report,
 # a series hidden under another said in the legend, repeated region names told apart.
-# The replay is the first second of the H200's gemm_sustained recording, before its power meets
-# the limit: the last readings hold however far a slow machine gets, so the 1 s average lies under
-# the power field throughout and the page must say so.
+# The replay is the first second of the H200's gemm_sustained recording, the part where its
+# average power field equals its power usage in every row; the last readings hold however far a
+# slow machine gets, so the one series lies under the other throughout and the page must say so.
 mkdir -p "$tmp/h200"; head -n 250 "$data/h200/gemm_sustained_trace.csv" >"$tmp/h200/calm.csv"
 "$ps" monitor --source "fake:$tmp/h200/calm.csv" -o "$tmp/rep.csv" -- sh -c "'$ps' mark begin rest; sleep 0.3; '$ps' mark end rest; '$ps' mark begin rest; sleep 0.3; '$ps' mark end rest" 2>/dev/null
 "$ps" report "$tmp/rep.csv" -o "$tmp/rep.html" 2>/dev/null

@@ -28,6 +28,24 @@ TEST(Engine, RunsEveryConfigurationOncePerRoundInShuffledOrders) {
   EXPECT_GE(distinct_orders, 3);
 }
 
+// Rotated: each configuration in each place once over n rounds; two alternate which goes first.
+TEST(Engine, RotatedRoundsPutEachConfigurationInEachPlace) {
+  FakeBackend b({1, 1, 1}, 0.001, 1);
+  Design d;
+  d.rounds = 3;
+  d.rotate = true;
+  d.warmup_max_s = 0;
+  auto r = run_design(b, d);
+  std::vector<std::size_t> order;
+  for (const auto& m : r.measurements) order.push_back(m.config);
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 1, 2, 0, 2, 0, 1}));
+  FakeBackend two({1, 1}, 0.001, 1);
+  d.rounds = 4;
+  order.clear();
+  for (const auto& m : run_design(two, d).measurements) order.push_back(m.config);
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 1, 0, 0, 1, 1, 0}));
+}
+
 TEST(Engine, WarmsUpUntilTheTelemetrySettles) {
   FakeBackend b({1, 1}, 0.001, 1, 6);
   Design d;

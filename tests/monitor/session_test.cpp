@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "powershape/telemetry/clock.hpp"
@@ -71,25 +72,35 @@ TEST(Session, RecordsACommandItsRegionsAndItsExitCode) {
   std::filesystem::remove(csv);
 }
 
-// Runs one after another under one sampler (the command backend's): each run's regions are its
-// own, taken out of the trace and bounded; one left open is dropped, not closed; its leftovers
+// A source that places a region of its own (a replay's, the simulator's), once.
+class RegionSource : public SteadySource {
+ public:
+  std::vector<telemetry::Region> take_regions() override { return std::exchange(regions_, {}); }
+
+ private:
+  std::vector<telemetry::Region> regions_{{"workload", -1, 1, 2}};
+};
+
+// Runs one after another under one sampler (the command backend's): each run's regions are the
+// marks it closed, bounded, not the source's; one left open is dropped, not closed; its leftovers
 // are killed; a deadline stops it.
 TEST(Session, RunsCommandsOneAfterAnotherEachWithItsOwnRegions) {
-  SteadySource source;
+  RegionSource source;
   std::vector<std::string> warnings;
   Session s(source, fast({}), [&](const std::string& w) { warnings.push_back(w); });
-  const std::string mark = "echo \"$1 $(($(date +%s%N) / 1000)) $2\" >\"$POWERSHAPE_CONTROL\"";
-  const auto a = s.run_command({"sh", "-c",
-                                "m() { " + mark +
-                                    "; }; for i in 1 2 3 4 5; do m begin step; m end step; done; "
-                                    "m begin open; sleep 60 & exit 4"},
-                               0, 3);
+  const auto a = s.run_command(
+      {"sh", "-c",
+       "for i in 1 2 3 4 5 6 7; do echo \"begin $i step\"; echo \"end $((i + 1)) step\"; done "
+       ">\"$POWERSHAPE_CONTROL\"; echo 'begin 9 open' >\"$POWERSHAPE_CONTROL\"; "
+       "sleep 61.25 & exit 4"},
+      0, 3);
   EXPECT_EQ(a.exit_code, 4);
   EXPECT_EQ(a.stopped_ns, 0);
-  ASSERT_EQ(a.regions.size(), 3u);  // the latest three of five
-  for (const auto& r : a.regions) EXPECT_EQ(r.name, "step");
+  ASSERT_EQ(a.regions.size(), 3u);  // the latest three of seven
+  EXPECT_EQ(a.regions.front(), (telemetry::Region{"step", -1, 5, 6}));
+  EXPECT_EQ(a.regions.back(), (telemetry::Region{"step", -1, 7, 8}));
   EXPECT_GE(a.end_ns, a.begin_ns);
-  EXPECT_TRUE(s.trace().regions.empty());  // taken out
+  EXPECT_TRUE(s.trace().regions.empty());  // neither the marks nor the source's "workload"
   EXPECT_FALSE(s.region_open("open"));     // dropped with the run
   const auto b =
       s.run_command({"sh", "-c", "sleep 30"}, telemetry::steady_now_ns() + 200'000'000, 10);
@@ -98,7 +109,7 @@ TEST(Session, RunsCommandsOneAfterAnotherEachWithItsOwnRegions) {
   EXPECT_TRUE(b.regions.empty());
   EXPECT_GT(s.trace().samples.size(), 5u);
   EXPECT_TRUE(warnings.empty()) << warnings.front();
-  EXPECT_EQ(std::system("pgrep -f '^sleep 60$' >/dev/null"), 256);  // the leftover is gone
+  EXPECT_NE(std::system("pgrep -f '^sleep 61.25$' >/dev/null"), 0);  // the leftover is gone
   s.finish();
 }
 

@@ -106,7 +106,8 @@ TEST(Recording, AFailedFileKeepsTheRecordingInMemory) {
   EXPECT_GT(t.samples.size(), first);
 }
 
-// Marks from the FIFO become regions; a bad line and an end without a begin are reported.
+// Marks from the FIFO become regions, returned as they close; a bad line and an end without a
+// begin are reported, each kind once a reader however often it comes.
 TEST(Recording, MarksBecomeRegions) {
   RisingSource source;
   telemetry::Sampler sampler(source, fast());
@@ -114,14 +115,21 @@ TEST(Recording, MarksBecomeRegions) {
   const int64_t now = telemetry::steady_now_ns();
   telemetry::send_mark(fifo.path(), {true, now, "step"});
   telemetry::send_mark(fifo.path(), {false, now + 1000, "step"});
-  telemetry::send_mark(fifo.path(), {false, now + 2000, "never-began"});
+  for (int i = 0; i < 3; ++i) {
+    telemetry::send_mark(fifo.path(), {false, now + 2000, "never-began"});
+    telemetry::send_mark(fifo.path(), {true, now + 2000, "bad\x01name"});
+  }
   std::vector<std::string> warnings;
-  apply_marks(fifo, sampler, [&](const std::string& w) { warnings.push_back(w); });
+  MarkReader marks([&](const std::string& w) { warnings.push_back(w); });
+  const auto closed = marks.apply(fifo, sampler);
+  ASSERT_EQ(closed.size(), 1u);
+  EXPECT_EQ(closed[0], (telemetry::Region{"step", -1, now, now + 1000}));
   const auto regions = sampler.take_regions();
   ASSERT_EQ(regions.size(), 1u);
   EXPECT_EQ(regions[0].name, "step");
-  ASSERT_EQ(warnings.size(), 1u);
+  ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[0].find("never-began"), std::string::npos);
+  EXPECT_NE(warnings[1].find("ignored a region"), std::string::npos);
 }
 
 // A job that begins regions and never ends them: the oldest open one goes, said once.
@@ -134,7 +142,7 @@ TEST(Recording, BeginsPastTheOpenCapDropTheOldestSaidOnce) {
   for (std::size_t i = 0; i < n; ++i)
     telemetry::send_mark(fifo.path(), {true, now, "r" + std::to_string(i)});
   std::vector<std::string> warnings;
-  apply_marks(fifo, sampler, [&](const std::string& w) { warnings.push_back(w); });
+  MarkReader([&](const std::string& w) { warnings.push_back(w); }).apply(fifo, sampler);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("region 'r0' dropped: 1024 regions were open"), std::string::npos)
       << warnings[0];

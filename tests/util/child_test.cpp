@@ -25,6 +25,12 @@ TEST(Child, ReportsExitCodesEnvironmentAndSignals) {
   EXPECT_EQ(wait_for(ok), 7);
   Child env({"sh", "-c", "test \"$POWERSHAPE_T\" = yes"}, {"POWERSHAPE_T=yes"});
   EXPECT_EQ(wait_for(env), 0);
+  // One inherited is replaced, not shadowed: getenv reads the first of a name (a recorder inside
+  // another gives its own FIFO).
+  setenv("POWERSHAPE_T", "outer", 1);
+  Child once({"sh", "-c", "test \"$(env | grep -c '^POWERSHAPE_T=')\" = 1"}, {"POWERSHAPE_T=yes"});
+  EXPECT_EQ(wait_for(once), 0);
+  unsetenv("POWERSHAPE_T");
   Child slow({"sleep", "30"}, {});
   slow.signal(SIGTERM);
   EXPECT_EQ(wait_for(slow), 128 + SIGTERM);

@@ -3,6 +3,7 @@
 #include <memory>
 #include <utility>
 
+#include "powershape/util/child.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::advise {
@@ -31,6 +32,8 @@ void SettingsBackend::set_configs(std::vector<workload::Plan> /*configs*/) {
 
 experiment::Measurement SettingsBackend::measure(std::size_t i, double seconds) {
   const Setting& s = settings_.at(i);
+  // A signal between runs ends the design before anything more is set.
+  if (util::received_signal() != 0) throw device_error("interrupted");
   std::unique_ptr<Applied> held;
   if (!s.is_default()) held = std::make_unique<Applied>(target_, s, record_dir_);
   experiment::Measurement m = inner_.measure(inner_config_, seconds);

@@ -56,6 +56,7 @@ void Recorder::collect() {
   for (auto& s : sampler_.take()) trace_.samples.push_back(std::move(s));
   int64_t keep_from = trace_.samples.empty() ? 0 : trace_.samples.back().t_ns - kMarginNs;
   for (const auto& o : open_.open()) keep_from = std::min(keep_from, o.region.begin_ns - kMarginNs);
+  for (const int64_t b : closing_) keep_from = std::min(keep_from, b - kMarginNs);
   auto first_kept = std::find_if(trace_.samples.begin(), trace_.samples.end(),
                                  [&](const telemetry::Sample& s) { return s.t_ns >= keep_from; });
   trace_.samples.erase(trace_.samples.begin(), first_kept);
@@ -94,7 +95,16 @@ std::vector<Summary> Recorder::end(const std::string& name, int64_t t_ns) {
     auto closed = *open_.end(name, t_ns);
     r = closed.region;
     cpu = rapl_.joules(closed.extra, cpu_now);
+    closing_.insert(r.begin_ns);  // its telemetry kept until it is summed up below
   }
+  struct Unpin {  // on the way out, after the last lock below is let go
+    Recorder& rec;
+    int64_t begin_ns;
+    ~Unpin() {
+      std::lock_guard lock(rec.mu_);
+      rec.closing_.erase(rec.closing_.find(begin_ns));
+    }
+  } unpin{*this, r.begin_ns};
   // Wait (at most 20 periods) for a round of polls after the end, so the window is covered.
   for (int i = 0; i < 20; ++i) {
     {

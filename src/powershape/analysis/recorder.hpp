@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -75,6 +76,7 @@ class Recorder {
     std::vector<std::optional<double>> cpu;
   };
   std::map<std::string, Last> last_;
+  std::multiset<int64_t> closing_;  // the begins of regions ended, not yet summed up
   uint64_t ended_ = 0;
   telemetry::RaplCounters rapl_;
 };

@@ -134,7 +134,11 @@ Result run_design(Backend& backend, const Design& d) {
     double spent = 0;
     for (int round = 0; round < d.rounds; ++round) {
       std::iota(order.begin(), order.end(), 0);
-      std::shuffle(order.begin(), order.end(), rng);
+      if (d.rotate)
+        std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(round % n),
+                    order.end());
+      else
+        std::shuffle(order.begin(), order.end(), rng);
       for (std::size_t c : order) {
         if (d.cooldown_c > 0) {
           for (int i = 0; i < 600; ++i) {

@@ -19,6 +19,11 @@ struct Design {
   double window_s = 2;       // each measurement; >= 1 s for 10 energy-counter updates
   std::size_t baseline = 0;  // the configuration ratios are taken against
   uint64_t seed = 1;         // shuffles the order within each round
+  // Instead of shuffled, each round's order is the one before moved on by one (round r starts at
+  // configuration r mod n): over n rounds each configuration runs in each place once, and two
+  // alternate which goes first. For a few rounds of a slow device that drifts (heat, boost), where
+  // a shuffle could leave one configuration always first.
+  bool rotate = false;
   // Warm-up: the baseline runs in windows of warmup_window_s (or five iterations, if longer) until
   // the mean SM clock and power of the last `settle_windows` agree within settle_tolerance (or
   // their mean with the mean of the windows before them: a controller hunting around its limit

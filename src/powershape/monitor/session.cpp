@@ -3,10 +3,12 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <iterator>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "powershape/telemetry/clock.hpp"
@@ -19,6 +21,7 @@ Session::Session(telemetry::Source& source, SessionOptions o, trace::Warn warn)
   if (!(o_.turn_ms >= 1 && o_.turn_ms <= 1000))
     throw invalid_input("session: a turn's wait must be 1-1000 ms");
   if (const char* outer = std::getenv(telemetry::kControlEnv)) outer_control_ = outer;
+  marks_ = std::make_unique<trace::MarkReader>(warn_, outer_control_);
   trace_.source = source_.describe();
   trace_.devices = source_.devices();
   trace_.wall_minus_steady_ns = telemetry::wall_minus_steady_ns();
@@ -83,26 +86,41 @@ void Session::run(const std::function<void()>& each_turn) {
 void Session::turn(int wait_ms) {
   pollfd p{fifo_.fd(), POLLIN, 0};
   ::poll(&p, 1, std::clamp(wait_ms, 0, 1000));
-  trace::apply_marks(fifo_, *sampler_, warn_, outer_control_);
+  auto closed = marks_->apply(fifo_, *sampler_);
+  if (marked_to_ != nullptr) marked_to_->insert(marked_to_->end(), closed.begin(), closed.end());
   recording_->drain();
 }
 
 Session::CommandRun Session::run_command(const std::vector<std::string>& command,
                                          int64_t deadline_ns, std::size_t max_regions) {
   start_sampler();
-  auto& regions = trace_.regions;
-  const auto first = static_cast<std::ptrdiff_t>(regions.size());  // the run's regions follow
-  const auto keep_latest = [&](std::size_t n) {
-    if (regions.size() - static_cast<std::size_t>(first) > n)
-      regions.erase(regions.begin() + first, regions.end() - static_cast<std::ptrdiff_t>(n));
-  };
   CommandRun run;
+  // At most max_regions kept, the latest: trimmed once twice as many have come, so that a job
+  // marking a million steps a second costs a shift now and then, not one a turn.
+  const auto keep_latest = [&](std::size_t past) {
+    if (run.regions.size() > past)
+      run.regions.erase(run.regions.begin(),
+                        run.regions.end() - static_cast<std::ptrdiff_t>(max_regions));
+  };
+  // The run's regions are the marks it closed; what else the source placed in the trace meanwhile
+  // (a replay's regions, the simulator's) is no step of the command and is not kept.
+  const std::size_t first = trace_.regions.size();
+  const auto drop_the_rest = [&] {
+    trace_.regions.erase(trace_.regions.begin() + static_cast<std::ptrdiff_t>(first),
+                         trace_.regions.end());
+  };
   run.begin_ns = telemetry::steady_now_ns();
   util::Child child(command, {std::string(telemetry::kControlEnv) + "=" + fifo_.path()},
                     /*own_group=*/true);
   util::forward_signals_to(-child.pid());
+  marked_to_ = &run.regions;
+  struct Unhook {
+    std::vector<telemetry::Region>*& to;
+    ~Unhook() { to = nullptr; }
+  } unhook{marked_to_};
   while (!child.poll()) {
-    turn(1);
+    turn(0);
+    drop_the_rest();
     keep_latest(2 * max_regions);
     const int64_t now = telemetry::steady_now_ns();
     if (deadline_ns > 0 && now > deadline_ns && run.stopped_ns == 0) {
@@ -111,17 +129,18 @@ Session::CommandRun Session::run_command(const std::vector<std::string>& command
     } else if (run.stopped_ns > 0 && now - run.stopped_ns > 2'000'000'000) {
       child.signal(SIGKILL);
     }
+    // Its end is seen within 0.2 ms: an unmarked run's time is its wall time.
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   util::forward_signals_to(0);
   run.end_ns = telemetry::steady_now_ns();
   child.signal(SIGKILL);  // what it left behind (a background child) would run into the next run
   run.exit_code = child.exit_code();
   turn(0);
-  sampler_->drop_open_regions();  // a region it left open is not measured
+  drop_the_rest();
+  // A region it left open is not measured; an enclosing recorder was sent its begin, so its end.
+  marks_->end_forwarded(sampler_->drop_open_regions(), run.end_ns);
   keep_latest(max_regions);
-  run.regions.assign(std::make_move_iterator(regions.begin() + first),
-                     std::make_move_iterator(regions.end()));
-  regions.erase(regions.begin() + first, regions.end());
   return run;
 }
 
@@ -141,7 +160,7 @@ int Session::finish() {
   finished_ = true;
   hold(false);
   if (started_) sampler_->stop();
-  trace::apply_marks(fifo_, *sampler_, warn_, outer_control_);
+  marks_->apply(fifo_, *sampler_);
   for (const auto& r : sampler_->close_open_regions())
     warn_("region '" + r.name + "' began but never ended: closed at the end");
   recording_->drain();

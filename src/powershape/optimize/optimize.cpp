@@ -168,8 +168,8 @@ void measure_setting(const Options& o, Result& r, const std::vector<std::string>
   auto target = o.apply_target();
   experiment::CommandBackend backend({command}, o.source, o.region);
   backend.set_deadline(deadline);
-  // The job as found and under the setting, a pair of runs a round in shuffled order, the setting
-  // held for its own runs alone: a design of two configurations, as `compare` runs.
+  // The job as found and under the setting, a pair of runs a round, which goes first alternating,
+  // the setting held for its own runs alone: a design of two configurations, as `compare` runs.
   advise::SettingsBackend paired(backend, 0, *target, {advise::Setting{}, setting},
                                  advise::state_dir());
   experiment::Design design;
@@ -177,6 +177,7 @@ void measure_setting(const Options& o, Result& r, const std::vector<std::string>
   design.window_s = 1;      // not used: a run lasts what the command takes
   design.warmup_max_s = 0;  // the runs before were the warm-up
   design.seed = o.seed;
+  design.rotate = true;
   const experiment::Result x = experiment::run_design(paired, design);
   s.measured = true;
   s.time_ratio = x.configs[1].time_ratio;

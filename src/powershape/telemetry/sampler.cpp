@@ -356,9 +356,12 @@ std::vector<Region> Sampler::close_open_regions(std::optional<int64_t> t_ns) {
   return closed;
 }
 
-void Sampler::drop_open_regions() {
+std::vector<Region> Sampler::drop_open_regions() {
   std::lock_guard lock(sh_->mu);
+  std::vector<Region> out;
+  for (const auto& o : open_.open()) out.push_back(o.region);
   open_.clear();
+  return out;
 }
 
 bool Sampler::is_open(const std::string& name) const {
@@ -366,12 +369,12 @@ bool Sampler::is_open(const std::string& name) const {
   return open_.is_open(name);
 }
 
-bool Sampler::end_region(const std::string& name, std::optional<int64_t> t_ns) {
+std::optional<Region> Sampler::end_region(const std::string& name, std::optional<int64_t> t_ns) {
   std::lock_guard lock(sh_->mu);
   auto o = open_.end(name, t_ns.value_or(steady_now_ns()));
-  if (!o) return false;
-  closed_.push_back(std::move(o->region));
-  return true;
+  if (!o) return std::nullopt;
+  closed_.push_back(o->region);
+  return o->region;
 }
 
 SamplerStats Sampler::stats() const {

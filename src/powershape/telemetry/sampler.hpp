@@ -93,15 +93,15 @@ class Sampler {
   // when it was dropped to make room (RegionStack::kMaxOpen are open).
   std::optional<Region> begin_region(const std::string& name, int gpu = -1,
                                      std::optional<int64_t> t_ns = {});
-  // Ends the innermost open region of that name (at its begin, if t_ns is earlier); false when
-  // none is open.
-  bool end_region(const std::string& name, std::optional<int64_t> t_ns = {});
+  // Ends the innermost open region of that name (at its begin, if t_ns is earlier) and returns
+  // it; none when none is open.
+  std::optional<Region> end_region(const std::string& name, std::optional<int64_t> t_ns = {});
   // Whether a region of that name has begun and not yet ended.
   bool is_open(const std::string& name) const;
   // Ends every open region now (or at t_ns) and returns them.
   std::vector<Region> close_open_regions(std::optional<int64_t> t_ns = {});
-  // Forgets every open region: none of them ends.
-  void drop_open_regions();
+  // Forgets every open region, none of them ended, and returns them.
+  std::vector<Region> drop_open_regions();
 
   SamplerStats stats() const;
   // The learned update period of a signal on a GPU (index into the source's devices()).

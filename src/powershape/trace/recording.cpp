@@ -51,40 +51,58 @@ void Recording::finish() {
   to_csv([&] { csv_->finish(); });
 }
 
-void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, const Warn& warn,
-                 const std::string& forward_to) {
+MarkReader::MarkReader(Warn warn, std::string forward_to)
+    : warn_(std::move(warn)), forward_to_(std::move(forward_to)) {}
+
+void MarkReader::say(Said kind, const std::string& what) {
+  if (said_[kind]) return;
+  said_[kind] = true;
+  warn_(what + " (said once)");
+}
+
+void MarkReader::forward(const telemetry::Mark& m) {
+  if (forward_to_.empty()) return;
+  try {
+    telemetry::send_mark(forward_to_, m);
+  } catch (const std::exception& e) {
+    say(kNotPassedOn, std::string("marks not passed on: ") + e.what());
+  }
+}
+
+std::vector<telemetry::Region> MarkReader::apply(telemetry::ControlFifo& fifo,
+                                                 telemetry::Sampler& sampler) {
+  std::vector<telemetry::Region> closed;
   std::istringstream lines(fifo.read_available());
   std::string line;
-  static bool forward_failed = false, dropped_one = false;
   while (std::getline(lines, line)) {
     auto m = telemetry::parse_mark(line);
     if (!m) {
-      warn("ignored a control line that is not 'begin|end T_NS NAME'");
+      say(kMalformed, "ignored a control line that is not 'begin|end T_NS NAME'");
       continue;
     }
     if (auto why = telemetry::region_name_problem(m->name); !why.empty()) {
-      warn("ignored a region: " + why);
+      say(kBadName, "ignored a region: " + why);
       continue;
     }
     if (m->begin) {
-      const auto dropped = sampler.begin_region(m->name, -1, m->t_ns);
-      if (dropped && !dropped_one)
-        warn("region '" + dropped->name +
-             "' dropped: " + std::to_string(telemetry::RegionStack<>::kMaxOpen) +
-             " regions were open (begun, never ended); the oldest open one goes first");
-      dropped_one = dropped_one || dropped.has_value();
-    } else if (!sampler.end_region(m->name, m->t_ns)) {
-      warn("region '" + m->name + "' ended but never began");
+      if (const auto dropped = sampler.begin_region(m->name, -1, m->t_ns))
+        say(kDropped,
+            "region '" + dropped->name +
+                "' dropped: " + std::to_string(telemetry::RegionStack<>::kMaxOpen) +
+                " regions were open (begun, never ended); the oldest open one goes first");
+    } else if (auto r = sampler.end_region(m->name, m->t_ns)) {
+      closed.push_back(std::move(*r));
+    } else {
+      say(kNeverBegan, "region '" + m->name + "' ended but never began");
       continue;  // warned here; not passed on to be warned of again
     }
-    if (forward_to.empty()) continue;
-    try {
-      telemetry::send_mark(forward_to, *m);
-    } catch (const std::exception& e) {
-      if (!forward_failed) warn(std::string("marks not passed on: ") + e.what());
-      forward_failed = true;
-    }
+    forward(*m);
   }
+  return closed;
+}
+
+void MarkReader::end_forwarded(const std::vector<telemetry::Region>& dropped, int64_t t_ns) {
+  for (const auto& r : dropped) forward({false, std::max(t_ns, r.begin_ns), r.name});
 }
 
 void forget_before(Trace& t, int64_t before_ns, std::size_t keep) {

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "powershape/telemetry/control_fifo.hpp"
+#include "powershape/telemetry/mark.hpp"
 #include "powershape/telemetry/region.hpp"
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/trace/csv_writer.hpp"
@@ -37,12 +39,29 @@ class Recording {
   bool failed_ = false, reader_gone_ = false;
 };
 
-// Applies the region marks that arrived on the control FIFO to the sampler; a malformed line, a
-// bad name or an end without a begin is reported to `warn` and skipped. `forward_to` non-empty:
-// each mark applied is sent on to that FIFO too (an enclosing recorder's: `monitor` or `optimize`
-// around `smooth` sees the job's regions); one that cannot be sent is reported once.
-void apply_marks(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler, const Warn& warn,
-                 const std::string& forward_to = "");
+// The region marks that arrive on a recorder's control FIFO, applied to its sampler. A malformed
+// line, a bad name, an end without a begin, a region dropped past RegionStack::kMaxOpen and a mark
+// that cannot be passed on are each reported to `warn` the first time, once a reader (so a job
+// that writes garbage in a loop costs one line). `forward_to` non-empty: each mark applied is sent
+// on to that FIFO too (an enclosing recorder's: `monitor` or `optimize` around `smooth` sees the
+// job's regions).
+class MarkReader {
+ public:
+  MarkReader(Warn warn, std::string forward_to = "");
+  // Applies what has arrived; returns the regions its end marks closed.
+  std::vector<telemetry::Region> apply(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler);
+  // Regions begun here that will never end (dropped with a run): their begins were passed on, so
+  // the enclosing recorder is sent their ends at t_ns.
+  void end_forwarded(const std::vector<telemetry::Region>& dropped, int64_t t_ns);
+
+ private:
+  enum Said { kMalformed, kBadName, kNeverBegan, kDropped, kNotPassedOn, kKinds };
+  void say(Said kind, const std::string& what);
+  void forward(const telemetry::Mark& m);
+  Warn warn_;
+  std::string forward_to_;
+  bool said_[kKinds] = {};
+};
 
 // Lets go of what a days-long recording no longer needs: samples and process samples older than
 // `before_ns`, and all

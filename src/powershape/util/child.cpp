@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -37,7 +38,16 @@ Child::Child(const std::vector<std::string>& argv, const std::vector<std::string
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::vector<char*> envp;
-  for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+  // A key given replaces an inherited one: getenv (glibc, CPython) returns the first of a name, so
+  // an appended POWERSHAPE_CONTROL under an enclosing recorder would never be read.
+  const auto given = [&](const char* e) {
+    return std::any_of(env.begin(), env.end(), [&](const std::string& kv) {
+      const auto eq = kv.find('=');
+      return eq != std::string::npos && std::strncmp(e, kv.c_str(), eq + 1) == 0;
+    });
+  };
+  for (char** e = environ; *e != nullptr; ++e)
+    if (!given(*e)) envp.push_back(*e);
   for (const auto& kv : env) envp.push_back(const_cast<char*>(kv.c_str()));
   envp.push_back(nullptr);
   int fds[2];
