@@ -1,12 +1,10 @@
 #include "advise_apply.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <memory>
-#include <thread>
 
 #include "powershape/advise/apply.hpp"
-#include "powershape/util/child.hpp"
+#include "powershape/advise/hold.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::cli {
@@ -61,30 +59,10 @@ int apply_setting_as_asked(const ApplyArgs& a, const advise::Setting& s) {
     if (a.command.empty()) return 0;
   }
   auto target = open_for(a);
-  util::forward_signals_to(0);  // caught from here on, so that the setting is put back
-  std::unique_ptr<advise::Applied> held;
-  if (!s.is_default()) {
-    held = std::make_unique<advise::Applied>(*target, s, advise::state_dir());
-    std::printf("powershape: set %s on %s\n", s.describe().c_str(), target->describe().c_str());
-  }
-  std::fflush(stdout);
-  int code = 0;
-  if (!a.command.empty()) {
-    util::Child child(a.command, {});
-    util::forward_signals_to(child.pid());
-    while (!child.poll()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    code = child.exit_code();
-  } else {
-    std::printf("powershape: holding it; Ctrl-C (or SIGTERM) puts it back\n");
+  return advise::hold_while(*target, s, advise::state_dir(), a.command, [](const std::string& l) {
+    std::printf("powershape: %s\n", l.c_str());
     std::fflush(stdout);
-    while (util::received_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    code = 128 + util::received_signal();
-  }
-  if (held) {
-    held->restore();
-    std::printf("powershape: put %s back as it was\n", target->describe().c_str());
-  }
-  return code;
+  });
 }
 
 }  // namespace

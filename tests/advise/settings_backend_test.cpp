@@ -5,28 +5,13 @@
 
 #include <filesystem>
 
+#include "advise/fake_target.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::advise {
 namespace {
 namespace fs = std::filesystem;
-
-// A GPU whose clock cap is whatever was last set (none as found), every change counted.
-class FakeTarget : public SettingsTarget {
- public:
-  std::string describe() const override { return "fake GPU"; }
-  nlohmann::json snapshot(const Setting&) override {
-    return {{"target", {{"kind", "fake"}}}, {"cap", cap}};
-  }
-  void set(const Setting& s) override {
-    cap = s.clock_cap_mhz;
-    ++sets;
-  }
-  void restore(const nlohmann::json& j) override { cap = j.at("cap").get<double>(); }
-  double cap = 0;
-  int sets = 0;
-};
 
 // Configuration 1 runs at the cap in force: 1980 MHz / cap slower, energy by cap / 1980.
 class CapBound : public experiment::Backend {

@@ -1,0 +1,39 @@
+#include "powershape/advise/hold.hpp"
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "powershape/util/child.hpp"
+
+namespace powershape::advise {
+
+int hold_while(SettingsTarget& target, const Setting& s, const std::string& record_dir,
+               const std::vector<std::string>& command,
+               const std::function<void(const std::string&)>& say) {
+  util::forward_signals_to(0);  // caught from here on, so that the setting is put back
+  std::unique_ptr<Applied> held;
+  if (!s.is_default()) {
+    held = std::make_unique<Applied>(target, s, record_dir);
+    say("set " + s.describe() + " on " + target.describe());
+  }
+  int code = 0;
+  if (!command.empty()) {
+    util::Child child(command, {});
+    util::forward_signals_to(child.pid());
+    while (!child.poll()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    util::forward_signals_to(0);
+    code = child.exit_code();
+  } else {
+    say("holding it; Ctrl-C (or SIGTERM) puts it back");
+    while (util::received_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    code = 128 + util::received_signal();
+  }
+  if (held) {
+    held->restore();
+    say("put " + target.describe() + " back as it was");
+  }
+  return code;
+}
+
+}  // namespace powershape::advise

@@ -1,0 +1,22 @@
+#pragma once
+// A setting held around a program: set (recorded first), the command run under it to its end, or,
+// without one, kept until SIGINT or SIGTERM; then put back whatever happened. `advise --apply`
+// and `optimize --apply`'s last step are this.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "powershape/advise/apply.hpp"
+#include "powershape/advise/setting.hpp"
+
+namespace powershape::advise {
+
+// Returns the command's exit code, or 128 + the signal that ended a hold without one. The
+// default setting (as found) sets nothing. `say` hears each step in a line: what was set on what,
+// that it is held until a signal, that it was put back. Throws when the setting cannot be set
+// (nothing then changed) or the command cannot be started (the setting is back).
+int hold_while(SettingsTarget& target, const Setting& s, const std::string& record_dir,
+               const std::vector<std::string>& command,
+               const std::function<void(const std::string&)>& say);
+
+}  // namespace powershape::advise
