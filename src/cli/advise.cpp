@@ -383,7 +383,8 @@ void add_advise(CLI::App& app) {
                   "With --mfu: the peak MFU is against (default: the profile's products at its "
                   "maximum clock; an H200's data sheet says 989 dense bf16)")
       ->check(finite_in(0.001, 100000));
-  cmd->add_option("-o,--output", a.out, "Write every outcome and the recommendation as JSON");
+  output(
+      cmd->add_option("-o,--output", a.out, "Write every outcome and the recommendation as JSON"));
   cmd->add_flag("--table", a.table,
                 "List every setting tried (default: the recommendation and the GPU as found)");
   add_apply_options(cmd, a.apply);

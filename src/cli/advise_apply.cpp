@@ -59,6 +59,7 @@ int apply_setting_as_asked(const ApplyArgs& a, const advise::Setting& s) {
     if (a.command.empty()) return 0;
   }
   auto target = open_for(a);
+  std::fflush(stdout);  // what was said comes before the command's own output
   return advise::hold_while(*target, s, advise::state_dir(), a.command, [](const std::string& l) {
     std::printf("powershape: %s\n", l.c_str());
     std::fflush(stdout);

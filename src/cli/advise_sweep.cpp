@@ -52,11 +52,11 @@ int sweep_settings(const SweepArgs& a) {
               target->describe().c_str(), settings.size(), a.rounds,
               backend.config_name(0).c_str());
   std::fflush(stdout);
-  // A run as found first, then the settings in rounds, each round one later than the one before
-  // (no setting always follows the same one): compare's design, the settings its configurations.
+  // A run as found first, then the settings in rounds, each round's order shuffled (so that a
+  // drift of heat or boost is not tied to a setting's place): compare's design, the settings its
+  // configurations.
   experiment::Design design;
   design.rounds = a.rounds;
-  design.rotate = true;
   design.window_s = 1;         // not used: a run lasts what the command takes
   design.warmup_max_s = 1e-9;  // one run
   design.on_round = round_progress(true);

@@ -73,7 +73,7 @@ void add_compare(CLI::App& app) {
   cmd->add_option("--region", a.region,
                   "Measure by the regions of this name the commands mark (default: the first "
                   "name they mark; none: whole runs)");
-  cmd->add_option("-o,--output", a.out, "Write every run as JSON");
+  output(cmd->add_option("-o,--output", a.out, "Write every run as JSON"));
   cmd->add_option("commands", a.words, "CMD ARGS ::: CMD ARGS ..., after --")->required();
   cmd->positionals_at_end();
   cmd->callback([] { exit_code() = run_compare(a); });

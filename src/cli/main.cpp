@@ -13,15 +13,15 @@
 #include "powershape/util/share_dir.hpp"
 #include "powershape/util/stdout_data.hpp"
 #include "subcommands.hpp"
+#include "validators.hpp"
 
 namespace {
 
-// How many options of the parsed subcommands were given "-" (a command's own words, positional,
-// are not options).
+// How many outputs of the parsed subcommands were given "-".
 int outputs_to_stdout(const CLI::App& app) {
   int n = 0;
   for (const CLI::Option* o : app.get_options()) {
-    if (!o->nonpositional()) continue;
+    if (powershape::cli::output_options().count(o) == 0) continue;
     for (const auto& r : o->results()) n += r == "-";
   }
   for (const CLI::App* sub : app.get_subcommands()) n += outputs_to_stdout(*sub);
@@ -112,8 +112,7 @@ int main(int argc, char** argv) {
   for (const CLI::App* at = sub; at != nullptr && at != &app; at = at->get_parent())
     who.insert(std::string("powershape").size(), " " + at->get_name());
   // An output named "-" (-o -, --json -) is standard output; the tables then go to standard
-  // error. No input reads "-", so an option given "-" is an output, whatever its name; checked
-  // once the line is parsed, before any subcommand runs.
+  // error. Checked once the line is parsed, before any subcommand runs.
   app.parse_complete_callback([&app] {
     const int to_stdout = outputs_to_stdout(app);
     if (to_stdout > 1) throw CLI::ValidationError("only one output can be standard output ('-')");

@@ -343,19 +343,21 @@ void add_monitor(CLI::App& app) {
                   "energy counter on Hopper (~3 ms a read); default 1000, longer where they would "
                   "take over 0.1% of a core (all GPUs together)");
   cmd->add_option("--gpus", o.gpus, "GPU indices to watch, e.g. 0,1 (default all)");
-  cmd->add_option("-o,--output", o.out_csv, "Write the trace as CSV");
+  output(cmd->add_option("-o,--output", o.out_csv, "Write the trace as CSV"));
   cmd->add_flag("--every-row", o.every_row,
                 "Keep every poll in the CSV (by default a poll equal to the one before is left "
                 "out, save one a second: readings hold until the next row)");
-  cmd->add_option("--json", o.out_json, "Write metadata and the summary as JSON");
-  cmd->add_option(
+  output(cmd->add_option("--json", o.out_json, "Write metadata and the summary as JSON"));
+  output(cmd->add_option(
       "--textfile", o.out_textfile,
       "Keep a Prometheus text file (dcgm-exporter's names) for node_exporter's textfile "
-      "collector, rewritten every second");
-  cmd->add_option("--perfetto", o.out_perfetto,
-                  "Write the trace for Perfetto / chrome://tracing (wall-clock microseconds)");
-  cmd->add_option("--report", o.out_report,
-                  "Also write the trace and summary as a self-contained HTML page (see report)");
+      "collector, rewritten every second"));
+  output(
+      cmd->add_option("--perfetto", o.out_perfetto,
+                      "Write the trace for Perfetto / chrome://tracing (wall-clock microseconds)"));
+  output(cmd->add_option(
+      "--report", o.out_report,
+      "Also write the trace and summary as a self-contained HTML page (see report)"));
   cmd->add_option("--prometheus", o.prometheus,
                   "Serve /metrics for Prometheus on PORT (loopback), ADDR:PORT or [ADDR6]:PORT "
                   "while recording");
@@ -392,7 +394,7 @@ void add_exporter(CLI::App& app) {
       "--source", o.source,
       "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one), hwmon[:ROOT] or "
       "sim:PROFILE (a simulated GPU running the LM head)");
-  cmd->add_option("--textfile", o.out_textfile, "Also keep a file for node_exporter");
+  output(cmd->add_option("--textfile", o.out_textfile, "Also keep a file for node_exporter"));
   cmd->callback([] { exit_code() = run_monitor(o); });
 }
 

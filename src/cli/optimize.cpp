@@ -274,8 +274,9 @@ void add_optimize(CLI::App& app) {
       "--source", a.o.source,
       "nvml (default), fake:TRACE.csv (fake:h200/gemm_sustained: a shipped one) or hwmon[:ROOT]");
   cmd->add_option("--seed", a.o.seed, "Seed of the run order (default 1)")->check(seed_value());
-  cmd->add_option("-o,--output", a.out, "Write everything measured and the choice as JSON");
-  cmd->add_option("--report", a.report, "Write an HTML report: each run's telemetry, side by side");
+  output(cmd->add_option("-o,--output", a.out, "Write everything measured and the choice as JSON"));
+  output(cmd->add_option("--report", a.report,
+                         "Write an HTML report: each run's telemetry, side by side"));
   cmd->add_option("command", a.o.command, "Your job, after --")->required();
   cmd->positionals_at_end();
   cmd->callback([] { exit_code() = run_optimize(a); });

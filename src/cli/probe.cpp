@@ -127,12 +127,12 @@ void add_probe(CLI::App& app) {
   cmd->add_option("--window", a.window_s, "Seconds per measurement, at least 4 periods (default 3)")
       ->check(finite_in(0.01, 3600));
   cmd->add_option("--seed", a.seed, "Seed (simulator noise)")->check(seed_value());
-  cmd->add_option("-o,--output", a.out, "Write the curve and figures as JSON");
+  output(cmd->add_option("-o,--output", a.out, "Write the curve and figures as JSON"));
   cmd->add_option("--record", a.record,
                   "Record what `sim calibrate --data` fits into this new folder instead (square "
                   "waves at 25/50/75% duty, sustained load, per-kernel times; ~5 min on an H200)");
-  cmd->add_option("--report", a.report,
-                  "Also write the result as a self-contained HTML page (see report)");
+  output(cmd->add_option("--report", a.report,
+                         "Also write the result as a self-contained HTML page (see report)"));
   cmd->callback([] { exit_code() = run_probe(a); });
 }
 

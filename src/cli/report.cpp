@@ -170,16 +170,18 @@ void add_report(CLI::App& app) {
   static ReportArgs a;
   cmd->add_option("trace", a.trace, "A trace CSV written by monitor or sim")
       ->transform(recording_named);
-  cmd->add_option("--json", a.json,
-                  "monitor's --json file for the trace: its summary, and the job's energy (the "
-                  "CPUs' RAPL, each GPU's by process, a token)");
+  output(
+      cmd->add_option("--json", a.json,
+                      "monitor's --json file for the trace: its summary, and the job's energy (the "
+                      "CPUs' RAPL, each GPU's by process, a token)"));
   cmd->add_option("--probe", a.probe, "A probe result (probe -o): the burst-throughput curve");
   cmd->add_option("--repro", a.repro, "A repro result (repro -o): ratios with intervals");
   cmd->add_option("--swing", a.swing,
                   "A swing result (swing --json): the spectrum and the grid spec's verdicts "
                   "(default: the trace's own against the shipped spec)");
-  cmd->add_option("-o,--output", a.out, "The HTML file to write")->required();
-  cmd->add_option("--perfetto", a.perfetto, "Also write the trace for Perfetto / chrome://tracing");
+  output(cmd->add_option("-o,--output", a.out, "The HTML file to write")->required());
+  output(cmd->add_option("--perfetto", a.perfetto,
+                         "Also write the trace for Perfetto / chrome://tracing"));
   cmd->add_option("--title", a.title, "The page's title (default: the input's file name)");
   cmd->callback([] { exit_code() = run_report(a); });
 }

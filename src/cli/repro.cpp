@@ -139,9 +139,9 @@ void add_repro(CLI::App& app) {
       "A difference under this many percent is called 'within' it, not faster or slower (default "
       "0.2; on a simulated device, what its profile's chunk ratios are known to be worth, if "
       "more)");
-  cmd->add_option("-o,--output", a.out, "Write every measurement and the device as JSON");
-  cmd->add_option("--report", a.report,
-                  "Also write the result as a self-contained HTML page (see report)");
+  output(cmd->add_option("-o,--output", a.out, "Write every measurement and the device as JSON"));
+  output(cmd->add_option("--report", a.report,
+                         "Also write the result as a self-contained HTML page (see report)"));
   cmd->callback([] { exit_code() = run_repro(a); });
 }
 

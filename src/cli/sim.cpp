@@ -293,15 +293,17 @@ void add_sim(CLI::App& app) {
   cmd->add_option("--step-ms", a.step_ms, "Simulation step in ms (default 0.1)")
       ->check(finite_in(1e-3, 10));
   cmd->add_option("--seed", a.seed, "Seed of the sensor noise (default 1)")->check(seed_value());
-  cmd->add_option("-o,--output", a.out_csv,
-                  "Write the simulated trace as CSV (the monitor's format)");
+  output(cmd->add_option("-o,--output", a.out_csv,
+                         "Write the simulated trace as CSV (the monitor's format)"));
   cmd->add_flag("--every-row", a.every_row,
                 "Keep every poll in the CSV, also those equal to the one before");
-  cmd->add_option("--json", a.out_json, "Write metadata and the summary as JSON");
-  cmd->add_option("--perfetto", a.out_perfetto,
-                  "Write the trace for Perfetto / chrome://tracing (simulated microseconds)");
-  cmd->add_option("--report", a.out_report,
-                  "Also write the trace and summary as a self-contained HTML page (see report)");
+  output(cmd->add_option("--json", a.out_json, "Write metadata and the summary as JSON"));
+  output(
+      cmd->add_option("--perfetto", a.out_perfetto,
+                      "Write the trace for Perfetto / chrome://tracing (simulated microseconds)"));
+  output(cmd->add_option(
+      "--report", a.out_report,
+      "Also write the trace and summary as a self-contained HTML page (see report)"));
 
   auto* cal = cmd->add_subcommand(
       "calibrate", "Fit a profile's parameters to recorded telemetry and report the fit error");
@@ -314,7 +316,7 @@ void add_sim(CLI::App& app) {
   cal->add_option("--repro", c.repro,
                   "A folder of repro -o results (repro_*.json) from another card of the same "
                   "kind, as more targets: the fit then meets the cards' mean (repeatable)");
-  cal->add_option("-o,--output", c.out, "Write the fitted profile here");
+  output(cal->add_option("-o,--output", c.out, "Write the fitted profile here"));
   auto* evals =
       cal->add_option("--max-evals", c.max_evals, "Most simulations per fit (default 400)")
           ->check(CLI::Range(1, 100'000));

@@ -124,8 +124,9 @@ CLI::App* add_sim_fleet(CLI::App& sim) {
       ->check(finite_in(0, 3600));
   cmd->add_option("--seed", a.fleet.seed, "Seed of the jitter (default 1)")->check(seed_value());
   cmd->add_option("--spec", a.spec, "A grid spec: a JSON file or a shipped name");
-  cmd->add_option("-o,--output", a.out, "Write the fleet's power as CSV (t_s,power_w)");
-  cmd->add_option("--json", a.json, "Write the figures, the spectrum and the verdicts as JSON");
+  output(cmd->add_option("-o,--output", a.out, "Write the fleet's power as CSV (t_s,power_w)"));
+  output(cmd->add_option("--json", a.json,
+                         "Write the figures, the spectrum and the verdicts as JSON"));
   cmd->callback([] { exit_code() = run_fleet(a); });
   return cmd;
 }

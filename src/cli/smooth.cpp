@@ -173,7 +173,7 @@ void add_smooth(CLI::App& app) {
       ->check(CLI::Range(0, 1023));
   cmd->add_option("--interval", a.interval_ms, "Sampling period in ms (default 10)")
       ->check(finite_in(1, 1000));
-  cmd->add_option("-o,--output", a.out_csv, "Write the trace as CSV");
+  output(cmd->add_option("-o,--output", a.out_csv, "Write the trace as CSV"));
   cmd->add_option("--spec", a.spec,
                   "The grid spec the run's swing is checked against (default grid-example)");
   cmd->add_option("command", a.command, "The command to run, after --")->required();

@@ -113,8 +113,8 @@ void add_swing(CLI::App& app) {
   cmd->add_option("--region", a.region,
                   "Only from the first to the last region of this name in each trace (e.g. step: "
                   "the job without its start-up)");
-  cmd->add_option("--json", a.json,
-                  "Also write the figures, the spectrum and the verdicts as JSON");
+  output(cmd->add_option("--json", a.json,
+                         "Also write the figures, the spectrum and the verdicts as JSON"));
   cmd->callback([] { exit_code() = run_swing(a); });
 }
 

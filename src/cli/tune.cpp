@@ -200,7 +200,7 @@ void add_tune(CLI::App& app) {
   cmd->add_option("--seed", a.options.seed, "Seed of the run order (default 1)")
       ->check(seed_value());
   cmd->add_flag("--no-cache", a.no_cache, "Do not store the choice in the cache");
-  cmd->add_option("-o,--output", a.out, "Write every measurement and the choice as JSON");
+  output(cmd->add_option("-o,--output", a.out, "Write every measurement and the choice as JSON"));
   cmd->add_option("-L,--parameter-list", a.scan,
                   "NAME V1,V2,...: tune your command (after --) over the values of {NAME}")
       ->expected(2);

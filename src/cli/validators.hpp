@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -15,6 +16,17 @@ namespace powershape::cli {
 // A recording named as the docs name it, from any folder ("h200/gemm_sustained": the shipped
 // data/h200/gemm_sustained_trace.csv); a file of that name comes first.
 inline std::string recording_named(std::string s) { return trace::recording_path(s); }
+
+// The options that name an output, which may be "-" (standard output): main counts them, and
+// sends the tables to standard error when one is. Only these: "-" is also a region's name.
+inline std::set<const CLI::Option*>& output_options() {
+  static std::set<const CLI::Option*> options;
+  return options;
+}
+inline CLI::Option* output(CLI::Option* o) {
+  output_options().insert(o);
+  return o;
+}
 
 inline CLI::Validator finite_in(double lo, double hi) {
   std::ostringstream range;

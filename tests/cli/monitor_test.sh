@@ -254,6 +254,11 @@ check "the table goes to standard error" grep -q "power-capped" "$tmp/table.txt"
 check "no file named -" test ! -e ./-
 "$ps" monitor --source "fake:$trace" --json - -- sleep 0.5 2>/dev/null | python3 -c "import json, sys; json.load(sys.stdin)"
 check "--json - writes JSON alone to standard output" test $? -eq 0
+# Only outputs count: "-" is also a name (a title, a region), and a command's own word.
+"$ps" report "$trace" --title - -o - >"$tmp/dash.html" 2>"$tmp/dash.err"
+check "a title '-' beside -o - is no second output" grep -q "<html" "$tmp/dash.html"
+"$ps" monitor --source "fake:$trace" -o - -- echo - >"$tmp/dash.csv" 2>/dev/null
+check "nor is a command's '-'" grep -q "^# powershape trace" "$tmp/dash.csv"
 
 # Each signal read about twice an update (the replay's ~100 ms), at most every 4 intervals, so at
 # 1 ms the sampler wakes about every 4 intervals; --every-interval reads every signal every one.

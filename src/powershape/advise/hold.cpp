@@ -18,7 +18,9 @@ int hold_while(SettingsTarget& target, const Setting& s, const std::string& reco
     say("set " + s.describe() + " on " + target.describe());
   }
   int code = 0;
-  if (!command.empty()) {
+  if (held && util::received_signal() != 0) {
+    code = 128 + util::received_signal();  // came while it was being set: nothing more starts
+  } else if (!command.empty()) {
     util::Child child(command, {});
     util::forward_signals_to(child.pid());
     while (!child.poll()) std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -1,7 +1,6 @@
 #pragma once
 // A setting held around a program: set (recorded first), the command run under it to its end, or,
-// without one, kept until SIGINT or SIGTERM; then put back whatever happened. `advise --apply`
-// and `optimize --apply`'s last step are this.
+// without one, kept until SIGINT or SIGTERM; then put back whatever happened: `advise --apply`.
 #include <functional>
 #include <string>
 #include <vector>
@@ -11,7 +10,8 @@
 
 namespace powershape::advise {
 
-// Returns the command's exit code, or 128 + the signal that ended a hold without one. The
+// Returns the command's exit code, or 128 + the signal that ended a hold without one (or came
+// while the setting was being set: the command then does not start). The
 // default setting (as found) sets nothing. `say` hears each step in a line: what was set on what,
 // that it is held until a signal, that it was put back. Throws when the setting cannot be set
 // (nothing then changed) or the command cannot be started (the setting is back).

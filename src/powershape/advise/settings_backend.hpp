@@ -3,7 +3,7 @@
 // inner backend (a command, a workload) with settings[i] applied for that run alone, recorded
 // before it is set and put back after it (Applied), the default setting (as found) with nothing
 // set. advise's sweep and optimize's check of the setting it predicts are then designs that
-// experiment::run_design runs as it runs `compare`: shuffled rounds, a warm-up, ratio intervals.
+// experiment::run_design runs as it runs `compare`: rounds, a warm-up, ratio intervals.
 #include <cstddef>
 #include <string>
 #include <vector>

@@ -76,12 +76,12 @@ class Session {
   // Runs one more command to its end under this session's sampler (started if not yet), for a
   // session of many measured runs (experiment::CommandBackend): the marks FIFO in its
   // environment, a process group of its own (SIGINT and SIGTERM forwarded to it, all it left
-  // behind killed when it ends), a turn every 0.2 ms. Past deadline_ns (steady clock; 0: none) it
-  // gets SIGTERM, and SIGKILL 2 s later. Its regions are the marks it closed, returned, not put in
-  // the trace, at most max_regions (the latest; at most twice that held at any time); one it left
-  // open is dropped (an enclosing recorder is sent its end). What the source placed in the trace
-  // during the run (a replay's regions) is not kept.
-  // Throws when it cannot be started.
+  // behind killed when it ends), a turn on each mark and at its end. Past deadline_ns (steady
+  // clock; 0: none) it gets SIGTERM, and SIGKILL 2 s later. Its regions are the marks it closed,
+  // returned, not put in the trace, at most max_regions (the latest; at most twice that held at any
+  // time); one it left open is dropped (an enclosing recorder is sent its end). What the source
+  // placed in the trace during the run (a replay's regions) is not kept. Throws when it cannot be
+  // started.
   CommandRun run_command(const std::vector<std::string>& command, int64_t deadline_ns,
                          std::size_t max_regions);
 
