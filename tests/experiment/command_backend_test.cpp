@@ -59,6 +59,18 @@ TEST(CommandBackend, MeasuresEachRunAndNamesOneThatFails) {
   EXPECT_FALSE(b.recorded().samples.empty());
 }
 
+// A replayed recording's own regions (its `cond` column's: "warm" ends 2.9 s in) are no part of
+// the measurement, during a run or between runs: the trace holds the runs' regions alone.
+TEST(CommandBackend, TheSourcesOwnRegionsAreNotKept) {
+  CommandBackend b({{"sleep", "0.5"}}, "fake:" POWERSHAPE_DATA "/h200/square_wave_idle_trace.csv");
+  b.measure(0, 0);
+  b.idle(2.9);
+  b.measure(0, 0);
+  const auto regions = b.recorded().regions;
+  ASSERT_EQ(regions.size(), 2u);
+  for (const auto& r : regions) EXPECT_EQ(r.name, "sleep 0.5");
+}
+
 // A job that marks 200,000 steps as fast as it can: measured by the latest kMaxSteps, in at most
 // kMaxWindows energy windows, within seconds; their time is their own.
 TEST(CommandBackend, AFloodOfStepsIsMeasuredInBoundedTime) {

@@ -120,6 +120,15 @@ CommandBackend::CommandBackend(std::vector<std::vector<std::string>> commands,
 
 CommandBackend::~CommandBackend() = default;
 
+void CommandBackend::turn() {
+  session_->turn(0);
+  // Between runs as during them (Session::run_command), the source's own regions (a replayed
+  // recording's) are no part of the measurement: the trace keeps the runs' regions alone.
+  auto& regions = session_->trace().regions;
+  if (regions.size() > own_regions_)
+    regions.erase(regions.begin() + static_cast<std::ptrdiff_t>(own_regions_), regions.end());
+}
+
 std::string CommandBackend::describe() const { return "commands on " + source_->describe(); }
 
 nlohmann::json CommandBackend::device_json() const {
@@ -157,13 +166,14 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
                        "' was stopped: the deadline passed " + at + " s into its run");
   }
   t.regions.push_back({config_name(i), -1, begin, end});
+  own_regions_ = t.regions.size();
   if (ran.exit_code != 0) {
     throw invalid_input("'" + util::printable(command_text(i), 200) + "' exited with " +
                         std::to_string(ran.exit_code));
   }
   // The telemetry of the run's end arrives a sampling period later.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  session_->turn(0);
+  turn();
   Measurement m;
   m.config = i;
   m.seconds = static_cast<double>(end - begin) * 1e-9;
@@ -183,6 +193,7 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   if (!mine.empty())
     t.regions.push_back(
         {config_name(i) + ": steps", -1, mine.front().begin_ns, mine.back().end_ns});
+  own_regions_ = t.regions.size();
   if (mine.empty()) {  // the whole run is one iteration
     m.iterations = 1;
     m.ms_per_iteration = m.seconds * 1e3;
@@ -218,11 +229,11 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
 
 void CommandBackend::idle(double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  session_->turn(0);
+  turn();
 }
 
 std::optional<double> CommandBackend::temperature_c() {
-  session_->turn(0);
+  turn();
   const auto& samples = session_->trace().samples;
   for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
     const auto& r = (*it)[telemetry::Signal::kGpuTemp];
@@ -234,7 +245,7 @@ std::optional<double> CommandBackend::temperature_c() {
 int64_t CommandBackend::now_ns() const { return telemetry::steady_now_ns(); }
 
 trace::Trace CommandBackend::recorded() {
-  session_->turn(0);
+  turn();
   return session_->trace();
 }
 
