@@ -170,10 +170,9 @@ void add_report(CLI::App& app) {
   static ReportArgs a;
   cmd->add_option("trace", a.trace, "A trace CSV written by monitor or sim")
       ->transform(recording_named);
-  output(
-      cmd->add_option("--json", a.json,
-                      "monitor's --json file for the trace: its summary, and the job's energy (the "
-                      "CPUs' RAPL, each GPU's by process, a token)"));
+  cmd->add_option("--json", a.json,
+                  "monitor's --json file for the trace: its summary, and the job's energy (the "
+                  "CPUs' RAPL, each GPU's by process, a token)");
   cmd->add_option("--probe", a.probe, "A probe result (probe -o): the burst-throughput curve");
   cmd->add_option("--repro", a.repro, "A repro result (repro -o): ratios with intervals");
   cmd->add_option("--swing", a.swing,

@@ -23,6 +23,8 @@ int hold_while(SettingsTarget& target, const Setting& s, const std::string& reco
   } else if (!command.empty()) {
     util::Child child(command, {});
     util::forward_signals_to(child.pid());
+    // One that came between the check above and this forward is passed on now.
+    if (const int sig = util::received_signal(); sig != 0) child.signal(sig);
     while (!child.poll()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     util::forward_signals_to(0);
     code = child.exit_code();

@@ -117,7 +117,11 @@ Session::CommandRun Session::run_command(const std::vector<std::string>& command
   util::forward_signals_to(-child.pid());
   // Woken by a mark or by the run's end (a pidfd, Linux 5.3 on), else every 5 ms for the deadline;
   // without a pidfd, every 0.2 ms: an unmarked run's time is its wall time, its end seen at once.
+#ifdef SYS_pidfd_open
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child.pid(), 0));
+#else
+  const int pidfd = -1;  // kernel headers before 5.3
+#endif
   struct Close {
     int fd;
     ~Close() {

@@ -85,13 +85,13 @@ std::vector<telemetry::Region> MarkReader::apply(telemetry::ControlFifo& fifo,
       continue;
     }
     if (m->begin) {
-      if (const auto dropped = sampler.begin_region(m->name, -1, m->t_ns)) {
+      // An enclosing recorder is sent the same begins and drops the same oldest one itself (an
+      // end sent by name would close its innermost of that name instead).
+      if (const auto dropped = sampler.begin_region(m->name, -1, m->t_ns))
         say(kDropped,
             "region '" + dropped->name +
                 "' dropped: " + std::to_string(telemetry::RegionStack<>::kMaxOpen) +
                 " regions were open (begun, never ended); the oldest open one goes first");
-        end_forwarded({*dropped}, m->t_ns);
-      }
     } else if (auto r = sampler.end_region(m->name, m->t_ns)) {
       closed.push_back(std::move(*r));
     } else {

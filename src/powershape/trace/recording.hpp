@@ -50,9 +50,9 @@ class MarkReader {
   MarkReader(Warn warn, std::string forward_to = "");
   // Applies what has arrived; returns the regions its end marks closed.
   std::vector<telemetry::Region> apply(telemetry::ControlFifo& fifo, telemetry::Sampler& sampler);
-  // Regions begun here that end here without an end mark (dropped with a run or past the cap,
-  // closed at the end of a recording): their begins were passed on, so the enclosing recorder is
-  // sent their ends at t_ns.
+  // Regions begun here that end here without an end mark (dropped with a run, closed at the end
+  // of a recording): their begins were passed on, so the enclosing recorder is sent their ends at
+  // t_ns.
   void end_forwarded(const std::vector<telemetry::Region>& dropped, int64_t t_ns);
 
  private:
