@@ -112,6 +112,9 @@ CommandBackend::CommandBackend(std::vector<std::vector<std::string>> commands,
       source_(sim::open_source(source, {})) {
   monitor::SessionOptions o;
   o.sampler = experiment::measurement_sampler_options();
+  // The trace holds the runs' regions alone: a run's marks come back from run_command, and the
+  // source's own (a replayed recording's) are no part of the measurement.
+  o.regions_in_trace = false;
   if (!warn)
     warn = [](const std::string& w) { std::fprintf(stderr, "powershape: %s\n", w.c_str()); };
   session_ = std::make_unique<monitor::Session>(*source_, o, std::move(warn));
@@ -119,15 +122,6 @@ CommandBackend::CommandBackend(std::vector<std::vector<std::string>> commands,
 }
 
 CommandBackend::~CommandBackend() = default;
-
-void CommandBackend::turn() {
-  session_->turn(0);
-  // Between runs as during them (Session::run_command), the source's own regions (a replayed
-  // recording's) are no part of the measurement: the trace keeps the runs' regions alone.
-  auto& regions = session_->trace().regions;
-  if (regions.size() > own_regions_)
-    regions.erase(regions.begin() + static_cast<std::ptrdiff_t>(own_regions_), regions.end());
-}
 
 std::string CommandBackend::describe() const { return "commands on " + source_->describe(); }
 
@@ -166,14 +160,13 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
                        "' was stopped: the deadline passed " + at + " s into its run");
   }
   t.regions.push_back({config_name(i), -1, begin, end});
-  own_regions_ = t.regions.size();
   if (ran.exit_code != 0) {
     throw invalid_input("'" + util::printable(command_text(i), 200) + "' exited with " +
                         std::to_string(ran.exit_code));
   }
   // The telemetry of the run's end arrives a sampling period later.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  turn();
+  session_->turn(0);
   Measurement m;
   m.config = i;
   m.seconds = static_cast<double>(end - begin) * 1e-9;
@@ -193,7 +186,6 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
   if (!mine.empty())
     t.regions.push_back(
         {config_name(i) + ": steps", -1, mine.front().begin_ns, mine.back().end_ns});
-  own_regions_ = t.regions.size();
   if (mine.empty()) {  // the whole run is one iteration
     m.iterations = 1;
     m.ms_per_iteration = m.seconds * 1e3;
@@ -229,11 +221,11 @@ Measurement CommandBackend::measure(std::size_t i, double /*seconds*/) {
 
 void CommandBackend::idle(double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  turn();
+  session_->turn(0);
 }
 
 std::optional<double> CommandBackend::temperature_c() {
-  turn();
+  session_->turn(0);
   const auto& samples = session_->trace().samples;
   for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
     const auto& r = (*it)[telemetry::Signal::kGpuTemp];
@@ -245,7 +237,7 @@ std::optional<double> CommandBackend::temperature_c() {
 int64_t CommandBackend::now_ns() const { return telemetry::steady_now_ns(); }
 
 trace::Trace CommandBackend::recorded() {
-  turn();
+  session_->turn(0);
   return session_->trace();
 }
 

@@ -64,13 +64,11 @@ class CommandBackend final : public Backend {
 
  private:
   std::string command_text(std::size_t i) const;
-  void turn();  // the session's, keeping the trace's regions to the runs' own
   std::vector<std::vector<std::string>> commands_;
   std::vector<std::string> names_;
   std::string region_;
   std::unique_ptr<telemetry::Source> source_;
   std::unique_ptr<monitor::Session> session_;  // the sampler, the marks and the trace
-  std::size_t own_regions_ = 0;                // the trace's regions, all of them this backend's
   std::vector<telemetry::Region> steps_;
   int64_t deadline_ns_ = 0;
 };

@@ -90,7 +90,9 @@ void Session::turn(int wait_ms) {
   ::poll(&p, 1, std::clamp(wait_ms, 0, 1000));
   auto closed = marks_->apply(fifo_, *sampler_);
   if (marked_to_ != nullptr) marked_to_->insert(marked_to_->end(), closed.begin(), closed.end());
+  const std::size_t regions = trace_.regions.size();
   recording_->drain();
+  if (!o_.regions_in_trace) trace_.regions.resize(regions);
 }
 
 Session::CommandRun Session::run_command(const std::vector<std::string>& command,
@@ -103,13 +105,6 @@ Session::CommandRun Session::run_command(const std::vector<std::string>& command
     if (run.regions.size() > past)
       run.regions.erase(run.regions.begin(),
                         run.regions.end() - static_cast<std::ptrdiff_t>(max_regions));
-  };
-  // The run's regions are the marks it closed; what else the source placed in the trace meanwhile
-  // (a replay's regions, the simulator's) is no step of the command and is not kept.
-  const std::size_t first = trace_.regions.size();
-  const auto drop_the_rest = [&] {
-    trace_.regions.erase(trace_.regions.begin() + static_cast<std::ptrdiff_t>(first),
-                         trace_.regions.end());
   };
   run.begin_ns = telemetry::steady_now_ns();
   util::Child child(command, {std::string(telemetry::kControlEnv) + "=" + fifo_.path()},
@@ -135,7 +130,6 @@ Session::CommandRun Session::run_command(const std::vector<std::string>& command
   } unhook{marked_to_};
   while (!child.poll()) {
     turn(0);
-    drop_the_rest();
     keep_latest(2 * max_regions);
     const int64_t now = telemetry::steady_now_ns();
     if (deadline_ns > 0 && now > deadline_ns && run.stopped_ns == 0) {
@@ -156,7 +150,6 @@ Session::CommandRun Session::run_command(const std::vector<std::string>& command
   child.signal(SIGKILL);  // what it left behind (a background child) would run into the next run
   run.exit_code = child.exit_code();
   turn(0);
-  drop_the_rest();
   // A region it left open is not measured; an enclosing recorder was sent its begin, so its end.
   marks_->end_forwarded(sampler_->drop_open_regions(), run.end_ns);
   keep_latest(max_regions);

@@ -36,6 +36,10 @@ struct SessionOptions {
   // The command leads a process group of its own (util::Child): hold() and the forwarded signals
   // reach all it started. Not for a command that reads the terminal.
   bool own_group = false;
+  // The regions of marks and of the source (a replay's, the simulator's) go into the trace (and
+  // the CSV); false: none do (the command backend, which takes a run's marks from run_command and
+  // places regions of its own).
+  bool regions_in_trace = true;
 };
 
 class Session {
@@ -78,10 +82,8 @@ class Session {
   // environment, a process group of its own (SIGINT and SIGTERM forwarded to it, all it left
   // behind killed when it ends), a turn on each mark and at its end. Past deadline_ns (steady
   // clock; 0: none) it gets SIGTERM, and SIGKILL 2 s later. Its regions are the marks it closed,
-  // returned, not put in the trace, at most max_regions (the latest; at most twice that held at any
-  // time); one it left open is dropped (an enclosing recorder is sent its end). What the source
-  // placed in the trace during the run (a replay's regions) is not kept. Throws when it cannot be
-  // started.
+  // returned, at most max_regions (the latest; at most twice that held at any time); one it left
+  // open is dropped (an enclosing recorder is sent its end). Throws when it cannot be started.
   CommandRun run_command(const std::vector<std::string>& command, int64_t deadline_ns,
                          std::size_t max_regions);
 
