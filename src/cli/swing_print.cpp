@@ -53,7 +53,7 @@ void print_swing(const analysis::Swing& s, const analysis::GridSpec& spec) {
   std::printf("\nspectrum the variation's energy (Welch, %.3g Hz bins):", s.spectrum.df_hz);
   for (const auto& b : s.overview)
     std::printf(" %s %.0f%%,", band_name(b.band.lo_hz, b.band.hi_hz).c_str(), 100 * b.share);
-  std::printf(" seen to %g Hz\n", s.spectrum.nyquist_hz());
+  std::printf(" seen to %.3g Hz\n", s.spectrum.nyquist_hz());
   std::printf("limits of %s%s\n", spec.name.empty() ? "the spec" : spec.name.c_str(),
               spec.source.empty() ? "" : (" (" + spec.source + ")").c_str());
   int failed = 0, unknown = 0;

@@ -25,7 +25,7 @@ TEST(GridSpec, TheShippedExampleLoadsByName) {
   ASSERT_EQ(g.bands.size(), 1u);
   EXPECT_DOUBLE_EQ(g.bands[0].lo_hz, 0.1);
   EXPECT_DOUBLE_EQ(g.bands[0].hi_hz, 20);
-  EXPECT_DOUBLE_EQ(g.bands[0].max_share, 0.2);
+  EXPECT_DOUBLE_EQ(g.bands[0].max_share.value(), 0.2);
   EXPECT_FALSE(g.bands[0].source.empty());
 }
 
@@ -39,6 +39,29 @@ TEST(GridSpec, AbsoluteAndRatedLimits) {
   EXPECT_FALSE(g.ramp_down);
   EXPECT_DOUBLE_EQ(g.range_window_s, 60);
   EXPECT_TRUE(g.bands.empty());
+}
+
+TEST(GridSpec, ABandLimitsItsShareItsMagnitudeOrBoth) {
+  const GridSpec g = grid_spec_from_json(json::parse(R"({"bands": [
+    {"lo_hz": 0.1, "hi_hz": 20, "max_rms_share": 0.02, "source": "utility"},
+    {"lo_hz": 0.1, "hi_hz": 1, "max_share": 0.3, "max_rms_w": 5e6}]})"));
+  ASSERT_EQ(g.bands.size(), 2u);
+  EXPECT_FALSE(g.bands[0].max_share);
+  ASSERT_TRUE(g.bands[0].max_rms);
+  EXPECT_TRUE(g.bands[0].max_rms->of_rated);
+  EXPECT_DOUBLE_EQ(g.bands[0].max_rms->value, 0.02);
+  EXPECT_EQ(g.bands[0].max_rms->source, "utility");
+  EXPECT_DOUBLE_EQ(g.bands[1].max_share.value(), 0.3);
+  EXPECT_FALSE(g.bands[1].max_rms->of_rated);
+  EXPECT_DOUBLE_EQ(g.bands[1].max_rms->value, 5e6);
+  EXPECT_NE(error_for(R"({"bands":[{"lo_hz":1,"hi_hz":2}]})").find("bands[0]: no max_share"),
+            std::string::npos);
+  EXPECT_NE(error_for(R"({"bands":[{"lo_hz":1,"hi_hz":2,"max_rms_w":1,"max_rms_share":0.1}]})")
+                .find("both given"),
+            std::string::npos);
+  EXPECT_NE(error_for(R"({"bands":[{"lo_hz":1,"hi_hz":2,"max_rms_share":2}]})")
+                .find("bands[0].max_rms_share: 2 is outside"),
+            std::string::npos);
 }
 
 TEST(GridSpec, EachMistakeIsNamed) {

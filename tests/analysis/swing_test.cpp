@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <numbers>
 
 namespace powershape::analysis {
 namespace {
@@ -22,7 +24,12 @@ GridSpec spec_with_shares() {
   g.ramp_down = GridLimit{2000, false, "down"};
   g.range_window_s = 10;
   g.range = GridLimit{0.2, true, "range"};
-  g.bands.push_back({0.1, 20, 0.2, "band"});
+  GridBand b;
+  b.lo_hz = 0.1;
+  b.hi_hz = 20;
+  b.max_share = 0.2;
+  b.source = "band";
+  g.bands.push_back(b);
   return g;
 }
 
@@ -95,6 +102,65 @@ TEST(Swing, AFlatJobPassesEveryLimit) {
   const Swing s = analyse_swing(p, spec_with_shares(), o);
   for (const auto& v : s.verdicts) EXPECT_TRUE(v.known && v.pass) << v.limit;
   EXPECT_EQ(s.period_s, 0);
+}
+
+TEST(Swing, ABandsMagnitudeIsItsRmsInWatts) {
+  // 450 W with a 2 Hz sine of 100 W amplitude, at 1 ms: an RMS of 70.7 W, all of it in 0.1-20 Hz.
+  PowerSeries p{0, 1e-3, std::vector<double>(40000)};
+  for (std::size_t i = 0; i < p.w.size(); ++i)
+    p.w[i] = 450 + 100 * std::sin(2 * std::numbers::pi * 2 * static_cast<double>(i) * 1e-3);
+  GridSpec g;
+  GridBand b;
+  b.lo_hz = 0.1;
+  b.hi_hz = 20;
+  b.max_rms = GridLimit{0.05, true, "rms"};  // 5% of the rated power
+  b.source = "rms";
+  g.bands.push_back(b);
+  SwingOptions o;
+  o.rated_w = 700;
+  o.scale = 1000;
+  const Swing s = analyse_swing(p, g, o);
+  ASSERT_EQ(s.verdicts.size(), 1u);
+  EXPECT_EQ(s.verdicts[0].limit, "rms 0.1-20 Hz");
+  EXPECT_EQ(s.verdicts[0].unit, "W");
+  EXPECT_NEAR(s.verdicts[0].measured, 1000 * 100 / std::sqrt(2.0), 1000 * 1.0);
+  EXPECT_NEAR(s.verdicts[0].allowed, 0.05 * 700e3, 1e-6);  // 35 kW against 70.7 kW
+  EXPECT_FALSE(s.verdicts[0].pass);
+  EXPECT_FALSE(s.bands[0].pass);
+  EXPECT_NEAR(s.bands[0].rms_w, s.verdicts[0].measured, 1e-9);
+  const auto j = to_json(s, 100);
+  EXPECT_NEAR(j["bands"][0]["max_rms_w"].get<double>(), 35e3, 1e-6);
+  EXPECT_TRUE(j["bands"][0]["max_share"].is_null());
+  EXPECT_EQ(j["bands"][0]["pass"], false);
+  // Without the rated power a share of it is unknown, not a pass.
+  o.rated_w = 0;
+  EXPECT_FALSE(analyse_swing(p, g, o).verdicts[0].known);
+}
+
+TEST(Swing, AFlatJobsNoiseFailsAShareLimitNotAMagnitudeLimit) {
+  // 650 W with +-1 W of noise: the variation is tiny, and spread over every band, so most of it
+  // sits in 0.1-20 Hz of the 0-25 Hz a 20 ms recording sees; its RMS there is under 1 W.
+  PowerSeries p{0, 0.02, std::vector<double>(3000)};
+  uint32_t x = 12345;
+  for (double& v : p.w) {
+    x = x * 1664525u + 1013904223u;
+    v = 650 + 2.0 * (static_cast<double>(x >> 8) / 16777216.0 - 0.5);
+  }
+  GridSpec g;
+  GridBand b;
+  b.lo_hz = 0.1;
+  b.hi_hz = 20;
+  b.max_share = 0.2;
+  b.max_rms = GridLimit{0.01, true, ""};
+  g.bands.push_back(b);
+  SwingOptions o;
+  o.rated_w = 700;
+  const Swing s = analyse_swing(p, g, o);
+  ASSERT_EQ(s.verdicts.size(), 2u);
+  EXPECT_GT(s.verdicts[0].measured, 0.7);  // the share: ~80%, failed
+  EXPECT_FALSE(s.verdicts[0].pass);
+  EXPECT_LT(s.verdicts[1].measured, 1.0);  // the RMS: ~0.5 W against 7 W
+  EXPECT_TRUE(s.verdicts[1].pass);
 }
 
 TEST(Swing, ALimitOfTheRatedPowerIsUnknownWithoutIt) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -163,6 +164,13 @@ TEST(Prometheus, TheNodesSwingsInTheGridsTerms) {
           R"(powershape_node_power_band_share\{Hostname="n",over_s="60",lo_hz="0.1",hi_hz="20",max_share="0.2"\} ([0-9.e-]+))")))
       << text;
   EXPECT_NEAR(std::stod(m[1]), 0.96, 0.01);
+  // The node swings by 1 kW: its variation has an RMS of 500 W, 96% of its energy in 0.1-20 Hz.
+  ASSERT_TRUE(std::regex_search(
+      text, m,
+      std::regex(
+          R"(powershape_node_power_band_rms_watts\{Hostname="n",over_s="60",lo_hz="0.1",hi_hz="20"\} ([0-9.e-]+))")))
+      << text;
+  EXPECT_NEAR(std::stod(m[1]), 500 * std::sqrt(0.96), 15);
   ASSERT_TRUE(std::regex_search(
       text, m, std::regex(R"(powershape_node_power_period_seconds\{[^}]*\} ([0-9.e-]+))")));
   EXPECT_NEAR(std::stod(m[1]), 0.5, 0.01);

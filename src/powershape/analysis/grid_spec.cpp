@@ -82,12 +82,15 @@ GridSpec grid_spec_from_json(const json& j) {
     for (std::size_t i = 0; i < j.at("bands").size(); ++i) {
       const json& b = j.at("bands")[i];
       const std::string where = "bands[" + std::to_string(i) + "]";
-      only_keys(b, where, {"lo_hz", "hi_hz", "max_share", "source"});
+      only_keys(b, where, {"lo_hz", "hi_hz", "max_share", "max_rms_w", "max_rms_share", "source"});
       GridBand band;
       band.lo_hz = positive(b, where, "lo_hz", 1e6);
       band.hi_hz = positive(b, where, "hi_hz", 1e6);
       if (!(band.hi_hz > band.lo_hz)) throw invalid_input(where + ": hi_hz must be above lo_hz");
-      band.max_share = positive(b, where, "max_share", 1);
+      if (b.contains("max_share")) band.max_share = positive(b, where, "max_share", 1);
+      band.max_rms = limit(b, where, "max_rms_w", "max_rms_share", 1);
+      if (!band.max_share && !band.max_rms)
+        throw invalid_input(where + ": no max_share, max_rms_w or max_rms_share");
       band.source = text(b, "source");
       g.bands.push_back(band);
     }

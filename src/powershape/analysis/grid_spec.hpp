@@ -15,9 +15,16 @@ struct GridLimit {
   std::string source;
 };
 
+// A band's limit is on the share of the variation's energy inside it (max_share), or on the
+// magnitude of the oscillation inside it (max_rms: the band's RMS in W, absolute or a share of the
+// rated power; a sine of amplitude A has an RMS of A/sqrt(2)), or both. A share says where the
+// variation sits, whatever its size: a flat job's last watt of noise is spread over every band,
+// so a share limit on a band that covers most of the spectrum fails even a flat job. A magnitude
+// limit says how large the oscillation is, as utilities state it in MW.
 struct GridBand {
   double lo_hz = 0, hi_hz = 0;
-  double max_share = 1;  // of the variation's energy
+  std::optional<double> max_share;  // of the variation's energy
+  std::optional<GridLimit> max_rms;
   std::string source;
 };
 

@@ -59,6 +59,15 @@ double band_share(const Spectrum& s, double lo_hz, double hi_hz) {
   return total > 0 ? in / total : 0.0;
 }
 
+double band_rms(const Spectrum& s, double lo_hz, double hi_hz) {
+  double in = 0;
+  for (std::size_t k = 1; k < s.psd.size(); ++k) {
+    const double f = s.df_hz * static_cast<double>(k);
+    if (f >= lo_hz && f < hi_hz) in += s.psd[k];
+  }
+  return std::sqrt(in * s.df_hz);
+}
+
 double repeat_period_s(const std::vector<double>& x, double dt_s) {
   const std::size_t n = x.size();
   if (n < 8) return 0;

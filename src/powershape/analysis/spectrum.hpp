@@ -24,6 +24,9 @@ Spectrum welch_psd(const std::vector<double>& x, double dt_s, double segment_s);
 // The share of the variation's energy (every bin above 0 Hz) in [lo_hz, hi_hz); 0 when the
 // series does not vary. Bins past the Nyquist frequency do not exist: the caller says so.
 double band_share(const Spectrum& s, double lo_hz, double hi_hz);
+// The RMS of the variation inside [lo_hz, hi_hz), in W: the square root of the band's part of the
+// variance (a sine of amplitude A inside the band gives A/sqrt(2)).
+double band_rms(const Spectrum& s, double lo_hz, double hi_hz);
 
 // The period the series repeats with, from its autocorrelation: the first peak past the first
 // zero crossing that reaches 80% of the highest one (so a multiple of the period is not taken),

@@ -110,9 +110,11 @@ Swing analyse_swing(const PowerSeries& in, const GridSpec& spec, const SwingOpti
   s.spectrum = welch_psd(p.w, p.dt_s, o.segment_s);
   for (const auto& [lo, hi] : {std::pair{0.0, 0.1}, {0.1, 1.0}, {1.0, 20.0}, {20.0, INFINITY}}) {
     if (lo >= s.spectrum.nyquist_hz()) break;
-    GridBand b{lo, hi, 1, ""};
-    s.overview.push_back(
-        {b, band_share(s.spectrum, lo, hi), std::min(hi, s.spectrum.nyquist_hz())});
+    GridBand b;
+    b.lo_hz = lo;
+    b.hi_hz = hi;
+    s.overview.push_back({b, band_share(s.spectrum, lo, hi), band_rms(s.spectrum, lo, hi),
+                          std::min(hi, s.spectrum.nyquist_hz())});
   }
   const bool short_for_ramp = p.w.size() < 2 * samples_in(o.ramp_window_s, p.dt_s);
   // A window of fewer than two samples sees no ramp or range at all: unknown, not a pass.
@@ -145,25 +147,39 @@ Swing analyse_swing(const PowerSeries& in, const GridSpec& spec, const SwingOpti
   }
   for (const auto& b : spec.bands) {
     BandResult r{b, band_share(s.spectrum, b.lo_hz, b.hi_hz),
+                 band_rms(s.spectrum, b.lo_hz, b.hi_hz),
                  std::min(b.hi_hz, s.spectrum.nyquist_hz())};
-    s.bands.push_back(r);
-    Verdict v;
-    v.limit = "band " + hz(b.lo_hz) + "-" + hz(b.hi_hz) + " Hz";
-    v.measured = r.share;
-    v.allowed = b.max_share;
-    v.unit = "share";
-    v.source = b.source;
-    v.pass = r.share <= b.max_share;
+    std::string note;
     if (r.seen_hi_hz < b.hi_hz)
-      v.note = "seen up to " + hz(r.seen_hi_hz) + " Hz (the recording's Nyquist frequency)";
+      note = "seen up to " + hz(r.seen_hi_hz) + " Hz (the recording's Nyquist frequency)";
     if (b.lo_hz < s.spectrum.df_hz)
-      v.note += std::string(v.note.empty() ? "" : "; ") + "resolved from " + hz(s.spectrum.df_hz) +
-                " Hz (a longer recording resolves lower)";
-    if (r.seen_hi_hz <= b.lo_hz) {
-      v.known = false;
-      v.pass = false;
+      note += std::string(note.empty() ? "" : "; ") + "resolved from " + hz(s.spectrum.df_hz) +
+              " Hz (a longer recording resolves lower)";
+    const bool unseen = r.seen_hi_hz <= b.lo_hz;
+    const std::string edges = hz(b.lo_hz) + "-" + hz(b.hi_hz) + " Hz";
+    auto add = [&](Verdict v) {
+      if (!note.empty()) v.note = note + (v.note.empty() ? "" : "; " + v.note);
+      if (unseen) {
+        v.known = false;
+        v.pass = false;
+      }
+      r.pass = r.pass && (!v.known || v.pass);
+      s.verdicts.push_back(std::move(v));
+    };
+    if (b.max_share) {
+      Verdict v;
+      v.limit = "band " + edges;
+      v.measured = r.share;
+      v.allowed = *b.max_share;
+      v.unit = "share";
+      v.source = b.source;
+      v.pass = r.share <= *b.max_share;
+      add(std::move(v));
     }
-    s.verdicts.push_back(std::move(v));
+    if (b.max_rms) {
+      add(check("rms " + edges, r.rms_w, *b.max_rms, s.rated_w, "W", 1, 1));
+    }
+    s.bands.push_back(std::move(r));
   }
   return s;
 }
@@ -181,12 +197,19 @@ nlohmann::json to_json(const Swing& s, std::size_t max_bins) {
                         {"note", v.note}});
   }
   json bands = json::array();
-  for (const auto& b : s.bands)
+  for (const auto& b : s.bands) {
+    json max_rms = nullptr;
+    if (b.band.max_rms && (!b.band.max_rms->of_rated || s.rated_w > 0))
+      max_rms = b.band.max_rms->value * (b.band.max_rms->of_rated ? s.rated_w : 1.0);
     bands.push_back({{"lo_hz", b.band.lo_hz},
                      {"hi_hz", b.band.hi_hz},
                      {"share", b.share},
-                     {"max_share", b.band.max_share},
+                     {"max_share", b.band.max_share ? json(*b.band.max_share) : json(nullptr)},
+                     {"rms_w", b.rms_w},
+                     {"max_rms_w", max_rms},
+                     {"pass", b.pass},
                      {"seen_hi_hz", b.seen_hi_hz}});
+  }
   json overview = json::array();
   for (const auto& b : s.overview)
     overview.push_back({{"lo_hz", b.band.lo_hz},

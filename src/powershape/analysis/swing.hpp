@@ -38,11 +38,13 @@ double max_range_w(const PowerSeries& p, double window_s);
 struct BandResult {
   GridBand band;
   double share = 0;
+  double rms_w = 0;       // the band's RMS, scaled to the fleet
   double seen_hi_hz = 0;  // the band's upper edge, or the Nyquist frequency where that is lower
+  bool pass = true;       // within each of its limits that is known
 };
 
 struct Verdict {
-  std::string limit;    // "ramp up", "ramp down", "range", "band 0.1-20 Hz"
+  std::string limit;    // "ramp up", "ramp down", "range", "band 0.1-20 Hz", "rms 0.1-20 Hz"
   double measured = 0;  // in `unit`
   double allowed = 0;   // in `unit`; NaN where the rated power is needed and not known
   std::string unit;     // "W/s", "W", "share"

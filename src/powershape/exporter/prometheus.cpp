@@ -80,10 +80,18 @@ void swing_gauges(std::ostream& out, const trace::Trace& t, int64_t to_ns,
   out << "# HELP powershape_node_power_band_share Share of the node's power variation in the last "
          "minute inside each band of the grid spec.\n"
       << "# TYPE powershape_node_power_band_share gauge\n";
-  for (const auto& b : s.bands)
+  for (const auto& b : s.bands) {
     out << "powershape_node_power_band_share{" << host << window << ",lo_hz=\"" << b.band.lo_hz
-        << "\",hi_hz=\"" << b.band.hi_hz << "\",max_share=\"" << b.band.max_share << "\"} "
-        << b.share << "\n";
+        << "\",hi_hz=\"" << b.band.hi_hz << "\"";
+    if (b.band.max_share) out << ",max_share=\"" << *b.band.max_share << "\"";
+    out << "} " << b.share << "\n";
+  }
+  out << "# HELP powershape_node_power_band_rms_watts RMS of the node's power variation in the "
+         "last minute inside each band of the grid spec (in W).\n"
+      << "# TYPE powershape_node_power_band_rms_watts gauge\n";
+  for (const auto& b : s.bands)
+    out << "powershape_node_power_band_rms_watts{" << host << window << ",lo_hz=\"" << b.band.lo_hz
+        << "\",hi_hz=\"" << b.band.hi_hz << "\"} " << b.rms_w << "\n";
 }
 
 }  // namespace
