@@ -29,7 +29,7 @@ int hold_while(SettingsTarget& target, const Setting& s, const std::string& reco
     util::forward_signals_to(0);
     code = child.exit_code();
   } else {
-    say("holding it; Ctrl-C (or SIGTERM) puts it back");
+    say("holding it; Ctrl-C (or SIGTERM, or a hang-up) puts it back");
     while (util::received_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     code = 128 + util::received_signal();
   }

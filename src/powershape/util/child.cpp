@@ -120,6 +120,11 @@ void forward_signals_to(pid_t pid) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // A hang-up (the terminal closed, the ssh session dropped) too, unless it is ignored (nohup):
+  // a handler would not pass that on to the command, which would then die of it.
+  struct sigaction hup {};
+  if (sigaction(SIGHUP, nullptr, &hup) == 0 && hup.sa_handler != SIG_IGN)
+    sigaction(SIGHUP, &sa, nullptr);
 }
 
 int received_signal() { return g_signal; }
