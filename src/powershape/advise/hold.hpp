@@ -1,6 +1,7 @@
 #pragma once
 // A setting held around a program: set (recorded first), the command run under it to its end, or,
-// without one, kept until SIGINT, SIGTERM or SIGHUP; then put back whatever happened: `advise --apply`.
+// without one, kept until SIGINT, SIGTERM or SIGHUP; then put back whatever happened: `advise
+// --apply`.
 #include <functional>
 #include <string>
 #include <vector>
