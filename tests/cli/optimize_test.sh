@@ -64,7 +64,7 @@ check "the report shows the runs" grep -q "as found" "$tmp/fail.html"
 "$ps" optimize --source "$fake" --budget 5 -- sleep 3 >"$tmp/cap.out" 2>&1; rc=$?
 check "a short budget: exit 0" test $rc -eq 0
 check "the throttling is named" grep -q "^throttling: power-capped [1-9][0-9]*%" "$tmp/cap.out"
-check "and what there was no time for" grep -q "^note: no chunk count raced" "$tmp/cap.out"
+check "and what there was no time for" grep -q "^note: nothing raced" "$tmp/cap.out"
 check "the budget holds" grep -q "of a 5 s budget" "$tmp/cap.out"
 # a job that leaves a child behind: each run takes its leftovers with it
 "$ps" optimize --source "$fake" --chunks 2 --budget 20 -- sh -c "sleep 47.5 & true" >/dev/null 2>&1

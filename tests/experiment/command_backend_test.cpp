@@ -116,6 +116,25 @@ f.close()")PY";
   EXPECT_NEAR(m.ms_per_iteration, 9.0, 1e-6);
 }
 
+// bench/finetune_loop.py marks its gaps from the first step and its steps only after five of
+// warm-up: the first gaps are in no step, yet the steps are what is measured.
+TEST(CommandBackend, GapsMarkedBeforeTheFirstStepDoNotTakeItsPlace) {
+  const char* job = R"PY(python3 -c "
+import os, time
+f = open(os.environ['POWERSHAPE_CONTROL'], 'w')
+t = time.monotonic_ns()
+for i in range(10):
+    s = t + 10000000 * i
+    if i >= 5: f.write('begin %d step\n' % s)
+    f.write('begin %d gap\nend %d gap\n' % (s + 6000000, s + 8000000))
+    if i >= 5: f.write('end %d step\n' % (s + 9000000))
+f.close()")PY";
+  CommandBackend b({{"sh", "-c", job}}, "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv");
+  const Measurement m = b.measure(0, 0);
+  EXPECT_EQ(m.iterations, 5);
+  EXPECT_NEAR(m.ms_per_iteration, 9.0, 1e-6);
+}
+
 // A command with a line break is quoted on one line in the error that names it.
 TEST(CommandBackend, AFailedCommandIsNamedOnOneLine) {
   CommandBackend b({{"sh", "-c", "exit 3\n# a second line"}},

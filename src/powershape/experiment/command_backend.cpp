@@ -76,7 +76,10 @@ namespace {
 // The region a run's steps are measured by, when none was named: of the regions that come more
 // than once, the one the fewest others hold (a job that marks its steps and, inside them, its
 // gaps is measured by its steps, not by whichever region ended first; one that wraps its loop in
-// a region of its own, by the steps inside it); else the first.
+// a region of its own, by the steps inside it), ties going to the longer; else the first. A name
+// is judged by the most others that hold any of up to 16 of its regions, spread over the run: a
+// job that marks its gaps from the first step and its steps only after a warm-up has gaps that
+// nothing holds at first.
 std::string outermost(const std::vector<telemetry::Region>& regions) {
   // How many other regions hold r (a step inside a loop's region: 1; a gap inside it: 2).
   const auto depth = [&](const telemetry::Region& r) {
@@ -85,20 +88,25 @@ std::string outermost(const std::vector<telemetry::Region>& regions) {
              q.end_ns - q.begin_ns > r.end_ns - r.begin_ns;
     });
   };
-  // Each name once, by its first region: a run of kMaxSteps regions costs names x regions.
-  std::map<std::string, std::pair<const telemetry::Region*, int>> names;
-  for (const auto& r : regions) {
-    auto& [first, count] = names[r.name];
-    if (first == nullptr) first = &r;
-    ++count;
-  }
+  std::map<std::string, std::vector<const telemetry::Region*>> names;
+  for (const auto& r : regions) names[r.name].push_back(&r);
+  constexpr std::size_t kSampled = 16;  // a run of kMaxSteps regions costs 16 x names x regions
   const telemetry::Region* best = nullptr;
   long best_depth = 0;
+  double best_ns = 0;
   for (const auto& r : regions) {
-    const auto& [first, count] = names.at(r.name);
-    if (first != &r || count < 2) continue;
-    const long d = depth(r);
-    if (best == nullptr || d < best_depth) best = &r, best_depth = d;
+    const auto& all = names.at(r.name);
+    if (all.front() != &r || all.size() < 2) continue;  // each name once
+    long d = 0;
+    double ns = 0;
+    const std::size_t n = std::min(kSampled, all.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const telemetry::Region& x = *all[i * (all.size() - 1) / std::max<std::size_t>(n - 1, 1)];
+      d = std::max<long>(d, depth(x));
+      ns += static_cast<double>(x.end_ns - x.begin_ns) / static_cast<double>(n);
+    }
+    if (best == nullptr || d < best_depth || (d == best_depth && ns > best_ns))
+      best = &r, best_depth = d, best_ns = ns;
   }
   return best != nullptr ? best->name : regions.front().name;
 }

@@ -412,10 +412,10 @@ Result run(const Options& o) {
   int confirm = kConfirmRounds;
   const int rounds = plan_rounds(r.diagnosis.run_s, left_s, n, confirm);
   if (rounds == 0) {
-    char why[160];
+    char why[200];
     std::snprintf(why, sizeof why,
-                  "no chunk count raced: a run takes %.1f s, and two rounds of two would not fit "
-                  "in the %.1f s of the budget left",
+                  "nothing raced: a run takes %.1f s, and two rounds of two configurations and "
+                  "two confirming pairs would not fit in the %.1f s of the budget left",
                   r.diagnosis.run_s, std::max(0.0, left_s));
     r.notes.push_back(why);
   } else {
