@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "powershape/analysis/fold.hpp"
 #include "powershape/analysis/power_input.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
@@ -23,6 +24,7 @@ struct SwingArgs {
   std::string spec = analysis::kDefaultGridSpec, json, region;
   int64_t gpus = 0;
   double resolution_s = 0, ramp_window_s = 0, range_window_s = 0, segment_s = 20, rated_w = 0;
+  double fold_ms = 0;
 };
 
 void print_header(const analysis::PowerInput& in, const analysis::Swing& s, std::size_t files,
@@ -42,6 +44,8 @@ void print_header(const analysis::PowerInput& in, const analysis::Swing& s, std:
 int run_swing(const SwingArgs& a) {
   std::optional<util::OutputLock> json_lock;
   if (!a.json.empty()) json_lock.emplace(a.json, "--json", util::OutputLock::Written::kAtEnd);
+  if (a.fold_ms > 0 && a.region.empty())
+    throw invalid_input("--fold: folds over the regions --region names (e.g. --region step)");
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
   const analysis::PowerInput in =
       analysis::read_power_inputs(a.recordings, a.resolution_s, a.region);
@@ -65,8 +69,16 @@ int run_swing(const SwingArgs& a) {
     std::printf(
         "(the recordings give no rated power: --rated W checks the limits stated as its "
         "share)\n");
+  std::optional<analysis::Fold> fold;
+  if (a.fold_ms > 0) {
+    fold = analysis::fold_power(in.power, in.regions_s, a.fold_ms * 1e-3);
+    for (auto& b : fold->bins)  // scaled as the swing's figures are
+      for (double* w : {&b.min_w, &b.p10_w, &b.median_w, &b.p90_w, &b.max_w}) *w *= o.scale;
+    print_fold(*fold, a.region, s.dt_s);
+  }
   if (!a.json.empty()) {
     auto j = analysis::to_json(s);
+    if (fold) j["fold"] = analysis::to_json(*fold, a.region);
     j["inputs"] = a.recordings;
     j["gpus"] = fleet;
     j["signal"] = in.signal;
@@ -113,6 +125,10 @@ void add_swing(CLI::App& app) {
   cmd->add_option("--region", a.region,
                   "Only from the first to the last region of this name in each trace (e.g. step: "
                   "the job without its start-up)");
+  cmd->add_option("--fold", a.fold_ms,
+                  "With --region: the power through a region (a step), its samples placed by "
+                  "their time since the region began, in bins of this many ms")
+      ->check(finite_in(0.1, 60000));
   output(cmd->add_option("--json", a.json,
                          "Also write the figures, the spectrum and the verdicts as JSON"));
   cmd->callback([] { exit_code() = run_swing(a); });

@@ -77,4 +77,17 @@ void print_swing(const analysis::Swing& s, const analysis::GridSpec& spec) {
                                              : "within every limit");
 }
 
+void print_fold(const analysis::Fold& f, const std::string& region, double dt_s) {
+  std::printf(
+      "through a region: the power in each %g ms of '%s' (%zu of them, %.1f ms each at the "
+      "median), each sample (a %.3g ms mean) at its time since its region began\n",
+      f.bin_s * 1e3, region.c_str(), f.regions, f.median_length_s * 1e3, dt_s * 1e3);
+  std::printf("  %8s %10s %10s %10s %10s %10s %6s\n", "from", "min", "p10", "median", "p90", "max",
+              "n");
+  for (const auto& b : f.bins)
+    std::printf("  %5.0f ms %10s %10s %10s %10s %10s %6zu\n", b.from_s * 1e3,
+                watts(b.min_w).c_str(), watts(b.p10_w).c_str(), watts(b.median_w).c_str(),
+                watts(b.p90_w).c_str(), watts(b.max_w).c_str(), b.n);
+}
+
 }  // namespace powershape::cli

@@ -126,6 +126,14 @@ TEST_F(PowerInputTest, ARegionKeepsTheJobsSteps) {
   const PowerInput in = read_power_inputs({a}, 0, "step");
   EXPECT_NEAR(in.power.duration_s(), 10, 0.02);
   EXPECT_NEAR(in.power.t0_s, 5, 1e-6);
+  // The regions on the power's clock, whatever the wall clock (or none: lined up at the start).
+  for (const auto& path : {a, node("b.csv", 0, 0)}) {
+    const PowerInput r = read_power_inputs({path}, 0, "step");
+    ASSERT_EQ(r.regions_s.size(), 2u);
+    EXPECT_NEAR(r.regions_s[0].first, r.power.t0_s, 1e-6) << path;
+    EXPECT_NEAR(r.regions_s[1].second, r.power.t0_s + 10, 1e-6) << path;
+  }
+  EXPECT_TRUE(read_power_inputs({a}, 0).regions_s.empty());
   EXPECT_NE(error_of([&] { read_power_inputs({a}, 0, "warmup"); }).find("no region named 'warmup'"),
             std::string::npos);
   const auto m = write("m.csv", "t_s,power_w\n0,1\n1,1\n2,1\n");

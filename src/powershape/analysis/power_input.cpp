@@ -32,6 +32,7 @@ struct Part {
   // held in a double whole would keep only ~0.2 us, a relative one keeps far more.
   int64_t origin_ns = 0;
   double interval_s = 0;
+  std::vector<std::pair<double, double>> regions_s;  // the named regions, s from origin_ns
 };
 
 // In whole nanoseconds, as the readings were taken (and as a trace streamed gives it,
@@ -223,7 +224,13 @@ Part read_trace(const std::string& path, const std::string& region) {
     if (!found) throw invalid_input(path + ": no region named '" + region + "'");
   }
   try {
-    return part_of(t, from, to);
+    Part p = part_of(t, from, to);
+    const int64_t first_ns = t.samples.empty() ? 0 : t.samples.front().t_ns;
+    for (const auto& r : t.regions)
+      if (r.name == region)
+        p.regions_s.emplace_back(static_cast<double>(r.begin_ns - first_ns) * 1e-9,
+                                 static_cast<double>(r.end_ns - first_ns) * 1e-9);
+    return p;
   } catch (const Error& e) {
     throw invalid_input(path + ": " + e.what());
   }
@@ -275,10 +282,15 @@ PowerInput read_power_inputs(const std::vector<std::string>& paths, double dt_s,
     } catch (const Error& e) {
       throw invalid_input(paths[i] + ": " + e.what());
     }
+    const double t0 = series.back().t0_s;
     if (all_wall)
       series.back().t0_s += static_cast<double>(parts[i].origin_ns - base_ns) * 1e-9;
     else
       series.back().t0_s = 0;
+    const double shift = series.back().t0_s - t0;  // the regions move with their series
+    if (out.regions_s.empty())
+      for (const auto& [b, e] : parts[i].regions_s)
+        out.regions_s.emplace_back(b + shift, e + shift);
   }
   out.aligned_by_start = !all_wall && parts.size() > 1;
   out.power = sum_on_time(series);

@@ -8,6 +8,7 @@
 // their starts (aligned as if started together, which the result says).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "powershape/analysis/power_series.hpp"
@@ -22,6 +23,9 @@ struct PowerInput {
   std::string signal;  // what stands for power: "power_instant", "DCGM_FI_DEV_POWER_USAGE", ...
   bool aligned_by_start = false;  // several inputs without a wall clock: lined up at their starts
   double reading_interval_s = 0;  // the coarsest input's median interval between readings
+  // The regions named (a job's steps), (begin, end) on power's clock: the first recording's that
+  // has them (nodes of one job step together).
+  std::vector<std::pair<double, double>> regions_s;
 };
 
 // Reads every file and adds them on time, on a grid of `dt_s` (0: the coarsest input's reading

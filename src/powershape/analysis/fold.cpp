@@ -1,0 +1,88 @@
+#include "powershape/analysis/fold.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "powershape/util/error.hpp"
+
+namespace powershape::analysis {
+namespace {
+
+double at(const std::vector<double>& sorted, double q) {
+  return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)];
+}
+
+}  // namespace
+
+Fold fold_power(const PowerSeries& p, const std::vector<std::pair<double, double>>& regions_s,
+                double bin_s) {
+  if (!(bin_s > 0) || !std::isfinite(bin_s))
+    throw invalid_input("fold bin", "must be a positive number of seconds");
+  std::vector<std::pair<double, double>> regions;
+  for (const auto& r : regions_s)
+    if (r.second > r.first) regions.push_back(r);
+  std::sort(regions.begin(), regions.end());
+  // Each sample in the region its middle falls in; regions may nest or touch: the latest begun.
+  std::vector<std::pair<double, double>> placed;  // (time since begin, W)
+  std::vector<double> lengths;
+  std::size_t next = 0;
+  std::ptrdiff_t current = -1;
+  bool counted = false;
+  for (std::size_t i = 0; i < p.w.size(); ++i) {
+    const double t = p.t0_s + (static_cast<double>(i) + 0.5) * p.dt_s;
+    while (next < regions.size() && regions[next].first <= t) {
+      current = static_cast<std::ptrdiff_t>(next++);
+      counted = false;
+    }
+    if (current < 0) continue;
+    const auto& r = regions[static_cast<std::size_t>(current)];
+    if (t >= r.second) continue;
+    if (!counted) lengths.push_back(r.second - r.first);
+    counted = true;
+    placed.emplace_back(t - r.first, p.w[i]);
+  }
+  if (placed.empty()) throw invalid_input("no power sample falls inside the regions to fold");
+  Fold f;
+  f.regions = lengths.size();
+  std::nth_element(lengths.begin(),
+                   lengths.begin() + static_cast<std::ptrdiff_t>(lengths.size() / 2),
+                   lengths.end());
+  f.median_length_s = lengths[lengths.size() / 2];
+  f.bin_s = bin_s;
+  const double count = std::ceil(f.median_length_s / bin_s);
+  if (count > 10'000)
+    throw invalid_input("fold bin", "gives more than 10000 bins over a region of " +
+                                        std::to_string(f.median_length_s) + " s");
+  std::vector<std::vector<double>> bins(static_cast<std::size_t>(std::max(1.0, count)));
+  for (const auto& [since, w] : placed) {
+    const auto k = static_cast<std::size_t>(since / bin_s);
+    if (since < f.median_length_s && k < bins.size()) bins[k].push_back(w);
+  }
+  for (std::size_t k = 0; k < bins.size(); ++k) {
+    auto& v = bins[k];
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    f.bins.push_back({static_cast<double>(k) * bin_s, v.size(), v.front(), at(v, 0.1), at(v, 0.5),
+                      at(v, 0.9), v.back()});
+  }
+  return f;
+}
+
+nlohmann::json to_json(const Fold& f, const std::string& region) {
+  nlohmann::json bins = nlohmann::json::array();
+  for (const auto& b : f.bins)
+    bins.push_back({{"from_s", b.from_s},
+                    {"n", b.n},
+                    {"min_w", b.min_w},
+                    {"p10_w", b.p10_w},
+                    {"median_w", b.median_w},
+                    {"p90_w", b.p90_w},
+                    {"max_w", b.max_w}});
+  return {{"region", region},
+          {"regions", f.regions},
+          {"median_length_s", f.median_length_s},
+          {"bin_s", f.bin_s},
+          {"bins", bins}};
+}
+
+}  // namespace powershape::analysis
