@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "error_of.hpp"
+#include "powershape/workload/steps.hpp"
 
 namespace powershape::sim {
 
@@ -80,7 +82,23 @@ TEST(Profile, AMissingOrOutOfRangeFieldIsNamed) {
   r["accuracy"]["chunk_ratio_points"] = -1;
   EXPECT_EQ(error_of(r).rfind("accuracy.chunk_ratio_points: -1.000000 is out of range", 0), 0u)
       << error_of(r);
+  auto k = j;  // a misspelt kernel is refused, not left to run at a copy's bandwidth
+  k["kernels"]["memory_efficiency"]["crossentropy"] = 0.9;
+  EXPECT_EQ(error_of(k).rfind("kernels.memory_efficiency.crossentropy: no memory kernel of that "
+                              "name (ce_finish, count_valid, cross_entropy,",
+                              0),
+            0u)
+      << error_of(k);
   EXPECT_EQ(error_of(j), "no error");
+}
+
+TEST(Profile, EveryMemoryKernelOfTheBuiltInWorkloadsMayBeGivenAnEfficiency) {
+  const auto names = workload::memory_kernel_names();
+  for (const char* n : {"count_valid", "cross_entropy", "ce_finish", "scale_x", "dbias", "scale_dx",
+                        "reduce", "softmax", "gap", "elementwise", "elementwise_bwd", "optimizer"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  for (const char* n : {"logits", "dw", "dx", "qk", "pv", "burst"})  // products: not memory
+    EXPECT_EQ(std::find(names.begin(), names.end(), n), names.end()) << n;
 }
 
 TEST(Profile, PowerModesSetTheLimitAndClock) {

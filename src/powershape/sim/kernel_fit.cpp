@@ -8,6 +8,7 @@
 #include "powershape/sim/simulator.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
+#include "powershape/workload/steps.hpp"
 
 namespace powershape::sim {
 namespace {
@@ -128,7 +129,10 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
   std::vector<double> launches;
   p.memory_efficiency.clear();
   const double bw = p.mem_bandwidth_gbs * 1e9;
+  const std::vector<std::string> known = workload::memory_kernel_names();
   for (const auto& [name, xy] : by_name) {
+    // A profile gives efficiencies to the built-in workloads' kernels alone (profile.hpp).
+    if (std::find(known.begin(), known.end(), name) == known.end()) continue;
     double a = 0, b = 0, largest = 0;
     for (auto [x, y] : xy) largest = std::max(largest, x);
     // A kernel that never moves 64 MB is all fixed cost: its slope says nothing of bandwidth.

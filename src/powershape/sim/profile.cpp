@@ -11,6 +11,7 @@
 #include "powershape/util/input_file.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/share_dir.hpp"
+#include "powershape/workload/steps.hpp"
 
 namespace powershape::sim {
 using nlohmann::json;
@@ -247,7 +248,14 @@ Profile profile_from_json(const json& j) {
       const json& m = k.at("memory_efficiency");
       if (!m.is_object())
         throw invalid_input("kernels.memory_efficiency: expected {\"kernel\": fraction}");
+      const std::vector<std::string> known = workload::memory_kernel_names();
       for (auto it = m.begin(); it != m.end(); ++it) {
+        if (std::find(known.begin(), known.end(), it.key()) == known.end()) {
+          std::string list;
+          for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+          throw invalid_input("kernels.memory_efficiency." + it.key() +
+                              ": no memory kernel of that name (" + list + ")");
+        }
         if (!it.value().is_number() || !(it.value().get<double>() > 0) ||
             it.value().get<double>() > 1)
           throw invalid_input("kernels.memory_efficiency." + it.key() +

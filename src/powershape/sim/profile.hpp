@@ -97,7 +97,8 @@ struct Profile {
   // accumulates) times min(1, epilogue_k / k): a tile's epilogue hides behind other tiles' main
   // loops once k is long enough (a dW of k = 256 rows exposes it, one of k = 2048 mostly not);
   // a memory kernel named in memory_efficiency reaches that fraction of the bandwidth (a softmax
-  // that computes exponentials is far from a copy).
+  // that computes exponentials is far from a copy); a name no built-in workload runs is refused
+  // (workload::memory_kernel_names), and a kernel not named runs at a copy's bandwidth.
   // A memory kernel short of the bandwidth is held back by its instructions (a softmax's
   // exponentials and reductions), so its SMs are busy where a copy's wait: its SM activity is
   // e x power.memory_phase_activity + (1 - e) x issue_activity at memory efficiency e (optional

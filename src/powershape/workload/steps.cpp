@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "powershape/workload/finetune.hpp"
+
 namespace powershape::workload {
 
 const char* op_name(Op op) {
@@ -139,6 +141,28 @@ KernelTime kernel_of(const Phase& p) {
   t.k = p.k;
   t.bytes = p.bytes;
   return t;
+}
+
+std::vector<std::string> memory_kernel_names() {
+  std::vector<std::string> names;
+  const auto add = [&](const Phase& p) {
+    if (p.kind == PhaseKind::kMemory &&
+        std::find(names.begin(), names.end(), p.name) == names.end())
+      names.push_back(p.name);
+  };
+  for (int op = 0; op <= static_cast<int>(Op::kLmHead); ++op)
+    if (static_cast<Op>(op) != Op::kLmHead) add(phase_of(WorkloadStep{static_cast<Op>(op)}));
+  for (bool exp : {false, true}) {
+    LmHead l{64, 64, 256};
+    l.exp_in_product = exp;
+    for (int k = 0; k <= static_cast<int>(LmHeadStep::kReduce); ++k)
+      add(phase_of(LmHeadStep{static_cast<LmHeadStep::Kind>(k), 0, 0, 1}, l));
+  }
+  for (const auto& f : {Finetune{known_transformers().front()},
+                        Finetune{known_transformers().front(), 2048, 512, 16}})
+    for (const auto& p : finetune_plan(f).phases) add(p);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace powershape::workload

@@ -6,6 +6,8 @@
 // times with its phase (kernel_of). No CUDA headers.
 #include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
@@ -93,5 +95,10 @@ Phase phase_of(const WorkloadStep& s);
 Phase phase_of(const LmHeadStep& s, const LmHead& l);
 // A phase as probe --record labels the kernel it times: its name, m x n x k, bytes.
 KernelTime kernel_of(const Phase& p);
+
+// The names of every memory kernel a built-in workload runs (the LM head op's, msm's softmax, a
+// square wave's gap, a fine-tune's), derived from their steps and plans: the kernels a device
+// profile may give a memory efficiency (sim/profile.hpp refuses any other name).
+std::vector<std::string> memory_kernel_names();
 
 }  // namespace powershape::workload
