@@ -63,19 +63,19 @@ int run_swing(const SwingArgs& a) {
     fleet = a.gpus;
   }
   const analysis::Swing s = analysis::analyse_swing(in.power, spec, o);
+  std::optional<analysis::Fold> fold;  // before anything is printed: a bad fold prints nothing
+  if (a.fold_ms > 0) {
+    fold = analysis::fold_power(in.power, in.regions_s, a.fold_ms * 1e-3);
+    for (auto& b : fold->bins)  // scaled as the swing's figures are
+      for (double* w : {&b.min_w, &b.p10_w, &b.median_w, &b.p90_w, &b.max_w}) *w *= o.scale;
+  }
   print_header(in, s, a.recordings.size(), fleet);
   print_swing(s, spec);
   if (!(o.rated_w > 0))
     std::printf(
         "(the recordings give no rated power: --rated W checks the limits stated as its "
         "share)\n");
-  std::optional<analysis::Fold> fold;
-  if (a.fold_ms > 0) {
-    fold = analysis::fold_power(in.power, in.regions_s, a.fold_ms * 1e-3);
-    for (auto& b : fold->bins)  // scaled as the swing's figures are
-      for (double* w : {&b.min_w, &b.p10_w, &b.median_w, &b.p90_w, &b.max_w}) *w *= o.scale;
-    print_fold(*fold, a.region, s.dt_s);
-  }
+  if (fold) print_fold(*fold, a.region, s.dt_s);
   if (!a.json.empty()) {
     auto j = analysis::to_json(s);
     if (fold) j["fold"] = analysis::to_json(*fold, a.region);

@@ -126,15 +126,33 @@ TEST(Swing, ABandsMagnitudeIsItsRmsInWatts) {
   EXPECT_NEAR(s.verdicts[0].measured, 1000 * 100 / std::sqrt(2.0), 1000 * 1.0);
   EXPECT_NEAR(s.verdicts[0].allowed, 0.05 * 700e3, 1e-6);  // 35 kW against 70.7 kW
   EXPECT_FALSE(s.verdicts[0].pass);
-  EXPECT_FALSE(s.bands[0].pass);
+  EXPECT_TRUE(s.bands[0].failed);
   EXPECT_NEAR(s.bands[0].rms_w, s.verdicts[0].measured, 1e-9);
   const auto j = to_json(s, 100);
   EXPECT_NEAR(j["bands"][0]["max_rms_w"].get<double>(), 35e3, 1e-6);
   EXPECT_TRUE(j["bands"][0]["max_share"].is_null());
   EXPECT_EQ(j["bands"][0]["pass"], false);
-  // Without the rated power a share of it is unknown, not a pass.
+  // Without the rated power a share of it is unknown, not a pass; so is the band.
   o.rated_w = 0;
-  EXPECT_FALSE(analyse_swing(p, g, o).verdicts[0].known);
+  const Swing u = analyse_swing(p, g, o);
+  EXPECT_FALSE(u.verdicts[0].known);
+  EXPECT_TRUE(to_json(u, 100)["bands"][0]["pass"].is_null());
+  // Read at 10 Hz, the band is seen to 5 Hz only: the 2 Hz sine's RMS there passes a looser
+  // limit, but what the recording cannot see might not: unknown. Over it, it fails, known.
+  PowerSeries coarse{0, 0.1, std::vector<double>(400)};
+  for (std::size_t i = 0; i < coarse.w.size(); ++i)
+    coarse.w[i] =
+        450 + 100 * std::sin(2 * std::numbers::pi * 2 * (static_cast<double>(i) + 0.5) * 0.1);
+  o.rated_w = 700;
+  o.scale = 1;
+  g.bands[0].max_rms = GridLimit{0.2, true, ""};  // 140 W
+  const Swing loose = analyse_swing(coarse, g, o);
+  EXPECT_FALSE(loose.verdicts[0].known);
+  EXPECT_NE(loose.verdicts[0].note.find("seen up to 5 Hz"), std::string::npos);
+  g.bands[0].max_rms = GridLimit{0.05, true, ""};  // 35 W
+  const Swing tight = analyse_swing(coarse, g, o);
+  EXPECT_TRUE(tight.verdicts[0].known);
+  EXPECT_FALSE(tight.verdicts[0].pass);
 }
 
 TEST(Swing, AFlatJobsNoiseFailsAShareLimitNotAMagnitudeLimit) {

@@ -135,6 +135,24 @@ f.close()")PY";
   EXPECT_NEAR(m.ms_per_iteration, 9.0, 1e-6);
 }
 
+// Steps beside two longer evaluations, neither inside the other: the steps are what is measured.
+TEST(CommandBackend, StepsBesideAFewLongerRegionsAreMeasuredByTheSteps) {
+  const char* job = R"PY(python3 -c "
+import os, time
+f = open(os.environ['POWERSHAPE_CONTROL'], 'w')
+t = time.monotonic_ns()
+for i in range(2):
+    f.write('begin %d eval\nend %d eval\n' % (t + 100000000 * i, t + 100000000 * i + 50000000))
+for i in range(8):
+    s = t + 200000000 + 10000000 * i
+    f.write('begin %d step\nend %d step\n' % (s, s + 9000000))
+f.close()")PY";
+  CommandBackend b({{"sh", "-c", job}}, "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv");
+  const Measurement m = b.measure(0, 0);
+  EXPECT_EQ(m.iterations, 8);
+  EXPECT_NEAR(m.ms_per_iteration, 9.0, 1e-6);
+}
+
 // A command with a line break is quoted on one line in the error that names it.
 TEST(CommandBackend, AFailedCommandIsNamedOnOneLine) {
   CommandBackend b({{"sh", "-c", "exit 3\n# a second line"}},

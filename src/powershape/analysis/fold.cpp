@@ -18,35 +18,21 @@ Fold fold_power(const PowerSeries& p, const std::vector<std::pair<double, double
                 double bin_s) {
   if (!(bin_s > 0) || !std::isfinite(bin_s))
     throw invalid_input("fold bin", "must be a positive number of seconds");
+  // The regions the series covers any of, and their median length: the bins are known, and
+  // checked, before a sample is placed.
+  const double from = p.t0_s, to = p.t0_s + p.duration_s();
   std::vector<std::pair<double, double>> regions;
   for (const auto& r : regions_s)
-    if (r.second > r.first) regions.push_back(r);
+    if (r.second > r.first && r.second > from && r.first < to) regions.push_back(r);
+  if (regions.empty()) throw invalid_input("no power sample falls inside the regions to fold");
   std::sort(regions.begin(), regions.end());
-  // Each sample in the region its middle falls in; regions may nest or touch: the latest begun.
-  std::vector<std::pair<double, double>> placed;  // (time since begin, W)
   std::vector<double> lengths;
-  std::size_t next = 0;
-  std::ptrdiff_t current = -1;
-  bool counted = false;
-  for (std::size_t i = 0; i < p.w.size(); ++i) {
-    const double t = p.t0_s + (static_cast<double>(i) + 0.5) * p.dt_s;
-    while (next < regions.size() && regions[next].first <= t) {
-      current = static_cast<std::ptrdiff_t>(next++);
-      counted = false;
-    }
-    if (current < 0) continue;
-    const auto& r = regions[static_cast<std::size_t>(current)];
-    if (t >= r.second) continue;
-    if (!counted) lengths.push_back(r.second - r.first);
-    counted = true;
-    placed.emplace_back(t - r.first, p.w[i]);
-  }
-  if (placed.empty()) throw invalid_input("no power sample falls inside the regions to fold");
-  Fold f;
-  f.regions = lengths.size();
+  for (const auto& r : regions) lengths.push_back(r.second - r.first);
   std::nth_element(lengths.begin(),
                    lengths.begin() + static_cast<std::ptrdiff_t>(lengths.size() / 2),
                    lengths.end());
+  Fold f;
+  f.regions = regions.size();
   f.median_length_s = lengths[lengths.size() / 2];
   f.bin_s = bin_s;
   const double count = std::ceil(f.median_length_s / bin_s);
@@ -54,10 +40,21 @@ Fold fold_power(const PowerSeries& p, const std::vector<std::pair<double, double
     throw invalid_input("fold bin", "gives more than 10000 bins over a region of " +
                                         std::to_string(f.median_length_s) + " s");
   std::vector<std::vector<double>> bins(static_cast<std::size_t>(std::max(1.0, count)));
-  for (const auto& [since, w] : placed) {
+  // Each sample in the region its middle falls in; regions may nest or touch: the latest begun.
+  std::size_t next = 0, placed = 0;
+  std::ptrdiff_t current = -1;
+  for (std::size_t i = 0; i < p.w.size(); ++i) {
+    const double t = p.t0_s + (static_cast<double>(i) + 0.5) * p.dt_s;
+    while (next < regions.size() && regions[next].first <= t)
+      current = static_cast<std::ptrdiff_t>(next++);
+    if (current < 0) continue;
+    const auto& r = regions[static_cast<std::size_t>(current)];
+    const double since = t - r.first;
+    if (t >= r.second || since >= f.median_length_s) continue;
     const auto k = static_cast<std::size_t>(since / bin_s);
-    if (since < f.median_length_s && k < bins.size()) bins[k].push_back(w);
+    if (k < bins.size()) bins[k].push_back(p.w[i]), ++placed;
   }
+  if (placed == 0) throw invalid_input("no power sample falls inside the regions to fold");
   for (std::size_t k = 0; k < bins.size(); ++k) {
     auto& v = bins[k];
     if (v.empty()) continue;

@@ -21,7 +21,7 @@ struct FoldBin {
 };
 
 struct Fold {
-  std::size_t regions = 0;     // the regions that held a sample
+  std::size_t regions = 0;     // the regions the series covers some of
   double median_length_s = 0;  // of those regions
   double bin_s = 0;
   std::vector<FoldBin> bins;  // from 0 to the median length; a bin no sample fell in is left out

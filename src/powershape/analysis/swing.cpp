@@ -163,7 +163,8 @@ Swing analyse_swing(const PowerSeries& in, const GridSpec& spec, const SwingOpti
         v.known = false;
         v.pass = false;
       }
-      r.pass = r.pass && (!v.known || v.pass);
+      if (v.known && !v.pass) r.failed = true;
+      if (!v.known) r.unknown = true;
       s.verdicts.push_back(std::move(v));
     };
     if (b.max_share) {
@@ -177,7 +178,15 @@ Swing analyse_swing(const PowerSeries& in, const GridSpec& spec, const SwingOpti
       add(std::move(v));
     }
     if (b.max_rms) {
-      add(check("rms " + edges, r.rms_w, *b.max_rms, s.rated_w, "W", 1, 1));
+      Verdict v = check("rms " + edges, r.rms_w, *b.max_rms, s.rated_w, "W", 1, 1);
+      // Part of the band unseen: its RMS can only grow with what is missing, so a pass is not
+      // known; a failure is.
+      if (r.seen_hi_hz < b.hi_hz && v.known && v.pass) {
+        v.known = false;
+        v.pass = false;
+        v.note = "the band is seen in part, and what is seen is within the limit";
+      }
+      add(std::move(v));
     }
     s.bands.push_back(std::move(r));
   }
@@ -207,7 +216,9 @@ nlohmann::json to_json(const Swing& s, std::size_t max_bins) {
                      {"max_share", b.band.max_share ? json(*b.band.max_share) : json(nullptr)},
                      {"rms_w", b.rms_w},
                      {"max_rms_w", max_rms},
-                     {"pass", b.pass},
+                     {"pass", b.failed    ? json(false)
+                              : b.unknown ? json(nullptr)
+                                          : json(true)},
                      {"seen_hi_hz", b.seen_hi_hz}});
   }
   json overview = json::array();

@@ -40,7 +40,8 @@ struct BandResult {
   double share = 0;
   double rms_w = 0;       // the band's RMS, scaled to the fleet
   double seen_hi_hz = 0;  // the band's upper edge, or the Nyquist frequency where that is lower
-  bool pass = true;       // within each of its limits that is known
+  bool failed = false;    // over one of its limits
+  bool unknown = false;   // one of its limits could not be judged
 };
 
 struct Verdict {

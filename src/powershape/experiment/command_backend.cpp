@@ -76,7 +76,8 @@ namespace {
 // The region a run's steps are measured by, when none was named: of the regions that come more
 // than once, the one the fewest others hold (a job that marks its steps and, inside them, its
 // gaps is measured by its steps, not by whichever region ended first; one that wraps its loop in
-// a region of its own, by the steps inside it), ties going to the longer; else the first. A name
+// a region of its own, by the steps inside it), ties going to the more frequent (steps beside a
+// few evaluations), then the longer; else the first. A name
 // is judged by the most others that hold any of up to 16 of its regions, spread over the run: a
 // job that marks its gaps from the first step and its steps only after a warm-up has gaps that
 // nothing holds at first.
@@ -93,6 +94,7 @@ std::string outermost(const std::vector<telemetry::Region>& regions) {
   constexpr std::size_t kSampled = 16;  // a run of kMaxSteps regions costs 16 x names x regions
   const telemetry::Region* best = nullptr;
   long best_depth = 0;
+  std::size_t best_count = 0;
   double best_ns = 0;
   for (const auto& r : regions) {
     const auto& all = names.at(r.name);
@@ -105,8 +107,10 @@ std::string outermost(const std::vector<telemetry::Region>& regions) {
       d = std::max<long>(d, depth(x));
       ns += static_cast<double>(x.end_ns - x.begin_ns) / static_cast<double>(n);
     }
-    if (best == nullptr || d < best_depth || (d == best_depth && ns > best_ns))
-      best = &r, best_depth = d, best_ns = ns;
+    if (best == nullptr || d < best_depth ||
+        (d == best_depth &&
+         (all.size() > best_count || (all.size() == best_count && ns > best_ns))))
+      best = &r, best_depth = d, best_count = all.size(), best_ns = ns;
   }
   return best != nullptr ? best->name : regions.front().name;
 }
