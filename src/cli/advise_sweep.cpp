@@ -11,9 +11,9 @@
 #include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/trace/open_source.hpp"
-#include "powershape/util/child.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/signals.hpp"
 #include "progress.hpp"
 
 namespace powershape::cli {

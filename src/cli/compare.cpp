@@ -4,8 +4,8 @@
 
 #include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/engine.hpp"
-#include "powershape/util/child.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/signals.hpp"
 #include "progress.hpp"
 #include "result_table.hpp"
 #include "subcommands.hpp"

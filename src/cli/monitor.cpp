@@ -23,8 +23,6 @@
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/control_fifo.hpp"
 #include "powershape/telemetry/rapl.hpp"
-#include "powershape/telemetry/sampler.hpp"
-#include "powershape/telemetry/update_periods.hpp"
 #include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/json_file.hpp"
 #include "powershape/util/error.hpp"
@@ -118,8 +116,8 @@ std::string title_of(const std::vector<std::string>& command) {
   return t + "'";
 }
 
-void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& source) {
-  auto st = sampler.stats();
+void print_sampler(const monitor::Session& session) {
+  const auto st = session.sampler_stats();
   std::fprintf(stderr, " sampler: %llu rounds, %llu late, %llu rows dropped, %.2f%% of one core\n",
                static_cast<unsigned long long>(st.polls), static_cast<unsigned long long>(st.late),
                static_cast<unsigned long long>(st.dropped),
@@ -127,7 +125,7 @@ void print_sampler(const telemetry::Sampler& sampler, const telemetry::Source& s
                    ? 100.0 * static_cast<double>(st.cpu_ns) / static_cast<double>(st.wall_ns)
                    : 0.0);
   // Each GPU's update periods; a run of GPUs alike (a node of one model) on one line.
-  for (const auto& row : telemetry::update_periods(sampler, source.devices())) {
+  for (const auto& row : session.update_periods()) {
     std::string periods;
     for (const auto& [signal, ms] : row.period_ms) {
       char buf[64];
@@ -280,7 +278,7 @@ int run_monitor(const MonitorOptions& o) {
                    util::printable(per_token["node_j_per_token"].get<double>() * 1e3).c_str());
     std::fprintf(stderr, "\n");
   }
-  print_sampler(session.sampler(), *source);
+  print_sampler(session);
   bool lost = session.file_failed();
   if (!o.out_textfile.empty()) publish(o, recorded, rapl, tally, nullptr);
   if (!o.out_perfetto.empty()) {

@@ -11,6 +11,7 @@
 
 #include "advise/fake_target.hpp"
 #include "powershape/util/child.hpp"
+#include "powershape/util/signals.hpp"
 
 namespace powershape::advise {
 namespace fs = std::filesystem;

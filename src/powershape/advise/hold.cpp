@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "powershape/util/child.hpp"
+#include "powershape/util/signals.hpp"
 
 namespace powershape::advise {
 

@@ -3,8 +3,8 @@
 #include <memory>
 #include <utility>
 
-#include "powershape/util/child.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/signals.hpp"
 
 namespace powershape::advise {
 

@@ -10,9 +10,9 @@
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/region.hpp"
 #include "powershape/trace/json_codec.hpp"
-#include "powershape/util/child.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/printable.hpp"
+#include "powershape/util/signals.hpp"
 
 namespace powershape::experiment {
 

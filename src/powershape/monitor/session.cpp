@@ -15,6 +15,7 @@
 
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/signals.hpp"
 
 namespace powershape::monitor {
 
@@ -83,6 +84,10 @@ void Session::run(const std::function<void()>& each_turn) {
     turn(o_.turn_ms);
     if (each_turn) each_turn();
   }
+}
+
+std::vector<telemetry::UpdatePeriods> Session::update_periods() const {
+  return telemetry::update_periods(*sampler_, source_.devices());
 }
 
 void Session::turn(int wait_ms) {

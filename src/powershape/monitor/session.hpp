@@ -17,6 +17,7 @@
 #include "powershape/telemetry/control_fifo.hpp"
 #include "powershape/telemetry/sampler.hpp"
 #include "powershape/telemetry/source.hpp"
+#include "powershape/telemetry/update_periods.hpp"
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/trace/recording.hpp"
 #include "powershape/trace/trace.hpp"
@@ -94,7 +95,10 @@ class Session {
 
   trace::Trace& trace() { return trace_; }
   const trace::Trace& trace() const { return trace_; }
-  const telemetry::Sampler& sampler() const { return *sampler_; }
+  // How the sampler kept up (rounds, late, dropped, its CPU), and each GPU's signals' update
+  // periods as seen: for the end-of-run lines.
+  telemetry::SamplerStats sampler_stats() const { return sampler_->stats(); }
+  std::vector<telemetry::UpdatePeriods> update_periods() const;
   const telemetry::Source& source() const { return source_; }
   const std::string& fifo_path() const { return fifo_.path(); }
   bool has_command() const { return !o_.command.empty(); }

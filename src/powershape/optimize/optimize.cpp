@@ -13,8 +13,8 @@
 #include "powershape/experiment/tune_cache.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
-#include "powershape/util/child.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/signals.hpp"
 
 namespace powershape::optimize {
 using advise::GridCheck;

@@ -30,10 +30,4 @@ class Child {
   int code_ = 0;
 };
 
-// Installs SIGINT/SIGTERM/SIGHUP handlers that forward the signal to `pid` (-pid: its process
-// group; 0: nowhere) and record it. SIGHUP is left alone where it is ignored (nohup).
-void forward_signals_to(pid_t pid);
-// The last forwarded or received signal, 0 if none.
-int received_signal();
-
 }  // namespace powershape::util
