@@ -96,22 +96,26 @@ f.close()")PY";
   EXPECT_GE(regions[1].begin_ns, regions[0].begin_ns);  // (this job's marks run past its end)
 }
 
+// A job that writes `marks` (Python lines that write to f, from t, the clock's ns at its start)
+// to the monitor's FIFO, measured against a replayed recording.
+static Measurement measured(const std::string& marks) {
+  const std::string job =
+      "python3 -c \"\nimport os, time\nf = open(os.environ['POWERSHAPE_CONTROL'], "
+      "'w')\nt = time.monotonic_ns()\n" +
+      marks + "\nf.close()\"";
+  CommandBackend b({{"sh", "-c", job}}, "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv");
+  return b.measure(0, 0);
+}
+
 // A job that marks its steps and, inside each, its gap, all inside one region around its loop, is
 // measured by its steps (the gap ends first, and once named the 45 ms gaps of a 265 ms step
 // "steps"; the loop's region is one).
 TEST(CommandBackend, StepsWithGapsInsideAreMeasuredByTheSteps) {
-  const char* job = R"PY(python3 -c "
-import os, time
-f = open(os.environ['POWERSHAPE_CONTROL'], 'w')
-t = time.monotonic_ns()
-f.write('begin %d train\n' % t)
+  const Measurement m = measured(R"PY(f.write('begin %d train\n' % t)
 for i in range(10):
     s = t + 10000000 * i
     f.write('begin %d step\nbegin %d gap\nend %d gap\nend %d step\n' % (s, s + 6000000, s + 8000000, s + 9000000))
-f.write('end %d train\n' % (t + 100000000))
-f.close()")PY";
-  CommandBackend b({{"sh", "-c", job}}, "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv");
-  const Measurement m = b.measure(0, 0);
+f.write('end %d train\n' % (t + 100000000)))PY");
   EXPECT_EQ(m.iterations, 10);
   EXPECT_NEAR(m.ms_per_iteration, 9.0, 1e-6);
 }
@@ -119,36 +123,22 @@ f.close()")PY";
 // bench/finetune_loop.py marks its gaps from the first step and its steps only after five of
 // warm-up: the first gaps are in no step, yet the steps are what is measured.
 TEST(CommandBackend, GapsMarkedBeforeTheFirstStepDoNotTakeItsPlace) {
-  const char* job = R"PY(python3 -c "
-import os, time
-f = open(os.environ['POWERSHAPE_CONTROL'], 'w')
-t = time.monotonic_ns()
-for i in range(10):
+  const Measurement m = measured(R"PY(for i in range(10):
     s = t + 10000000 * i
     if i >= 5: f.write('begin %d step\n' % s)
     f.write('begin %d gap\nend %d gap\n' % (s + 6000000, s + 8000000))
-    if i >= 5: f.write('end %d step\n' % (s + 9000000))
-f.close()")PY";
-  CommandBackend b({{"sh", "-c", job}}, "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv");
-  const Measurement m = b.measure(0, 0);
+    if i >= 5: f.write('end %d step\n' % (s + 9000000)))PY");
   EXPECT_EQ(m.iterations, 5);
   EXPECT_NEAR(m.ms_per_iteration, 9.0, 1e-6);
 }
 
 // Steps beside two longer evaluations, neither inside the other: the steps are what is measured.
 TEST(CommandBackend, StepsBesideAFewLongerRegionsAreMeasuredByTheSteps) {
-  const char* job = R"PY(python3 -c "
-import os, time
-f = open(os.environ['POWERSHAPE_CONTROL'], 'w')
-t = time.monotonic_ns()
-for i in range(2):
+  const Measurement m = measured(R"PY(for i in range(2):
     f.write('begin %d eval\nend %d eval\n' % (t + 100000000 * i, t + 100000000 * i + 50000000))
 for i in range(8):
     s = t + 200000000 + 10000000 * i
-    f.write('begin %d step\nend %d step\n' % (s, s + 9000000))
-f.close()")PY";
-  CommandBackend b({{"sh", "-c", job}}, "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv");
-  const Measurement m = b.measure(0, 0);
+    f.write('begin %d step\nend %d step\n' % (s, s + 9000000)))PY");
   EXPECT_EQ(m.iterations, 8);
   EXPECT_NEAR(m.ms_per_iteration, 9.0, 1e-6);
 }
