@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: builds with CUDA (sm_90), then runs the parts named (all of them,
 # ~25 minutes, when none is named; each part fits a 10-minute call):
-#   tests      GPU tests, CPU tests, the Python package's tests, compute-sanitizer memcheck on the
-#              kernel tests (~3 min)
+#   tests      GPU tests, the Python package's tests, compute-sanitizer memcheck on the kernel
+#              tests (~6 min with the build on a fresh machine)
+#   cpu        the CPU tests on the GPU machine's image (its CLI11, GoogleTest) (~3 min)
 #   telemetry  NVML call costs, the sampler's cost idle (1 and 10 ms) and under load (~1 min)
 #   lmhead     the cross-entropy pass alone, the LM head at every shape and chunk count (~8 min)
 #   peers      the LM head against PyTorch eager, Liger and CCE (bench/peers/) (~3 min)
@@ -18,22 +19,21 @@
 #   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
 #              on the GPU through the installed package (~4 min)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
-#   scripts/gpu-check.sh [tests] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [grid2] [pip]
+#   scripts/gpu-check.sh [tests] [cpu] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [grid2] [pip]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tests telemetry lmhead peers clock readme docs grid grid2 pip)
+[ ${#parts[@]} -eq 0 ] && parts=(tests cpu telemetry lmhead peers clock readme docs grid grid2 pip)
 for p in "${parts[@]}"; do
-  case $p in tests|telemetry|lmhead|peers|clock|readme|docs|grid|grid2|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, telemetry, lmhead, peers, clock, readme, docs, grid, grid2, pip)" >&2; exit 2 ;; esac
+  case $p in tests|cpu|telemetry|lmhead|peers|clock|readme|docs|grid|grid2|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, cpu, telemetry, lmhead, peers, clock, readme, docs, grid, grid2, pip)" >&2; exit 2 ;; esac
 done
 
 tests() {
   echo "== GPU tests (whole output in $out/gpu_tests.log)"
   (cd build && ctest -L gpu --output-on-failure) > "$out/gpu_tests.log" 2>&1
   grep -E "tests passed|Failure|Expected|Which is|Value of|Actual|  [a-z_]+ *[<>=]+|\(Failed\)" "$out/gpu_tests.log" | head -n 40
-  echo "== CPU tests"; (cd build && ctest -L cpu -j 8 2>&1 | tail -n 3)
   echo "== the Python package on the GPU (CUDA op against the reference, torch.compile)"
   POWERSHAPE_LIB=build/libpowershape_c.so PYTHONPATH=python python3 -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -n 3
   echo "== monitor on the real driver: bounds, CUDA_VISIBLE_DEVICES, the GPU's energy by process"
@@ -43,6 +43,10 @@ tests() {
   echo "== compute-sanitizer memcheck on the kernel tests"
   compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/powershape_gpu_tests \
     --gtest_filter='LmHeadGpu.*:-LmHeadGpu.ARealShapeSlice' 2>&1 | tail -n 4
+}
+
+cpu() {
+  echo "== CPU tests"; (cd build && ctest -L cpu -j 8 2>&1 | tail -n 3)
 }
 
 telemetry() {
@@ -156,7 +160,7 @@ print('pip: ok')")
 
 # The tool alone where the parts run only it (docs, pip): minutes less on a fresh machine.
 all=()
-for p in "${parts[@]}"; do case $p in tests|telemetry|lmhead|peers|clock) all=(--all) ;; esac; done
+for p in "${parts[@]}"; do case $p in tests|cpu|telemetry|lmhead|peers|clock) all=(--all) ;; esac; done
 scripts/build.sh "${all[@]}" -DPOWERSHAPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -n 3
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu --format=csv
 for p in "${parts[@]}"; do "$p"; done
