@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Training as users run it, three ways in one run: a Qwen2-0.5B-config model (transformers, random
-weights, bf16, tied embeddings), 16 x 1024 tokens a step, AdamW, its LM head and loss done by
+"""Training as users run it, several ways in one run: a Qwen2-0.5B-config model (transformers,
+random weights, bf16, tied embeddings), 16 x 1024 tokens a step, AdamW, its LM head and loss done by
 powershape's op (through patch_causal_lm), by Cut Cross-Entropy (its source placed in
-bench/peers/ml-cross-entropy, git-ignored) and by PyTorch eager (the model's own forward: full
-logits, HF's loss). Each with one micro-step a step and with 4 micro-steps of 4 x 1024 tokens
+bench/peers/ml-cross-entropy, git-ignored), by PyTorch eager (the model's own forward: full
+logits, HF's loss), and by PyTorch's own compiled loss and linear_cross_entropy where the installed
+torch has them (bench/torch_peers.py). Each with one micro-step a step and with 4 micro-steps of 4 x 1024 tokens
 (gradient accumulation to the same step). The ways take turns round by round (shuffled), so that
 the GPU's heat and power state is shared.
 
@@ -33,6 +34,7 @@ sys.path.insert(0, os.path.join(HERE, "peers", "ml-cross-entropy"))
 from powershape import Monitor  # noqa: E402
 from powershape.hf import patch_causal_lm  # noqa: E402
 from qwen2_model import qwen2_0_5b  # noqa: E402
+from torch_peers import torch_peers  # noqa: E402
 
 BATCH, SEQ, MICRO = 16, 1024, 4
 
@@ -75,6 +77,16 @@ def ways(model, chunks):
         out["CCE"] = cce_loss
     except ImportError:
         print("(Cut Cross-Entropy not found in bench/peers/ml-cross-entropy: left out)", file=sys.stderr)
+    theirs, notes = torch_peers()
+    for note in notes:
+        print(f"({note}: left out)", file=sys.stderr)
+    for name, fn in theirs.items():
+
+        def loss(ids, labels, fn=fn):  # the next token's loss, as HF's shifts it
+            hidden = model.model(input_ids=ids).last_hidden_state[:, :-1]
+            return fn(hidden.reshape(-1, hidden.shape[-1]), model.lm_head.weight, labels[:, 1:].reshape(-1))
+
+        out[name] = loss
     return out
 
 

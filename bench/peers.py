@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """LM head + cross-entropy, forward and backward: powershape against the peers a user would pick,
-in one GPU run. PyTorch eager always; Liger-Kernel's fused linear cross-entropy and Apple's Cut
-Cross-Entropy when their source is placed in bench/peers/ (git-ignored, never committed):
+in one GPU run. PyTorch eager always; PyTorch's own compiled loss and linear_cross_entropy where the
+installed torch has them (bench/torch_peers.py; a line says which it lacks); Liger-Kernel's fused
+linear cross-entropy and Apple's Cut Cross-Entropy when their source is placed in bench/peers/
+(git-ignored, never committed):
 bench/peers/Liger-Kernel/src and bench/peers/ml-cross-entropy. Each runs steps back to back, as a
 training loop does (no synchronisation between steps, so host overhead shows only where it stalls
 the GPU): ms per step, the median over batches of ~0.2 s in the last half of a >= 3 s window; and
@@ -23,6 +25,8 @@ import tempfile
 import time
 
 import torch
+
+from torch_peers import torch_peers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 for extra in ("peers/Liger-Kernel/src", "peers/ml-cross-entropy"):
@@ -48,6 +52,10 @@ class _Raw:
 
 def peers(chunks):
     out = {"torch eager": eager}
+    theirs, notes = torch_peers()
+    out.update(theirs)
+    for note in notes:
+        print(f"({note}: left out)", file=sys.stderr)
     try:  # powershape's op through the Python package (python/), as a PyTorch user calls it
         sys.path.insert(0, os.path.join(HERE, "..", "python"))
         from powershape.torch import _run, linear_cross_entropy as ps_lce
@@ -136,6 +144,8 @@ def main():
                 print(f"{'':22} {name:14} {ms:9.2f} {mem} {ms / base:13.3f}")
             except torch.OutOfMemoryError:
                 print(f"{'':22} {name:14} {'out of memory':>9}")
+            except (TypeError, RuntimeError) as e:  # a peer whose API is not the one written to
+                print(f"{'':22} {name:14} not run: {str(e).splitlines()[0][:120]}")
         del x, w, t
         torch.cuda.empty_cache()
 
