@@ -28,6 +28,8 @@ struct FleetArgs {
 };
 
 int run_fleet(FleetArgs& a) {
+  refuse_input_as_output(a.out, "-o", {a.spec, a.json});
+  refuse_input_as_output(a.json, "--json", {a.spec});
   std::optional<util::OutputLock> out_lock, json_lock;
   if (!a.out.empty()) out_lock.emplace(a.out, "-o", util::OutputLock::Written::kAtEnd);
   if (!a.json.empty()) json_lock.emplace(a.json, "--json", util::OutputLock::Written::kAtEnd);

@@ -42,6 +42,9 @@ void print_header(const analysis::PowerInput& in, const analysis::Swing& s, std:
 }
 
 int run_swing(const SwingArgs& a) {
+  std::vector<std::string> inputs = a.recordings;
+  inputs.push_back(a.spec);
+  refuse_input_as_output(a.json, "--json", inputs);
   std::optional<util::OutputLock> json_lock;
   if (!a.json.empty()) json_lock.emplace(a.json, "--json", util::OutputLock::Written::kAtEnd);
   if (a.fold_ms > 0 && a.region.empty())

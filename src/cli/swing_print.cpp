@@ -85,7 +85,7 @@ void print_fold(const analysis::Fold& f, const std::string& region, double dt_s)
   std::printf("  %8s %10s %10s %10s %10s %10s %6s\n", "from", "min", "p10", "median", "p90", "max",
               "n");
   for (const auto& b : f.bins)
-    std::printf("  %5.0f ms %10s %10s %10s %10s %10s %6zu\n", b.from_s * 1e3,
+    std::printf("  %5.4g ms %10s %10s %10s %10s %10s %6zu\n", b.from_s * 1e3,
                 watts(b.min_w).c_str(), watts(b.p10_w).c_str(), watts(b.median_w).c_str(),
                 watts(b.p90_w).c_str(), watts(b.max_w).c_str(), b.n);
 }

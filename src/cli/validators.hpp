@@ -8,8 +8,11 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "powershape/trace/recording_name.hpp"
+#include "powershape/util/error.hpp"
+#include "powershape/util/output_lock.hpp"
 
 namespace powershape::cli {
 
@@ -25,7 +28,21 @@ inline std::set<const CLI::Option*>& output_options() {
 }
 inline CLI::Option* output(CLI::Option* o) {
   output_options().insert(o);
-  return o;
+  // An empty name would read as no output asked for: the run would write nothing, silently.
+  return o->check(CLI::Validator(
+      [](std::string& v) { return v.empty() ? std::string("expected a file name, found ''") : ""; },
+      "FILE"));
+}
+
+// Refuses an output that is one of the run's inputs (a recording, a spec): written whole at the
+// end, it would replace what it was read from.
+inline void refuse_input_as_output(const std::string& out, const char* option,
+                                   const std::vector<std::string>& inputs) {
+  if (out.empty() || out == "-") return;
+  for (const auto& in : inputs)
+    if (util::same_file(in, out))
+      throw invalid_input(std::string(option) + ": " + out +
+                          " is an input; it would be overwritten");
 }
 
 inline CLI::Validator finite_in(double lo, double hi) {

@@ -68,6 +68,10 @@ TEST(Fold, RefusesWhatGivesNoFold) {
               fold_power(steps(3), {{100, 101}}, 0.01);
             }).find("no power sample"),
             std::string::npos);
+  // 30 ms means over 100 ms steps: a sample is a third of a step, no shape is left to show.
+  PowerSeries coarse{0.5, 0.03, std::vector<double>(100, 300)};
+  EXPECT_NE(error_of([&] { fold_power(coarse, regions(3), 0.01); }).find("too coarse"),
+            std::string::npos);
 }
 
 }  // namespace powershape::analysis

@@ -85,6 +85,13 @@ TEST(GridSpec, EachMistakeIsNamed) {
   EXPECT_NE(error_for(R"([1,2])").find("expected an object"), std::string::npos);
   EXPECT_NE(error_of([] { load_grid_spec("no-such-spec"); }).find("grid-example"),
             std::string::npos);
+  // Bounded: a spec of a few limits, each printed on a line.
+  json many = {{"bands", json::array()}};
+  for (int i = 0; i <= 64; ++i)
+    many["bands"].push_back({{"lo_hz", 1}, {"hi_hz", 2}, {"max_share", 1}});
+  EXPECT_NE(error_for(many.dump()).find("bands: at most 64, found 65"), std::string::npos);
+  json named = {{"name", std::string(1001, 'x')}, {"range", {{"window_s", 1}, {"max_w", 1}}}};
+  EXPECT_NE(error_for(named.dump()).find("name: longer than 1000 characters"), std::string::npos);
 }
 
 }  // namespace powershape::analysis

@@ -224,6 +224,10 @@ TEST(Csv, MalformedFilesNameTheFileLineAndColumn) {
             "x.csv:1:10: bad device line: key 'index': expected an integer");
   EXPECT_EQ(error_of("# region {\"name\":\"r\",\"gpu\":0,\"begin_ns\":1e30,\"end_ns\":2}\nt\n"),
             "x.csv:1:10: bad region line: key 'begin_ns': expected an integer");
+  // One int64 holds, but not its distance from a reading: refused, not overflowed later.
+  EXPECT_EQ(error_of("# region {\"name\":\"r\",\"gpu\":0,\"begin_ns\":-9223372036854775808,"
+                     "\"end_ns\":2}\nt\n"),
+            "x.csv:1:10: bad region line: region 'r': a time beyond 2^62 ns (146 years)");
   EXPECT_EQ(error_of("# clock {\"wall_minus_steady_ns\":1e300}\nt\n"),
             "x.csv:1:9: bad clock line: wall_minus_steady_ns: expected an integer");
 }

@@ -2,11 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "powershape/util/error.hpp"
 
 namespace powershape::analysis {
 namespace {
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
 
 double at(const std::vector<double>& sorted, double q) {
   return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)];
@@ -35,10 +43,14 @@ Fold fold_power(const PowerSeries& p, const std::vector<std::pair<double, double
   f.regions = regions.size();
   f.median_length_s = lengths[lengths.size() / 2];
   f.bin_s = bin_s;
+  // A sample as long as a quarter of the region is a mean over much of it: no shape to show.
+  if (p.dt_s * 4 > f.median_length_s)
+    throw invalid_input("fold", "samples of " + seconds(p.dt_s) +
+                                    " are too coarse for regions of " + seconds(f.median_length_s));
   const double count = std::ceil(f.median_length_s / bin_s);
   if (count > 10'000)
-    throw invalid_input("fold bin", "gives more than 10000 bins over a region of " +
-                                        std::to_string(f.median_length_s) + " s");
+    throw invalid_input(
+        "fold bin", "gives more than 10000 bins over a region of " + seconds(f.median_length_s));
   std::vector<std::vector<double>> bins(static_cast<std::size_t>(std::max(1.0, count)));
   // Each sample in the region its middle falls in; regions may nest or touch: the latest begun.
   std::size_t next = 0, placed = 0;

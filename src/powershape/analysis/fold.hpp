@@ -29,8 +29,8 @@ struct Fold {
 
 // Each sample of `p` inside a region of `regions_s` (begin, end on p's clock) at its time since
 // that region's begin, binned by `bin_s` up to the regions' median length (a longer region's
-// tail is left out). Throws (invalid input) for a bin_s that is not positive, or more than 10,000
-// bins, or no sample inside any region.
+// tail is left out). Throws (invalid input) for a bin_s that is not positive, more than 10,000
+// bins, no sample inside any region, or samples longer than a quarter of the median region.
 Fold fold_power(const PowerSeries& p, const std::vector<std::pair<double, double>>& regions_s,
                 double bin_s);
 

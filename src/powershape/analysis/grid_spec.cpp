@@ -33,9 +33,15 @@ double positive(const json& j, const std::string& where, const char* key, double
   return x;
 }
 
+// Names and sources are printed with each verdict: a line, not a file.
+constexpr std::size_t kMaxText = 1000;
+
 std::string text(const json& j, const char* key) {
   if (!j.contains(key)) return "";
   if (!j.at(key).is_string()) throw invalid_input(std::string(key) + ": expected a string");
+  if (j.at(key).get_ref<const std::string&>().size() > kMaxText)
+    throw invalid_input(std::string(key) + ": longer than " + std::to_string(kMaxText) +
+                        " characters");
   return j.at(key).get<std::string>();
 }
 
@@ -79,6 +85,9 @@ GridSpec grid_spec_from_json(const json& j) {
   }
   if (j.contains("bands")) {
     if (!j.at("bands").is_array()) throw invalid_input("bands: expected a list");
+    if (j.at("bands").size() > kMaxBands)
+      throw invalid_input("bands: at most " + std::to_string(kMaxBands) + ", found " +
+                          std::to_string(j.at("bands").size()));
     for (std::size_t i = 0; i < j.at("bands").size(); ++i) {
       const json& b = j.at("bands")[i];
       const std::string where = "bands[" + std::to_string(i) + "]";
@@ -116,6 +125,10 @@ GridSpec load_grid_spec(const std::string& name_or_path) {
                           (names.empty() ? std::string("none in ") + dir.string() : names) + ")");
     }
   }
+  // A spec is a few limits: one far larger is not one (and would be parsed whole into memory).
+  if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > kMaxSpecBytes)
+    throw invalid_input(path + ": over " + std::to_string(kMaxSpecBytes >> 10) +
+                        " KiB, more than a grid spec holds");
   return util::read_as(path, [](const json& j) { return grid_spec_from_json(j); });
 }
 

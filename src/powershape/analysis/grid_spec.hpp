@@ -2,6 +2,7 @@
 // A grid spec: the limits a utility sets on a site's power, in the terms of swing.hpp, each with
 // its source (specs/*.json, docs/grid.md). A limit is absolute (W, W/s) or a share of the rated
 // power (the GPUs' power limits added up), so one spec serves a node and a 100,000-GPU fleet.
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -36,6 +37,9 @@ struct GridSpec {
   std::optional<GridLimit> range;
   std::vector<GridBand> bands;
 };
+
+// At most kMaxBands bands, and a file of at most kMaxSpecBytes.
+inline constexpr std::size_t kMaxBands = 64, kMaxSpecBytes = 1 << 20;
 
 // Throws (invalid input) naming the field that is missing, unknown or out of range.
 GridSpec grid_spec_from_json(const nlohmann::json& j);

@@ -162,6 +162,7 @@ Swing analyse_swing(const PowerSeries& in, const GridSpec& spec, const SwingOpti
       if (unseen) {
         v.known = false;
         v.pass = false;
+        v.note += std::string(v.note.empty() ? "" : "; ") + "none of the band is seen";
       }
       if (v.known && !v.pass) r.failed = true;
       if (!v.known) r.unknown = true;
@@ -181,7 +182,7 @@ Swing analyse_swing(const PowerSeries& in, const GridSpec& spec, const SwingOpti
       Verdict v = check("rms " + edges, r.rms_w, *b.max_rms, s.rated_w, "W", 1, 1);
       // Part of the band unseen: its RMS can only grow with what is missing, so a pass is not
       // known; a failure is.
-      if (r.seen_hi_hz < b.hi_hz && v.known && v.pass) {
+      if (!unseen && r.seen_hi_hz < b.hi_hz && v.known && v.pass) {
         v.known = false;
         v.pass = false;
         v.note = "the band is seen in part, and what is seen is within the limit";

@@ -122,6 +122,11 @@ Region region_from_json(const json& j) {
   Region r{get<std::string>(j, "name"), get<int>(j, "gpu"), get<int64_t>(j, "begin_ns"),
            get<int64_t>(j, "end_ns")};
   if (r.end_ns < r.begin_ns) throw invalid_input("region '" + r.name + "' ends before it begins");
+  // Steady-clock times within ~146 years either side of the clock's origin: a region's length,
+  // and its distance from any reading, then fit int64 ns.
+  constexpr int64_t kMaxAbsNs = int64_t{1} << 62;
+  if (r.begin_ns < -kMaxAbsNs || r.end_ns > kMaxAbsNs)
+    throw invalid_input("region '" + r.name + "': a time beyond 2^62 ns (146 years)");
   return r;
 }
 
