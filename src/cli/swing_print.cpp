@@ -66,7 +66,7 @@ void print_swing(const analysis::Swing& s, const analysis::GridSpec& spec) {
     failed += v.known && !v.pass;
     unknown += !v.known;
     std::printf("  %-16s %-8s %10s  limit %s%s%s\n", v.limit.c_str(), word,
-                show(v.measured).c_str(), v.known ? show(v.allowed).c_str() : "?",
+                show(v.measured).c_str(), std::isfinite(v.allowed) ? show(v.allowed).c_str() : "?",
                 v.note.empty() ? "" : ("; " + v.note).c_str(),
                 v.source.empty() ? "" : (" [" + v.source + "]").c_str());
   }

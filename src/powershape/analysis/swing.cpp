@@ -200,7 +200,7 @@ nlohmann::json to_json(const Swing& s, std::size_t max_bins) {
   for (const auto& v : s.verdicts) {
     verdicts.push_back({{"limit", v.limit},
                         {"measured", v.measured},
-                        {"allowed", v.known ? json(v.allowed) : json(nullptr)},
+                        {"allowed", std::isfinite(v.allowed) ? json(v.allowed) : json(nullptr)},
                         {"unit", v.unit},
                         {"pass", v.known ? json(v.pass) : json(nullptr)},
                         {"source", v.source},
