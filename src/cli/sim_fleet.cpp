@@ -28,7 +28,7 @@ struct FleetArgs {
 };
 
 int run_fleet(FleetArgs& a) {
-  refuse_input_as_output(a.out, "-o", {a.spec, a.json});
+  refuse_input_as_output(a.out, "-o", {a.spec});
   refuse_input_as_output(a.json, "--json", {a.spec});
   std::optional<util::OutputLock> out_lock, json_lock;
   if (!a.out.empty()) out_lock.emplace(a.out, "-o", util::OutputLock::Written::kAtEnd);

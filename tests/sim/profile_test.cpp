@@ -93,7 +93,7 @@ TEST(Profile, AMissingOrOutOfRangeFieldIsNamed) {
 }
 
 TEST(Profile, EveryMemoryKernelOfTheBuiltInWorkloadsMayBeGivenAnEfficiency) {
-  const auto names = workload::memory_kernel_names();
+  const auto& names = workload::memory_kernel_names();
   for (const char* n : {"count_valid", "cross_entropy", "ce_finish", "scale_x", "dbias", "scale_dx",
                         "reduce", "softmax", "gap", "elementwise", "elementwise_bwd", "optimizer"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;

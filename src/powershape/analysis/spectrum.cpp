@@ -49,23 +49,27 @@ Spectrum welch_psd(const std::vector<double>& x, double dt_s, double segment_s) 
   return out;
 }
 
-double band_share(const Spectrum& s, double lo_hz, double hi_hz) {
-  double total = 0, in = 0;
-  for (std::size_t k = 1; k < s.psd.size(); ++k) {
-    const double f = s.df_hz * static_cast<double>(k);
-    total += s.psd[k];
-    if (f >= lo_hz && f < hi_hz) in += s.psd[k];
-  }
-  return total > 0 ? in / total : 0.0;
-}
+namespace {
 
-double band_rms(const Spectrum& s, double lo_hz, double hi_hz) {
+// The density summed over the bins above 0 Hz in [lo_hz, hi_hz).
+double band_sum(const Spectrum& s, double lo_hz, double hi_hz) {
   double in = 0;
   for (std::size_t k = 1; k < s.psd.size(); ++k) {
     const double f = s.df_hz * static_cast<double>(k);
     if (f >= lo_hz && f < hi_hz) in += s.psd[k];
   }
-  return std::sqrt(in * s.df_hz);
+  return in;
+}
+
+}  // namespace
+
+double band_share(const Spectrum& s, double lo_hz, double hi_hz) {
+  const double total = band_sum(s, 0, INFINITY);
+  return total > 0 ? band_sum(s, lo_hz, hi_hz) / total : 0.0;
+}
+
+double band_rms(const Spectrum& s, double lo_hz, double hi_hz) {
+  return std::sqrt(band_sum(s, lo_hz, hi_hz) * s.df_hz);
 }
 
 double repeat_period_s(const std::vector<double>& x, double dt_s) {

@@ -77,10 +77,9 @@ namespace {
 // than once, the one the fewest others hold (a job that marks its steps and, inside them, its
 // gaps is measured by its steps, not by whichever region ended first; one that wraps its loop in
 // a region of its own, by the steps inside it), ties going to the more frequent (steps beside a
-// few evaluations), then the longer; else the first. A name
-// is judged by the most others that hold any of up to 16 of its regions, spread over the run: a
-// job that marks its gaps from the first step and its steps only after a warm-up has gaps that
-// nothing holds at first.
+// few evaluations), then the longer; else the first. A name is judged by the most others that
+// hold any of up to 16 of its regions, spread over the run: a job that marks its gaps from the
+// first step and its steps only after a warm-up has gaps that nothing holds at first.
 std::string outermost(const std::vector<telemetry::Region>& regions) {
   // How many other regions hold r (a step inside a loop's region: 1; a gap inside it: 2).
   const auto depth = [&](const telemetry::Region& r) {

@@ -129,7 +129,7 @@ KernelFit fit_kernels(Profile& p, const std::vector<workload::KernelTime>& ks) {
   std::vector<double> launches;
   p.memory_efficiency.clear();
   const double bw = p.mem_bandwidth_gbs * 1e9;
-  const std::vector<std::string> known = workload::memory_kernel_names();
+  const auto& known = workload::memory_kernel_names();
   for (const auto& [name, xy] : by_name) {
     // A profile gives efficiencies to the built-in workloads' kernels alone (profile.hpp).
     if (std::find(known.begin(), known.end(), name) == known.end()) continue;

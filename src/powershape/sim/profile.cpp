@@ -248,7 +248,7 @@ Profile profile_from_json(const json& j) {
       const json& m = k.at("memory_efficiency");
       if (!m.is_object())
         throw invalid_input("kernels.memory_efficiency: expected {\"kernel\": fraction}");
-      const std::vector<std::string> known = workload::memory_kernel_names();
+      const auto& known = workload::memory_kernel_names();
       for (auto it = m.begin(); it != m.end(); ++it) {
         if (std::find(known.begin(), known.end(), it.key()) == known.end()) {
           std::string list;

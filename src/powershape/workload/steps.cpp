@@ -143,7 +143,9 @@ KernelTime kernel_of(const Phase& p) {
   return t;
 }
 
-std::vector<std::string> memory_kernel_names() {
+namespace {
+
+std::vector<std::string> derive_memory_kernel_names() {
   std::vector<std::string> names;
   const auto add = [&](const Phase& p) {
     if (p.kind == PhaseKind::kMemory &&
@@ -162,6 +164,13 @@ std::vector<std::string> memory_kernel_names() {
                         Finetune{known_transformers().front(), 2048, 512, 16}})
     for (const auto& p : finetune_plan(f).phases) add(p);
   std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+const std::vector<std::string>& memory_kernel_names() {
+  static const std::vector<std::string> names = derive_memory_kernel_names();  // once a process
   return names;
 }
 

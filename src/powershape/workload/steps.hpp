@@ -99,6 +99,6 @@ KernelTime kernel_of(const Phase& p);
 // The names of every memory kernel a built-in workload runs (the LM head op's, msm's softmax, a
 // square wave's gap, a fine-tune's), derived from their steps and plans: the kernels a device
 // profile may give a memory efficiency (sim/profile.hpp refuses any other name).
-std::vector<std::string> memory_kernel_names();
+const std::vector<std::string>& memory_kernel_names();
 
 }  // namespace powershape::workload
