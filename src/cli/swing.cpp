@@ -67,11 +67,7 @@ int run_swing(const SwingArgs& a) {
   }
   const analysis::Swing s = analysis::analyse_swing(in.power, spec, o);
   std::optional<analysis::Fold> fold;  // before anything is printed: a bad fold prints nothing
-  if (a.fold_ms > 0) {
-    fold = analysis::fold_power(in.power, in.regions_s, a.fold_ms * 1e-3);
-    for (auto& b : fold->bins)  // scaled as the swing's figures are
-      for (double* w : {&b.min_w, &b.p10_w, &b.median_w, &b.p90_w, &b.max_w}) *w *= o.scale;
-  }
+  if (a.fold_ms > 0) fold = analysis::fold_power(in.power, in.regions_s, a.fold_ms * 1e-3, o.scale);
   print_header(in, s, a.recordings.size(), fleet);
   print_swing(s, spec);
   if (!(o.rated_w > 0))

@@ -35,6 +35,7 @@ std::vector<std::pair<double, double>> regions(int n) {
 
 TEST(Fold, EachBinHoldsItsStretchOfTheStep) {
   const Fold f = fold_power(steps(20), regions(20), 0.01);
+  EXPECT_EQ(fold_power(steps(20), regions(20), 0.01, 1000).bins[0].median_w, 200e3);  // a fleet
   EXPECT_EQ(f.regions, 20u);
   EXPECT_NEAR(f.median_length_s, 0.1, 1e-9);
   ASSERT_EQ(f.bins.size(), 10u);

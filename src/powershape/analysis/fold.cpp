@@ -23,7 +23,7 @@ double at(const std::vector<double>& sorted, double q) {
 }  // namespace
 
 Fold fold_power(const PowerSeries& p, const std::vector<std::pair<double, double>>& regions_s,
-                double bin_s) {
+                double bin_s, double scale) {
   if (!(bin_s > 0) || !std::isfinite(bin_s))
     throw invalid_input("fold bin", "must be a positive number of seconds");
   // The regions the series covers any of, and their median length: the bins are known, and
@@ -64,7 +64,7 @@ Fold fold_power(const PowerSeries& p, const std::vector<std::pair<double, double
     const double since = t - r.first;
     if (t >= r.second || since >= f.median_length_s) continue;
     const auto k = static_cast<std::size_t>(since / bin_s);
-    if (k < bins.size()) bins[k].push_back(p.w[i]), ++placed;
+    if (k < bins.size()) bins[k].push_back(p.w[i] * scale), ++placed;
   }
   if (placed == 0) throw invalid_input("no power sample falls inside the regions to fold");
   for (std::size_t k = 0; k < bins.size(); ++k) {

@@ -31,8 +31,9 @@ struct Fold {
 // that region's begin, binned by `bin_s` up to the regions' median length (a longer region's
 // tail is left out). Throws (invalid input) for a bin_s that is not positive, more than 10,000
 // bins, no sample inside any region, or samples longer than a quarter of the median region.
+// The power is scaled by `scale` (a fleet of the recording, as swing's figures are).
 Fold fold_power(const PowerSeries& p, const std::vector<std::pair<double, double>>& regions_s,
-                double bin_s);
+                double bin_s, double scale = 1);
 
 // The fold as JSON: the region's name, how many, their median length, and each bin's figures.
 nlohmann::json to_json(const Fold& f, const std::string& region);
