@@ -16,18 +16,21 @@
 #              in-process floor and under `smooth` three ways, each measured by `swing` (~6 min)
 #   grid2      the same loop under `smooth --pace` (its start paced), under a 90% floor, and as it
 #              is with the LM head as powershape's op at 1 and at 8 chunks (~5 min)
+#   attention  causal attention at 32k context, unfused and chunked (powershape's attention workload):
+#              repro across chunk counts, then against FlashAttention (bench/attention_peers.py)
+#              (~6 min)
 #   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
 #              on the GPU through the installed package (~4 min)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
-#   scripts/gpu-check.sh [tests] [cpu] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [grid2] [pip]
+#   scripts/gpu-check.sh [tests] [cpu] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [grid2] [attention] [pip]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tests cpu telemetry lmhead peers clock readme docs grid grid2 pip)
+[ ${#parts[@]} -eq 0 ] && parts=(tests cpu telemetry lmhead peers clock readme docs grid grid2 attention pip)
 for p in "${parts[@]}"; do
-  case $p in tests|cpu|telemetry|lmhead|peers|clock|readme|docs|grid|grid2|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, cpu, telemetry, lmhead, peers, clock, readme, docs, grid, grid2, pip)" >&2; exit 2 ;; esac
+  case $p in tests|cpu|telemetry|lmhead|peers|clock|readme|docs|grid|grid2|attention|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, cpu, telemetry, lmhead, peers, clock, readme, docs, grid, grid2, attention, pip)" >&2; exit 2 ;; esac
 done
 
 tests() {
@@ -135,6 +138,15 @@ grid_runs() {
   done
 }
 
+attention() {
+  echo "== causal attention, 32768 tokens, 32 heads of 128: the chunk effect (repro)"
+  build/powershape repro --workload attention --shape 32768,32,128 --chunks 4,8,16,32,64 --rounds 3 \
+    -o "$out/repro_attention.json"
+  echo "== against FlashAttention (torch's scaled_dot_product_attention), the same shape"
+  POWERSHAPE_LIB=build/libpowershape_c.so python3 bench/attention_peers.py --shape 32768,32,128 \
+    --chunks 4,8,16,32,64 | tee "$out/attention_peers.txt"
+}
+
 pip() {
   echo "== pip install --no-build-isolation . with CUDA, in a fresh venv (log in $out/pip.log)"
   local venv
@@ -160,7 +172,7 @@ print('pip: ok')")
 
 # The tool alone where the parts run only it (docs, pip): minutes less on a fresh machine.
 all=()
-for p in "${parts[@]}"; do case $p in tests|cpu|telemetry|lmhead|peers|clock) all=(--all) ;; esac; done
+for p in "${parts[@]}"; do case $p in tests|cpu|telemetry|lmhead|peers|clock|attention) all=(--all) ;; esac; done
 scripts/build.sh "${all[@]}" -DPOWERSHAPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -n 3
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu --format=csv
 for p in "${parts[@]}"; do "$p"; done

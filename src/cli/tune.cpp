@@ -1,5 +1,6 @@
 #include "powershape/experiment/tune.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -93,10 +94,11 @@ int run_tune_commands(TuneArgs& a) {
 int run_tune(TuneArgs& a) {
   if (!a.words.empty()) return run_tune_commands(a);
   const bool finetune = a.workload.workload.rfind("finetune:", 0) == 0;
-  if (a.workload.workload != "lmhead" && a.workload.workload != "msm" && !finetune)
-    throw invalid_input("workload",
-                        "expected lmhead, msm or (on a simulated device) finetune:MODEL, found '" +
-                            a.workload.workload + "'");
+  const auto chunked = workload::kind_names(true);
+  if (std::find(chunked.begin(), chunked.end(), a.workload.workload) == chunked.end() && !finetune)
+    throw invalid_input("workload", "expected " + workload::kind_list(true) +
+                                        " or (on a simulated device) finetune:MODEL, found '" +
+                                        a.workload.workload + "'");
   if (finetune) workload::parse_finetune(a.workload.workload, a.workload.shape);
   std::string why;
   auto backend = open_backend(a.device, a.options.seed, &why);
@@ -169,12 +171,14 @@ void add_tune(CLI::App& app) {
       "tune", "Choose the chunk count that minimises time, energy or cost, with few measurements");
   static TuneArgs a;
   a.workload.chunks = "1,2,4,8,16,32,64";
-  cmd->add_option("--workload", a.workload.workload, "lmhead (default) or msm");
+  cmd->add_option("--workload", a.workload.workload,
+                  workload::kind_list(true) +
+                      " (default lmhead), or on a simulated device "
+                      "finetune:MODEL[:lora]");
   cmd->add_flag("--forward-only", a.workload.forward_only,
                 "lmhead: the forward pass alone (inference), as sim and repro take it");
   add_exp_in_product_flag(*cmd, a.workload);
-  cmd->add_option("--shape", a.workload.shape,
-                  "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS");
+  cmd->add_option("--shape", a.workload.shape, workload::kind_shapes());
   cmd->add_option("--chunks", a.workload.chunks,
                   "Candidate chunk counts, the first the baseline (default 1,2,4,8,16,32,64)");
   cmd->add_option("--ce-bytes", a.workload.ce_bytes_per_logit,

@@ -15,14 +15,16 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
     a.workload = "msm";
     a.chunks = "1,2,4,8,16,32";
     cmd.add_option("--workload", a.workload,
-                   "msm (default), lmhead (forward and backward), or on a simulated device "
-                   "finetune:MODEL[:lora] (a training step whose LM head is chunked)");
+                   workload::kind_list(true) +
+                       " (default msm), or on a simulated device finetune:MODEL[:lora] (a "
+                       "training step whose LM head is chunked)");
     cmd.add_option("--chunks", a.chunks,
                    "Chunk counts to compare, the first is the baseline (default 1,2,4,8,16,32)");
   } else {
     cmd.add_option("--workload", a.workload,
-                   "lmhead, msm, square, finetune:MODEL[:lora], PLAN.json or a kernel "
-                   "TIMELINE.csv (default lmhead)");
+                   workload::kind_list(false) +
+                       ", finetune:MODEL[:lora], PLAN.json or a kernel TIMELINE.csv (default "
+                       "lmhead)");
     cmd.add_option("--chunks", a.chunks, "Row chunks (default 1)");
     cmd.add_option("--period-ms", a.period_ms, "square: period in ms (default 50)")
         ->check(finite_in(0.1, 3.6e6));
@@ -34,8 +36,7 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
   }
   cmd.add_option(
       "--shape", a.shape,
-      "lmhead: N,D,V (default 16384,896,151936); msm: ROWS,D,COLS (default 65536,512,65536); "
-      "finetune: TOKENS,SEQ,LORA_RANK (default 2048,512,16)");
+      workload::kind_shapes() + "; finetune: TOKENS,SEQ,LORA_RANK (default 2048,512,16)");
   cmd.add_flag("--forward-only", a.forward_only, "lmhead: the forward pass alone");
   cmd.add_flag("--products-only", a.products_only,
                "lmhead: its three products alone, chunked as the op chunks them (no pass): "

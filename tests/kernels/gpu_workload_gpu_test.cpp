@@ -1,9 +1,14 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include "powershape/kernels/gemm.hpp"
 #include "powershape/kernels/gpu_workload.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/workload/builders.hpp"
+#include "powershape/workload/steps.hpp"
 
 namespace powershape::kernels {
 
@@ -24,6 +29,7 @@ TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
        {workload::msm_plan({1000, 64, 1024}, 3), workload::lmhead_plan({100, 64, 1003}, 4),
         workload::lmhead_plan({100, 64, 1003, true, 4, true}, 1),
         workload::lmhead_plan({100, 64, 1003, true, 4, true}, 3), workload::products_plan({1024}),
+        workload::make_plan({workload::Attention{1000, 4, 64}, 3}, {}),
         workload::square_plan({2, 0.5, workload::Gap::kIdle}, rates),
         workload::square_plan({2, 0.5, workload::Gap::kMemory}, rates)}) {
     GpuWorkload w(plan.workload, rates);
@@ -81,6 +87,62 @@ TEST_F(GpuWorkloadGpu, EachKernelIsTimedInThePlansOrder) {
 TEST_F(GpuWorkloadGpu, ACustomPlanIsRefused) {
   EXPECT_THROW(GpuWorkload(workload::Workload{workload::Custom{}}, {1e15, 1e12}),
                powershape::Error);
+}
+
+// What each kind launches is what its steps say: every product its steps list reaches cuBLASLt
+// (the LM head op's included) in order, with the step's own shape (m x n in either order, as a
+// column-major call swaps them) and its flops. The steps are not checked against themselves: a
+// wrong m, n or k passed to Gemm::run fails here.
+TEST_F(GpuWorkloadGpu, EveryKindLaunchesTheProductsItsStepsList) {
+  const workload::Rates rates = measure_peak_rates();
+  workload::for_each_kind([&](auto kind) {
+    for (const auto& k : decltype(kind)::examples()) {
+      if constexpr (std::is_same_v<decltype(kind), workload::LmHead>)
+        if (k.exp_in_product) continue;  // its logits product is the op's own kernel
+      for (int chunks : {1, 3}) {
+        if constexpr (!decltype(kind)::kChunked)
+          if (chunks > 1) continue;
+        const workload::Workload w{k, chunks};
+        std::vector<workload::Phase> products;
+        workload::workload_steps(w, rates, [&](const workload::WorkloadStep& s) {
+          for (const auto& p : s.phases)
+            if (p.kind == workload::PhaseKind::kCompute) products.push_back(p);
+        });
+        GpuWorkload gpu(w, rates);
+        GemmLaunches seen;
+        gpu.time_kernels(1);  // one timed iteration, then two under the clock probe
+        const std::string name = workload::name_of(w);
+        ASSERT_EQ(seen.launches().size(), 3 * products.size()) << name;
+        for (std::size_t i = 0; i < seen.launches().size(); ++i) {
+          const auto& l = seen.launches()[i];
+          const auto& p = products[i % products.size()];
+          EXPECT_DOUBLE_EQ(2.0 * l.m * l.n * l.k, p.flops) << name << " product " << i;
+          if (p.m == 0) continue;  // a burst's phase keeps no shape
+          EXPECT_EQ(l.k, p.k) << name << " " << p.name;
+          EXPECT_TRUE((l.m == p.m && l.n == p.n) || (l.m == p.n && l.n == p.m))
+              << name << " " << p.name << ": launched " << l.m << "x" << l.n << ", steps say "
+              << p.m << "x" << p.n;
+        }
+      }
+    }
+  });
+}
+
+// What the attention kind computes is causal attention at every chunk count: O against the fp64
+// reference from the same Q, K and V (bf16 inputs and scores: 2e-2 of O's scale).
+TEST_F(GpuWorkloadGpu, AttentionIsCausalAttentionAtEveryChunkCount) {
+  const workload::Attention a{200, 3, 64};
+  for (int chunks : {1, 3, 200}) {
+    GpuWorkload gpu(workload::Workload{a, chunks}, measure_peak_rates());
+    gpu.run_for(0.001);
+    const auto t = gpu.tensors();
+    const auto want =
+        workload::causal_attention(t.at("q"), t.at("k"), t.at("v"), a.seq, a.heads, a.head_dim);
+    double worst = 0;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      worst = std::max(worst, std::abs(want[i] - t.at("o")[i]));
+    EXPECT_LT(worst, 2e-2) << "chunks " << chunks;
+  }
 }
 
 }  // namespace powershape::kernels

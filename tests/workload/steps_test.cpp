@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "powershape/util/error.hpp"
+#include "powershape/workload/builders.hpp"
+#include "powershape/workload/lmhead_steps.hpp"
 
 namespace powershape::workload {
 namespace {
@@ -21,13 +23,7 @@ namespace {
 std::vector<KernelTime> launched(const Workload& w, const Rates& r) {
   std::vector<KernelTime> out;
   workload_steps(w, r, [&](const WorkloadStep& s) {
-    if (s.op == Op::kLmHead) {
-      const auto& l = std::get<LmHead>(w.kind);
-      lmhead_steps(l.tokens, lmhead_options(l, w.chunks), false,
-                   [&](const LmHeadStep& x) { out.push_back(kernel_of(phase_of(x, l))); });
-    } else {
-      out.push_back(kernel_of(phase_of(s)));
-    }
+    for (const auto& p : s.phases) out.push_back(kernel_of(p));
   });
   return out;
 }
@@ -84,6 +80,15 @@ TEST(Steps, EveryKindsPlanIsItsKernelsAndItsArithmeticAtEveryChunkCount) {
     }
     for (const auto& m : {Msm{65536, 512, 65536}, Msm{1000, 64, 1024}})
       expect_consistent({m, chunks}, h200, 4 * ndv(m.rows, m.cols, m.width));
+    // Causal attention's chunks take the keys up to their last query.
+    for (const auto& a : {Attention{32768, 32, 128}, Attention{1000, 3, 64}}) {
+      double keys = 0;
+      const int64_t per = rows_per_chunk(a.seq, chunks);
+      for (int64_t row0 = 0; row0 < a.seq; row0 += per)
+        keys += static_cast<double>(std::min(per, a.seq - row0)) *
+                static_cast<double>(std::min(row0 + per, a.seq));
+      expect_consistent({a, chunks}, h200, 4.0 * keys * a.heads * a.head_dim);
+    }
   }
   for (int chunks : {1, 2, 3, 7, 64}) {
     LmHead l{16384, 896, 151936};

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "powershape/util/error.hpp"
+
 namespace powershape::workload {
 namespace {
 
@@ -34,6 +36,35 @@ TEST(Workload, ANameReadsBackAsTheWorkloadItNames) {
         "msm 8x-8x8 chunks=1", "lmhead 8x8x8 chunks=1 dw=fp16", "lmhead 8x8x8 chunks=1 dw=bf16 x",
         "lmhead products 8x8x8 chunks=1 exp=product"})
     EXPECT_FALSE(workload_named(bad).has_value()) << bad;
+}
+
+// What every kind promises (kind.hpp), held for each kind the variant lists, so that a new kind's
+// folder is tested the moment it is listed: its examples plan, name themselves in a way that
+// reads back (where the kind reads names), and a chunked kind refuses more chunks than it has rows.
+TEST(Workload, EveryKindKeepsItsTraitsPromises) {
+  int kinds = 0;
+  for_each_kind([&](auto kind) {
+    using K = decltype(kind);
+    ++kinds;
+    ASSERT_FALSE(K::examples().empty()) << K::kName;
+    for (const auto& k : K::examples()) {
+      for (int chunks : {1, 2}) {
+        const Workload w{k, chunks};
+        const std::string name = name_of(w);
+        EXPECT_EQ(name.rfind(K::kName, 0), 0u) << name;
+        EXPECT_NO_THROW(k.check(chunks)) << name;
+        if (const auto back = workload_named(name)) EXPECT_EQ(name_of(*back), name);
+        NameParts p;
+        p.kind = K::kName;
+        if (K::from_name(p).has_value())  // a kind that reads names reads its own
+          EXPECT_TRUE(workload_named(name).has_value()) << name;
+      }
+      if constexpr (K::kChunked) EXPECT_THROW(k.check(1'000'000'000), Error) << K::kName;
+    }
+  });
+  EXPECT_EQ(kinds, static_cast<int>(std::variant_size_v<Workload::Kinds>) - 1);  // all but Custom
+  EXPECT_EQ(kind_names(true), (std::vector<std::string>{"lmhead", "msm", "attention"}));
+  EXPECT_EQ(kind_names(false), (std::vector<std::string>{"lmhead", "msm", "attention", "square"}));
 }
 
 }  // namespace

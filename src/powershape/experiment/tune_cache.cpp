@@ -21,9 +21,18 @@
 namespace powershape::experiment {
 
 std::string tune_workload_name(const workload::Workload& w) {
-  if (!std::holds_alternative<workload::LmHead>(w.kind) &&
-      !std::holds_alternative<workload::Msm>(w.kind))
-    throw invalid_input("workload", "only the LM head and msm are tuned");
+  const bool chunked = std::visit(
+      [](const auto& k) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(k)>, workload::Custom>) {
+          return false;
+        } else {
+          return std::decay_t<decltype(k)>::kChunked;
+        }
+      },
+      w.kind);
+  if (!chunked)
+    throw invalid_input("workload",
+                        "only a chunked workload is tuned (" + workload::kind_list(true) + ")");
   return workload::kind_name_of(w);
 }
 

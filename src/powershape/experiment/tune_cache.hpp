@@ -14,7 +14,7 @@
 namespace powershape::experiment {
 
 // The workload part of a key: the workload's own name without its chunk count ("lmhead
-// 16384x896x151936 dw=bf16", "lmhead forward ...", "msm R,D,C"); only those two kinds are tuned.
+// 16384x896x151936 dw=bf16", "lmhead forward ...", "msm R,D,C"); only chunked kinds are tuned.
 std::string tune_workload_name(const workload::Workload& w);
 
 // $POWERSHAPE_CACHE, else $XDG_CACHE_HOME/powershape/tune.json, else ~/.cache/powershape/tune.json.

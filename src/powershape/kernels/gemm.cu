@@ -159,9 +159,17 @@ void Gemm::tune(const Key& key, Plan& p, const void* a, const void* b, void* d, 
   keep(usable[best]);
 }
 
+namespace {
+thread_local GemmLaunches* recording = nullptr;
+}  // namespace
+
+GemmLaunches::GemmLaunches() : outer_(recording) { recording = this; }
+GemmLaunches::~GemmLaunches() { recording = outer_; }
+
 void Gemm::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a,
                int64_t lda, const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha,
                float beta, cudaStream_t stream, const void* bias) {
+  if (recording != nullptr) recording->launches_.push_back({trans_a, trans_b, m, n, k});
   const Key key{trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), bias != nullptr};
   Plan& p = plan(key);
   if (!p.tuned && beta == 0) {  // D is overwritten: the candidates may write into it first

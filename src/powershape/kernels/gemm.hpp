@@ -15,6 +15,30 @@ enum class Out { kBf16, kFp32 };
 using GemmKey =
     std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, bool>;
 
+// A product as Gemm::run was asked for it (column-major, as BLAS sees it): op(A) m x k, op(B)
+// k x n.
+struct GemmLaunch {
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+};
+
+// While one is alive, every Gemm::run on its thread (any Gemm, the LM head op's included) appends
+// what it launched: the GPU tests hold what a workload ran to what its steps say. Nested ones
+// each see the launches made while they are the innermost.
+class GemmLaunches {
+ public:
+  GemmLaunches();
+  ~GemmLaunches();
+  GemmLaunches(const GemmLaunches&) = delete;
+  GemmLaunches& operator=(const GemmLaunches&) = delete;
+  const std::vector<GemmLaunch>& launches() const { return launches_; }
+
+ private:
+  friend class Gemm;
+  std::vector<GemmLaunch> launches_;
+  GemmLaunches* outer_;
+};
+
 class Gemm {
  public:
   Gemm();

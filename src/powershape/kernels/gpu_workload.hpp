@@ -3,7 +3,9 @@
 // op or its three products alone, chunked matmul-softmax-matmul, square waves of products
 // against idle or memory-bound gaps, or products back to back. Host API: no CUDA headers.
 #include <cstddef>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "powershape/workload/builders.hpp"
@@ -36,6 +38,9 @@ class GpuWorkload {
   // Device memory the workload takes beyond its inputs and outputs (the LM head's workspace and
   // product plans), measured around its first iteration.
   std::size_t extra_bytes() const;
+  // What it computed: its inputs and outputs by name, on the host (each kind's own; none for
+  // some), for the GPU tests' checks against reference/.
+  std::map<std::string, std::vector<float>> tensors() const;
 
  private:
   struct Impl;

@@ -57,38 +57,34 @@ std::vector<int> chunk_counts(const WorkloadArgs& a) {
   return out;
 }
 
+// The first kind named a.workload whose from_args takes the options (several kinds may share a
+// name: lmhead's op and its products alone).
 Workload describe(const WorkloadArgs& a, int chunks) {
-  if (a.workload == "lmhead") {
-    const auto s = a.shape.empty() ? kDefaultLmHeadShape : parse_shape(a.shape);
-    if (a.products_only && a.forward_only)
-      throw invalid_input("products-only",
-                          "the backward products too; not with the forward pass alone");
-    if (a.products_only && a.exp_in_product)
-      throw invalid_input("exp-in-product", "the op's option; the products alone take no exponent");
-    if (a.products_only) return {LmHeadProducts{s[0], s[1], s[2]}, chunks};
-    LmHead l{s[0], s[1], s[2], !a.forward_only, a.ce_bytes_per_logit};
-    l.exp_in_product = a.exp_in_product;
-    return {l, chunks};
+  if (a.workload != LmHead::kName) {  // the LM head's own options, refused for any other kind
+    if (a.products_only)
+      throw invalid_input("products-only", "an lmhead option, not for '" + a.workload + "'");
+    if (a.exp_in_product)
+      throw invalid_input("exp-in-product", "an lmhead option, not for '" + a.workload + "'");
   }
-  if (a.products_only)
-    throw invalid_input("products-only", "an lmhead option, not for '" + a.workload + "'");
-  if (a.exp_in_product)
-    throw invalid_input("exp-in-product", "an lmhead option, not for '" + a.workload + "'");
-  if (a.workload == "msm") {
-    const auto s = a.shape.empty() ? kDefaultMsmShape : parse_shape(a.shape);
-    return {Msm{s[0], s[1], s[2]}, chunks};
-  }
-  if (a.workload == "square") {
-    if (a.gap != "idle" && a.gap != "memory") throw invalid_input("gap", "expected idle or memory");
-    return {Square{a.period_ms, a.duty, a.gap == "idle" ? Gap::kIdle : Gap::kMemory}, chunks};
-  }
+  std::optional<Workload> out;
+  for_each_kind([&](auto k) {
+    using K = decltype(k);
+    if (out || K::kShape == nullptr || a.workload != K::kName) return;
+    std::array<int64_t, 3> shape{};
+    if constexpr (requires { K::kDefaultShape; })
+      shape = a.shape.empty() ? K::kDefaultShape : parse_shape(a.shape);
+    if (auto found = K::from_args(a, shape)) out = Workload{*found, chunks};
+  });
+  if (out) return *out;
   if (ends_with(a.workload, ".json") || ends_with(a.workload, ".csv") ||
       a.workload.rfind("finetune:", 0) == 0)
     return {Custom{}, chunks};
-  throw invalid_input("workload",
-                      "expected lmhead, msm, square, finetune:MODEL[:lora], a PLAN.json or a "
-                      "kernel TIMELINE.csv, found '" +
-                          a.workload + "'");
+  std::string kinds;
+  for (const auto& k : kind_names(false)) kinds += k + ", ";
+  throw invalid_input("workload", "expected " + kinds +
+                                      "finetune:MODEL[:lora], a PLAN.json or a kernel "
+                                      "TIMELINE.csv, found '" +
+                                      a.workload + "'");
 }
 
 Plan build_plan(const WorkloadArgs& a, int chunks, const Rates& device) {

@@ -7,8 +7,8 @@
 
 #include "powershape/util/error.hpp"
 #include "powershape/workload/chunks.hpp"
+#include "powershape/workload/kinds/lmhead/lmhead.hpp"
 #include "powershape/workload/lmhead_options.hpp"
-#include "powershape/workload/workload.hpp"
 
 namespace powershape::workload {
 

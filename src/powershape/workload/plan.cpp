@@ -8,16 +8,4 @@ double Plan::total_flops() const {
   return f;
 }
 
-std::string to_string(PhaseKind k) {
-  switch (k) {
-    case PhaseKind::kCompute:
-      return "compute";
-    case PhaseKind::kMemory:
-      return "memory";
-    case PhaseKind::kIdle:
-      return "idle";
-  }
-  return "compute";
-}
-
 }  // namespace powershape::workload

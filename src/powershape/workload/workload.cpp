@@ -1,36 +1,54 @@
 #include "powershape/workload/workload.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
+
+#include "powershape/util/error.hpp"
 
 namespace powershape::workload {
 namespace {
 
-std::string dims(int64_t a, int64_t b, int64_t c) {
-  return std::to_string(a) + "x" + std::to_string(b) + "x" + std::to_string(c);
+// The three sizes of "AxBxC", each from 1 to 10^9; false otherwise.
+bool read_dims(const std::string& s, std::array<int64_t, 3>& d) {
+  std::istringstream in(s);
+  char x1 = 0, x2 = 0;
+  std::string rest;
+  if (!(in >> d[0] >> x1 >> d[1] >> x2 >> d[2]) || x1 != 'x' || x2 != 'x' || (in >> rest))
+    return false;
+  return std::all_of(d.begin(), d.end(), [](int64_t v) { return v > 0 && v <= 1'000'000'000; });
+}
+
+std::optional<NameParts> parts_of(const std::string& name) {
+  std::istringstream in(name);
+  NameParts p;
+  if (!(in >> p.kind)) return std::nullopt;
+  std::string word;
+  while (in >> word && !read_dims(word, p.dims)) p.words.push_back(word);
+  if (!read_dims(word, p.dims) || !(in >> word) || word.rfind("chunks=", 0) != 0)
+    return std::nullopt;
+  const std::string count = word.substr(7);
+  if (count.empty() || count.size() > 5 ||
+      count.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  p.chunks = std::atoi(count.c_str());
+  if (p.chunks < 1 || p.chunks > 65536) return std::nullopt;
+  while (in >> word) p.options.push_back(word);
+  return p;
 }
 
 }  // namespace
 
 std::string name_of(const Workload& w) {
-  const std::string chunks = " chunks=" + std::to_string(w.chunks);
-  // The dW dtype and where the exponent is taken follow the chunk count; a name without them is
-  // the op as recorded before either existed (an fp32 dW, a pass of its own): recorded data
-  // keeps its meaning.
-  const auto dtype = [](double dw_bytes) { return std::string(dw_bytes == 2 ? " dw=bf16" : ""); };
-  if (const auto* l = std::get_if<LmHead>(&w.kind))
-    return (l->backward ? "lmhead " : "lmhead forward ") + dims(l->tokens, l->width, l->vocab) +
-           chunks + dtype(l->dw_bytes) + (l->exp_in_product ? " exp=product" : "");
-  if (const auto* l = std::get_if<LmHeadProducts>(&w.kind))
-    return "lmhead products " + dims(l->tokens, l->width, l->vocab) + chunks + dtype(l->dw_bytes);
-  if (const auto* m = std::get_if<Msm>(&w.kind))
-    return "msm " + dims(m->rows, m->width, m->cols) + chunks;
-  if (const auto* s = std::get_if<Square>(&w.kind)) {
-    return "square " + std::to_string(s->period_ms) + " ms duty " + std::to_string(s->duty);
-  }
-  if (const auto* p = std::get_if<Products>(&w.kind))
-    return "products " + std::to_string(p->size) + "^3";
-  return "custom";
+  return std::visit(
+      [&](const auto& k) -> std::string {
+        if constexpr (std::is_same_v<std::decay_t<decltype(k)>, Custom>) {
+          return "custom";
+        } else {
+          return k.name(w.chunks);
+        }
+      },
+      w.kind);
 }
 
 std::string kind_name_of(const Workload& w) {
@@ -41,42 +59,54 @@ std::string kind_name_of(const Workload& w) {
 }
 
 std::optional<Workload> workload_named(const std::string& name) {
-  std::istringstream in(name);
-  std::string kind, dims, chunks;
-  in >> kind >> dims;
-  const bool forward = kind == "lmhead" && dims == "forward";
-  const bool products = kind == "lmhead" && dims == "products";
-  if (forward || products) in >> dims;
-  in >> chunks;
-  int64_t a = 0, b = 0, c = 0;
-  char x1 = 0, x2 = 0;
-  std::istringstream ds(dims);
-  if (!(ds >> a >> x1 >> b >> x2 >> c) || x1 != 'x' || x2 != 'x' || a <= 0 || b <= 0 || c <= 0 ||
-      a > 1'000'000'000 || b > 1'000'000'000 || c > 1'000'000'000 ||
-      chunks.rfind("chunks=", 0) != 0)
-    return std::nullopt;
-  const int n = std::atoi(chunks.c_str() + 7);
-  if (n < 1 || n > 65536) return std::nullopt;
-  if (kind == "lmhead" && n <= a) {
-    double dw_bytes = 4;
-    bool exp_in_product = false;
-    for (std::string how; in >> how;) {
-      if (how == "dw=bf16") {
-        dw_bytes = 2;
-      } else if (how == "exp=product" && !products) {
-        exp_in_product = true;
-      } else {
-        return std::nullopt;
+  const auto p = parts_of(name);
+  if (!p) return std::nullopt;
+  std::optional<Workload> out;
+  for_each_kind([&](auto k) {
+    using K = decltype(k);
+    if (out || p->kind != K::kName) return;
+    if (auto found = K::from_name(*p)) {
+      try {
+        found->check(p->chunks);
+      } catch (const Error&) {
+        return;  // a name its kind cannot plan (more chunks than rows)
       }
+      out = Workload{*found, p->chunks};
     }
-    if (products) return Workload{LmHeadProducts{a, b, c, dw_bytes}, n};
-    LmHead l{a, b, c, !forward};
-    l.dw_bytes = dw_bytes;
-    l.exp_in_product = exp_in_product;
-    return Workload{l, n};
-  }
-  if (kind == "msm" && n <= a) return Workload{Msm{a, b, c}, n};
-  return std::nullopt;
+  });
+  return out;
+}
+
+std::vector<std::string> kind_names(bool chunked) {
+  std::vector<std::string> out;
+  for_each_kind([&](auto k) {
+    using K = decltype(k);
+    if ((chunked && !K::kChunked) || K::kShape == nullptr) return;
+    if (std::find(out.begin(), out.end(), K::kName) == out.end()) out.push_back(K::kName);
+  });
+  return out;
+}
+
+std::string kind_list(bool chunked) {
+  std::string out;
+  for (const auto& k : kind_names(chunked)) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+std::string kind_shapes() {
+  std::vector<std::string> seen;
+  std::string out;
+  for_each_kind([&](auto k) {
+    using K = decltype(k);
+    if constexpr (requires { K::kDefaultShape; }) {
+      if (std::find(seen.begin(), seen.end(), K::kName) != seen.end()) return;
+      seen.push_back(K::kName);
+      const auto& d = K::kDefaultShape;
+      out += (out.empty() ? "" : "; ") + std::string(K::kName) + ": " + K::kShape + " (default " +
+             std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
+    }
+  });
+  return out;
 }
 
 }  // namespace powershape::workload
