@@ -30,6 +30,7 @@ TEST_F(GpuWorkloadGpu, EveryKindRunsAndIsTimed) {
         workload::lmhead_plan({100, 64, 1003, true, 4, true}, 1),
         workload::lmhead_plan({100, 64, 1003, true, 4, true}, 3), workload::products_plan({1024}),
         workload::make_plan({workload::Attention{1000, 4, 64}, 3}, {}),
+        workload::make_plan({workload::Moe{1000, 256, 8, 2, 512}, 3}, {}),
         workload::square_plan({2, 0.5, workload::Gap::kIdle}, rates),
         workload::square_plan({2, 0.5, workload::Gap::kMemory}, rates)}) {
     GpuWorkload w(plan.workload, rates);
@@ -142,6 +143,27 @@ TEST_F(GpuWorkloadGpu, AttentionIsCausalAttentionAtEveryChunkCount) {
     for (std::size_t i = 0; i < want.size(); ++i)
       worst = std::max(worst, std::abs(want[i] - t.at("o")[i]));
     EXPECT_LT(worst, 2e-2) << "chunks " << chunks;
+  }
+}
+
+// What the MoE kind computes is its layer at every chunk count (each chunk's capacity its own):
+// the output against the fp64 reference from the same inputs and weights (bf16 activations
+// between the products: 3e-2 of the output's scale).
+TEST_F(GpuWorkloadGpu, MoeIsItsLayerAtEveryChunkCount) {
+  const workload::Moe m{512, 256, 8, 2, 512};
+  for (int chunks : {1, 3}) {
+    GpuWorkload gpu(workload::Workload{m, chunks}, measure_peak_rates());
+    gpu.run_for(0.001);
+    const auto t = gpu.tensors();
+    const auto want =
+        workload::moe_layer(m, chunks, t.at("x"), t.at("router"), t.at("w1"), t.at("w2"));
+    double worst = 0, scale = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      worst = std::max(worst, std::abs(want[i] - t.at("out")[i]));
+      scale = std::max(scale, std::abs(want[i]));
+    }
+    EXPECT_GT(scale, 0.1) << "chunks " << chunks;
+    EXPECT_LT(worst, 3e-2 * scale) << "chunks " << chunks;
   }
 }
 

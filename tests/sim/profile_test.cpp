@@ -85,10 +85,11 @@ TEST(Profile, AMissingOrOutOfRangeFieldIsNamed) {
   auto k = j;  // a misspelt kernel is refused, not left to run at a copy's bandwidth
   k["kernels"]["memory_efficiency"]["crossentropy"] = 0.9;
   EXPECT_EQ(error_of(k).rfind("kernels.memory_efficiency.crossentropy: no memory kernel of that "
-                              "name (ce_finish, count_valid, cross_entropy,",
+                              "name (",
                               0),
             0u)
       << error_of(k);
+  EXPECT_NE(error_of(k).find(" cross_entropy,"), std::string::npos) << error_of(k);
   EXPECT_EQ(error_of(j), "no error");
 }
 

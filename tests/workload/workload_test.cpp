@@ -63,8 +63,9 @@ TEST(Workload, EveryKindKeepsItsTraitsPromises) {
     }
   });
   EXPECT_EQ(kinds, static_cast<int>(std::variant_size_v<Workload::Kinds>) - 1);  // all but Custom
-  EXPECT_EQ(kind_names(true), (std::vector<std::string>{"lmhead", "msm", "attention"}));
-  EXPECT_EQ(kind_names(false), (std::vector<std::string>{"lmhead", "msm", "attention", "square"}));
+  EXPECT_EQ(kind_names(true), (std::vector<std::string>{"lmhead", "msm", "attention", "moe"}));
+  EXPECT_EQ(kind_names(false),
+            (std::vector<std::string>{"lmhead", "msm", "attention", "moe", "square"}));
 }
 
 }  // namespace

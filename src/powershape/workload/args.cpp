@@ -22,28 +22,33 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 }  // namespace
 
-std::array<int64_t, 3> parse_shape(const std::string& s) {
-  std::array<int64_t, 3> out{};
+Sizes parse_sizes(const std::string& s, std::size_t count, const std::string& what) {
+  static const char* const kCounts[] = {"no",   "one", "two",   "three", "four",
+                                        "five", "six", "seven", "eight"};
+  const std::string expected =
+      "expected " + (count <= 8 ? std::string(kCounts[count]) : std::to_string(count)) +
+      " comma-separated integers from 1 to 1000000000 (" + what + "), found '" + s + "'";
+  Sizes out;
   std::size_t start = 0;
-  for (int i = 0; i < 3; ++i) {
+  for (std::size_t i = 0; i < count; ++i) {
     auto comma = s.find(',', start);
-    if ((i < 2) != (comma != std::string::npos)) {
-      throw invalid_input("shape",
-                          "expected three comma-separated positive integers, found '" + s + "'");
-    }
+    if ((i + 1 < count) != (comma != std::string::npos)) throw invalid_input("shape", expected);
     std::string item =
         s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    auto& v = out[static_cast<std::size_t>(i)];
+    int64_t v = 0;
     auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc() || p != item.data() + item.size() || v <= 0 ||
-        v > kMaxDim) {
-      throw invalid_input(
-          "shape",
-          "expected three comma-separated integers from 1 to 1000000000, found '" + s + "'");
-    }
+        v > kMaxDim)
+      throw invalid_input("shape", expected);
+    out.push_back(v);
     start = comma + 1;
   }
   return out;
+}
+
+std::array<int64_t, 3> parse_shape(const std::string& s) {
+  const Sizes v = parse_sizes(s, 3, "three sizes");
+  return {v[0], v[1], v[2]};
 }
 
 std::vector<int> chunk_counts(const WorkloadArgs& a) {
@@ -70,9 +75,11 @@ Workload describe(const WorkloadArgs& a, int chunks) {
   for_each_kind([&](auto k) {
     using K = decltype(k);
     if (out || K::kShape == nullptr || a.workload != K::kName) return;
-    std::array<int64_t, 3> shape{};
+    Sizes shape;
     if constexpr (requires { K::kDefaultShape; })
-      shape = a.shape.empty() ? K::kDefaultShape : parse_shape(a.shape);
+      shape = a.shape.empty() ? Sizes(K::kDefaultShape.begin(), K::kDefaultShape.end())
+                              : parse_sizes(a.shape, K::kDefaultShape.size(),
+                                            std::string(K::kName) + ": " + K::kShape);
     if (auto found = K::from_args(a, shape)) out = Workload{*found, chunks};
   });
   if (out) return *out;

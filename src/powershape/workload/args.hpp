@@ -10,7 +10,10 @@
 
 namespace powershape::workload {
 
-// "4096,896,151936" -> three positive integers; an Error whose subject is "shape" otherwise.
+// "4096,896,151936" -> `count` positive integers; an Error whose subject is "shape", naming
+// `what` they are, otherwise.
+Sizes parse_sizes(const std::string& s, std::size_t count, const std::string& what);
+// Three of them.
 std::array<int64_t, 3> parse_shape(const std::string& s);
 // The chunk counts `chunks` lists, each at least 1 (an Error whose subject is "chunks" otherwise).
 std::vector<int> chunk_counts(const WorkloadArgs& a);

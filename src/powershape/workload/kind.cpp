@@ -11,9 +11,13 @@ WorkloadStep step_of(int code, Phase p) {
   return s;
 }
 
-std::string dims_name(int64_t a, int64_t b, int64_t c) {
-  return std::to_string(a) + "x" + std::to_string(b) + "x" + std::to_string(c);
+std::string dims_name(const Sizes& s) {
+  std::string out;
+  for (auto v : s) out += (out.empty() ? "" : "x") + std::to_string(v);
+  return out;
 }
+
+std::string dims_name(int64_t a, int64_t b, int64_t c) { return dims_name(Sizes{a, b, c}); }
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw invalid_input(what);

@@ -7,7 +7,8 @@
 //   static constexpr const char* kShape;     // what --shape's three numbers are ("ROWS,D,COLS");
 //                                            // "" for none; nullptr: no command-line workload
 //   static constexpr bool kChunked;          // --chunks splits its rows (tune and repro take it)
-//   static std::optional<K> from_args(const WorkloadArgs&, const std::array<int64_t, 3>& shape);
+//   static std::optional<K> from_args(const WorkloadArgs&, const Sizes& shape);  // the shape
+//                                            // has kDefaultShape's count of sizes
 //                                            // the kind the options describe (nullopt: not this
 //                                            // kind's options, another kind of kName may take
 //                                            them)
@@ -59,6 +60,10 @@ struct WorkloadStep {
 };
 using StepFn = std::function<void(const WorkloadStep&)>;
 
+// A kind's sizes, as --shape gives them ("16384,896,151936") and names write them
+// ("16384x896x...").
+using Sizes = std::vector<int64_t>;
+
 // A step of one kernel: the step's phase is `p`.
 WorkloadStep step_of(int code, Phase p);
 
@@ -84,12 +89,13 @@ struct WorkloadArgs {
 struct NameParts {
   std::string kind;
   std::vector<std::string> words, options;
-  std::array<int64_t, 3> dims{};
+  Sizes dims;
   int chunks = 1;
 };
 
 // "4096x896x151936"
 std::string dims_name(int64_t a, int64_t b, int64_t c);
+std::string dims_name(const Sizes& s);
 
 // Throws invalid_input(what) unless ok.
 void require(bool ok, const std::string& what);

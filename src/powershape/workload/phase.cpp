@@ -20,6 +20,15 @@ Phase product(const std::string& name, double m, double n, double k, double resu
   return p;
 }
 
+Phase batched_product(const std::string& name, int64_t batch, int64_t m, int64_t n, int64_t k) {
+  const double b = static_cast<double>(batch), mm = static_cast<double>(m),
+               nn = static_cast<double>(n), kk = static_cast<double>(k);
+  Phase p = product(name, b * mm, nn, kk);
+  p.bytes = b * product_bytes(mm, nn, kk, 2, false);
+  p.result_bytes = b * mm * nn * 2;
+  return p;
+}
+
 Phase stream(const std::string& name, double bytes) {
   Phase p;
   p.name = name;

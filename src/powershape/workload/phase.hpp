@@ -51,6 +51,10 @@ double product_bytes(double m, double n, double k, double result_bytes, bool acc
 // accumulates), efficiency and shape.
 Phase product(const std::string& name, double m, double n, double k, double result_bytes = 2,
               bool accumulate = false);
+// `batch` products of m x n x k, each with operands of its own (attention's heads, MoE's experts)
+// as one phase: their flops and bytes summed, their rows stacked (m: batch x m, the tiles they
+// fill together), the k-efficiency of one.
+Phase batched_product(const std::string& name, int64_t batch, int64_t m, int64_t n, int64_t k);
 // A memory-bound kernel's phase moving `bytes`.
 Phase stream(const std::string& name, double bytes);
 

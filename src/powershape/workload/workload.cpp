@@ -9,14 +9,23 @@
 namespace powershape::workload {
 namespace {
 
-// The three sizes of "AxBxC", each from 1 to 10^9; false otherwise.
-bool read_dims(const std::string& s, std::array<int64_t, 3>& d) {
-  std::istringstream in(s);
-  char x1 = 0, x2 = 0;
-  std::string rest;
-  if (!(in >> d[0] >> x1 >> d[1] >> x2 >> d[2]) || x1 != 'x' || x2 != 'x' || (in >> rest))
-    return false;
-  return std::all_of(d.begin(), d.end(), [](int64_t v) { return v > 0 && v <= 1'000'000'000; });
+// The sizes of "AxBxC..." (three to eight), each from 1 to 10^9; false otherwise.
+bool read_dims(const std::string& s, Sizes& d) {
+  d.clear();
+  std::size_t start = 0;
+  while (d.size() < 8) {
+    const auto x = s.find('x', start);
+    const std::string item =
+        s.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    if (item.empty() || item.size() > 10 ||
+        item.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    d.push_back(std::stoll(item));
+    if (d.back() < 1 || d.back() > 1'000'000'000) return false;
+    if (x == std::string::npos) return d.size() >= 3;
+    start = x + 1;
+  }
+  return false;
 }
 
 std::optional<NameParts> parts_of(const std::string& name) {

@@ -11,6 +11,7 @@
 
 #include "powershape/workload/kinds/attention/attention.hpp"
 #include "powershape/workload/kinds/lmhead/lmhead.hpp"
+#include "powershape/workload/kinds/moe/moe.hpp"
 #include "powershape/workload/kinds/msm/msm.hpp"
 #include "powershape/workload/kinds/products/products.hpp"
 #include "powershape/workload/kinds/square/square.hpp"
@@ -21,7 +22,7 @@ namespace powershape::workload {
 struct Custom {};
 
 struct Workload {
-  using Kinds = std::variant<Custom, LmHead, LmHeadProducts, Msm, Attention, Square, Products>;
+  using Kinds = std::variant<Custom, LmHead, LmHeadProducts, Msm, Attention, Moe, Square, Products>;
   Kinds kind;
   int chunks = 1;  // row chunks (LM head tokens, msm rows); the last chunk is ragged
 };

@@ -7,28 +7,12 @@
 #include "powershape/workload/chunks.hpp"
 
 namespace powershape::workload {
-namespace {
-
-// `heads` products of m x n x k, each with operands of its own: their flops and bytes summed,
-// their rows stacked (the tiles they fill together), the efficiency of one.
-Phase batched_product(const std::string& name, int64_t heads, int64_t m, int64_t n, int64_t k) {
-  const double h = static_cast<double>(heads), mm = static_cast<double>(m),
-               nn = static_cast<double>(n), kk = static_cast<double>(k);
-  Phase p = product(name, h * mm, nn, kk);
-  p.bytes = h * product_bytes(mm, nn, kk, 2, false);
-  p.result_bytes = h * mm * nn * 2;
-  return p;
-}
-
-}  // namespace
-
-std::optional<Attention> Attention::from_args(const WorkloadArgs&,
-                                              const std::array<int64_t, 3>& s) {
+std::optional<Attention> Attention::from_args(const WorkloadArgs&, const Sizes& s) {
   return Attention{s[0], s[1], s[2]};
 }
 
 std::optional<Attention> Attention::from_name(const NameParts& p) {
-  if (!p.words.empty() || !p.options.empty()) return std::nullopt;
+  if (!p.words.empty() || !p.options.empty() || p.dims.size() != 3) return std::nullopt;
   return Attention{p.dims[0], p.dims[1], p.dims[2]};
 }
 

@@ -19,7 +19,7 @@ struct Attention {
   static constexpr bool kChunked = true;
   enum Kernel { kQk, kSoftmax, kPv };
 
-  static std::optional<Attention> from_args(const WorkloadArgs& a, const std::array<int64_t, 3>& s);
+  static std::optional<Attention> from_args(const WorkloadArgs& a, const Sizes& s);
   static std::optional<Attention> from_name(const NameParts& p);
   static std::vector<Attention> examples();
   std::string name(int chunks) const;

@@ -45,7 +45,7 @@ void check_shape(int64_t n, int64_t d, int64_t v, int chunks) {
 
 }  // namespace
 
-std::optional<LmHead> LmHead::from_args(const WorkloadArgs& a, const std::array<int64_t, 3>& s) {
+std::optional<LmHead> LmHead::from_args(const WorkloadArgs& a, const Sizes& s) {
   if (a.products_only) return std::nullopt;
   LmHead l{s[0], s[1], s[2], !a.forward_only, a.ce_bytes_per_logit};
   l.exp_in_product = a.exp_in_product;
@@ -54,7 +54,7 @@ std::optional<LmHead> LmHead::from_args(const WorkloadArgs& a, const std::array<
 
 std::optional<LmHead> LmHead::from_name(const NameParts& p) {
   const bool forward = p.words == std::vector<std::string>{"forward"};
-  if (!p.words.empty() && !forward) return std::nullopt;
+  if ((!p.words.empty() && !forward) || p.dims.size() != 3) return std::nullopt;
   LmHead l{p.dims[0], p.dims[1], p.dims[2], !forward};
   if (!read_options(p, true, l.dw_bytes, l.exp_in_product, l.bias)) return std::nullopt;
   return l;
@@ -87,8 +87,7 @@ void LmHead::steps(int chunks, const Rates&, const StepFn& f) const {
   f(op);
 }
 
-std::optional<LmHeadProducts> LmHeadProducts::from_args(const WorkloadArgs& a,
-                                                        const std::array<int64_t, 3>& s) {
+std::optional<LmHeadProducts> LmHeadProducts::from_args(const WorkloadArgs& a, const Sizes& s) {
   if (!a.products_only) return std::nullopt;
   if (a.forward_only)
     throw invalid_input("products-only",
@@ -99,7 +98,7 @@ std::optional<LmHeadProducts> LmHeadProducts::from_args(const WorkloadArgs& a,
 }
 
 std::optional<LmHeadProducts> LmHeadProducts::from_name(const NameParts& p) {
-  if (p.words != std::vector<std::string>{"products"}) return std::nullopt;
+  if (p.words != std::vector<std::string>{"products"} || p.dims.size() != 3) return std::nullopt;
   LmHeadProducts l{p.dims[0], p.dims[1], p.dims[2]};
   bool exp = false, bias = false;
   if (!read_options(p, false, l.dw_bytes, exp, bias)) return std::nullopt;

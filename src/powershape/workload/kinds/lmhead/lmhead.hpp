@@ -37,7 +37,7 @@ struct LmHead {
   static constexpr bool kChunked = true;
   enum Kernel { kOp };  // one call of the op: its kernels are its own steps
 
-  static std::optional<LmHead> from_args(const WorkloadArgs& a, const std::array<int64_t, 3>& s);
+  static std::optional<LmHead> from_args(const WorkloadArgs& a, const Sizes& s);
   static std::optional<LmHead> from_name(const NameParts& p);
   static std::vector<LmHead> examples();
   std::string name(int chunks) const;
@@ -58,8 +58,7 @@ struct LmHeadProducts {
   static constexpr bool kChunked = true;
   enum Kernel { kLogits, kDw, kDx };
 
-  static std::optional<LmHeadProducts> from_args(const WorkloadArgs& a,
-                                                 const std::array<int64_t, 3>& s);
+  static std::optional<LmHeadProducts> from_args(const WorkloadArgs& a, const Sizes& s);
   static std::optional<LmHeadProducts> from_name(const NameParts& p);
   static std::vector<LmHeadProducts> examples();
   std::string name(int chunks) const;

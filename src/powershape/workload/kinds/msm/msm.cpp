@@ -4,12 +4,12 @@
 
 namespace powershape::workload {
 
-std::optional<Msm> Msm::from_args(const WorkloadArgs&, const std::array<int64_t, 3>& s) {
+std::optional<Msm> Msm::from_args(const WorkloadArgs&, const Sizes& s) {
   return Msm{s[0], s[1], s[2]};
 }
 
 std::optional<Msm> Msm::from_name(const NameParts& p) {
-  if (!p.words.empty() || !p.options.empty()) return std::nullopt;
+  if (!p.words.empty() || !p.options.empty() || p.dims.size() != 3) return std::nullopt;
   return Msm{p.dims[0], p.dims[1], p.dims[2]};
 }
 

@@ -14,7 +14,7 @@ struct Msm {
   static constexpr bool kChunked = true;
   enum Kernel { kQk, kSoftmax, kPv };
 
-  static std::optional<Msm> from_args(const WorkloadArgs& a, const std::array<int64_t, 3>& s);
+  static std::optional<Msm> from_args(const WorkloadArgs& a, const Sizes& s);
   static std::optional<Msm> from_name(const NameParts& p);
   static std::vector<Msm> examples();
   std::string name(int chunks) const;

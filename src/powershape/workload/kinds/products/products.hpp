@@ -13,7 +13,7 @@ struct Products {
   static constexpr bool kChunked = false;
   enum Kernel { kProduct };
 
-  static std::optional<Products> from_args(const WorkloadArgs&, const std::array<int64_t, 3>&) {
+  static std::optional<Products> from_args(const WorkloadArgs&, const Sizes&) {
     return std::nullopt;
   }
   static std::optional<Products> from_name(const NameParts&) { return std::nullopt; }

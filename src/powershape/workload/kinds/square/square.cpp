@@ -7,7 +7,7 @@
 
 namespace powershape::workload {
 
-std::optional<Square> Square::from_args(const WorkloadArgs& a, const std::array<int64_t, 3>&) {
+std::optional<Square> Square::from_args(const WorkloadArgs& a, const Sizes&) {
   if (a.gap != "idle" && a.gap != "memory") throw invalid_input("gap", "expected idle or memory");
   return Square{a.period_ms, a.duty, a.gap == "idle" ? Gap::kIdle : Gap::kMemory};
 }

@@ -16,7 +16,7 @@ struct Square {
   static constexpr bool kChunked = false;
   enum Kernel { kBurst, kStream, kSpin };
 
-  static std::optional<Square> from_args(const WorkloadArgs& a, const std::array<int64_t, 3>&);
+  static std::optional<Square> from_args(const WorkloadArgs& a, const Sizes&);
   static std::optional<Square> from_name(const NameParts&) { return std::nullopt; }
   static std::vector<Square> examples();
   std::string name(int chunks) const;
