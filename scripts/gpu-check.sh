@@ -19,18 +19,19 @@
 #   attention  causal attention at 32k context, unfused and chunked (powershape's attention workload):
 #              repro across chunk counts, then against FlashAttention (bench/attention_peers.py)
 #              (~6 min)
+#   moe        a Mixtral-8x7B MoE layer at 16384 tokens: repro across chunk counts (~3 min)
 #   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
 #              on the GPU through the installed package (~4 min)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
-#   scripts/gpu-check.sh [tests] [cpu] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [grid2] [attention] [pip]
+#   scripts/gpu-check.sh [tests] [cpu] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [grid2] [attention] [moe] [pip]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tests cpu telemetry lmhead peers clock readme docs grid grid2 attention pip)
+[ ${#parts[@]} -eq 0 ] && parts=(tests cpu telemetry lmhead peers clock readme docs grid grid2 attention moe pip)
 for p in "${parts[@]}"; do
-  case $p in tests|cpu|telemetry|lmhead|peers|clock|readme|docs|grid|grid2|attention|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, cpu, telemetry, lmhead, peers, clock, readme, docs, grid, grid2, attention, pip)" >&2; exit 2 ;; esac
+  case $p in tests|cpu|telemetry|lmhead|peers|clock|readme|docs|grid|grid2|attention|moe|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, cpu, telemetry, lmhead, peers, clock, readme, docs, grid, grid2, attention, moe, pip)" >&2; exit 2 ;; esac
 done
 
 tests() {
@@ -147,6 +148,11 @@ attention() {
     --chunks 4,8,16,32,64 | tee "$out/attention_peers.txt"
 }
 
+moe() {
+  echo "== a Mixtral-8x7B MoE layer (16384 tokens, 8 experts, top-2): the chunk effect (repro)"
+  build/powershape repro --workload moe --chunks 1,2,4,8 --rounds 3 -o "$out/repro_moe.json"
+}
+
 pip() {
   echo "== pip install --no-build-isolation . with CUDA, in a fresh venv (log in $out/pip.log)"
   local venv
@@ -172,7 +178,7 @@ print('pip: ok')")
 
 # The tool alone where the parts run only it (docs, pip): minutes less on a fresh machine.
 all=()
-for p in "${parts[@]}"; do case $p in tests|cpu|telemetry|lmhead|peers|clock|attention) all=(--all) ;; esac; done
+for p in "${parts[@]}"; do case $p in tests|cpu|telemetry|lmhead|peers|clock|attention|moe) all=(--all) ;; esac; done
 scripts/build.sh "${all[@]}" -DPOWERSHAPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -n 3
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu --format=csv
 for p in "${parts[@]}"; do "$p"; done
