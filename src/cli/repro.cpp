@@ -125,7 +125,8 @@ int run_repro(ReproArgs& a) {
 void add_repro(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "repro",
-      "Is chunking worth it here? Compare chunk counts of matmul-softmax-matmul or the LM head");
+      "Is chunking worth it here? Compare chunk counts of matmul-softmax-matmul, the LM head, "
+      "attention or MoE routing");
   static ReproArgs a;
   add_workload_options(*cmd, a.workload, WorkloadUse::kRepro);
   add_device_option(cmd, a.device);

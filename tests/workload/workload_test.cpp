@@ -53,11 +53,15 @@ TEST(Workload, EveryKindKeepsItsTraitsPromises) {
         const std::string name = name_of(w);
         EXPECT_EQ(name.rfind(K::kName, 0), 0u) << name;
         EXPECT_NO_THROW(k.check(chunks)) << name;
-        if (const auto back = workload_named(name)) EXPECT_EQ(name_of(*back), name);
-        NameParts p;
-        p.kind = K::kName;
-        if (K::from_name(p).has_value())  // a kind that reads names reads its own
-          EXPECT_TRUE(workload_named(name).has_value()) << name;
+        // A kind with a shape on the command line reads its own names back (a recorded result's
+        // name is its workload); square waves and products name themselves for tables alone.
+        const auto back = workload_named(name);
+        if (K::kShape != nullptr && *K::kShape != '\0') {
+          ASSERT_TRUE(back.has_value()) << name;
+          EXPECT_EQ(name_of(*back), name);
+        } else {
+          EXPECT_FALSE(back.has_value()) << name;
+        }
       }
       if constexpr (K::kChunked) EXPECT_THROW(k.check(1'000'000'000), Error) << K::kName;
     }
@@ -66,6 +70,10 @@ TEST(Workload, EveryKindKeepsItsTraitsPromises) {
   EXPECT_EQ(kind_names(true), (std::vector<std::string>{"lmhead", "msm", "attention", "moe"}));
   EXPECT_EQ(kind_names(false),
             (std::vector<std::string>{"lmhead", "msm", "attention", "moe", "square"}));
+  // --shape's help gives every size of each default.
+  EXPECT_NE(kind_shapes().find("moe: TOKENS,D,EXPERTS,TOP_K,FFN (default 16384,4096,8,2,14336)"),
+            std::string::npos)
+      << kind_shapes();
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -55,7 +57,7 @@ Gemm::~Gemm() {
 Gemm::Plan& Gemm::plan(const Key& key) {
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second;
-  auto [ta, tb, m, n, k, lda, ldb, ldd, out, bias] = key;
+  auto [ta, tb, m, n, k, lda, ldb, ldd, out, bias, count, sa, sb, sd, align] = key;
   Plan p{};
   PS_CUBLAS(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -70,11 +72,28 @@ Gemm::Plan& Gemm::plan(const Key& key) {
   PS_CUBLAS(cublasLtMatrixLayoutCreate(&p.b, CUDA_R_16BF, tb ? n : k, tb ? k : n, ldb));
   PS_CUBLAS(cublasLtMatrixLayoutCreate(
       &p.d, out == static_cast<int>(Out::kFp32) ? CUDA_R_32F : CUDA_R_16BF, m, n, ldd));
+  if (count > 1) {
+    const auto batched = [](cublasLtMatrixLayout_t l, int64_t c, int64_t stride) {
+      const auto n32 = static_cast<int32_t>(c);
+      PS_CUBLAS(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &n32,
+                                                 sizeof n32));
+      PS_CUBLAS(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                 &stride, sizeof stride));
+    };
+    batched(p.a, count, sa);
+    batched(p.b, count, sb);
+    batched(p.d, count, sd);
+  }
   cublasLtMatmulPreference_t pref;
   PS_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
   std::size_t ws = kWorkspaceBytes;
   PS_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                  &ws, sizeof ws));
+  const auto align32 = static_cast<uint32_t>(align);
+  for (auto attr :
+       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+    PS_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align32, sizeof align32));
   cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
   int found = 0;
   PS_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle_, p.desc, p.a, p.b, p.d, p.d, pref, kCandidates,
@@ -166,11 +185,49 @@ thread_local GemmLaunches* recording = nullptr;
 GemmLaunches::GemmLaunches() : outer_(recording) { recording = this; }
 GemmLaunches::~GemmLaunches() { recording = outer_; }
 
+namespace {
+
+// The largest power of two, up to 256, that every address divides: of the operands, and of each
+// batch's step from one product to the next.
+int alignment_of(std::initializer_list<uintptr_t> addresses) {
+  uintptr_t all = 256;
+  for (uintptr_t a : addresses) all |= a;
+  return static_cast<int>(all & (~all + 1));
+}
+
+}  // namespace
+
 void Gemm::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a,
                int64_t lda, const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha,
                float beta, cudaStream_t stream, const void* bias) {
-  if (recording != nullptr) recording->launches_.push_back({trans_a, trans_b, m, n, k});
-  const Key key{trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), bias != nullptr};
+  if (recording != nullptr) recording->launches_.push_back({trans_a, trans_b, m, n, k, 1});
+  const int align = alignment_of({reinterpret_cast<uintptr_t>(a), reinterpret_cast<uintptr_t>(b),
+                                  reinterpret_cast<uintptr_t>(d)});
+  launch({trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), bias != nullptr, 1, 0, 0,
+          0, align},
+         a, b, d, alpha, beta, stream, bias);
+}
+
+void Gemm::run_batched(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a,
+                       int64_t lda, const void* b, int64_t ldb, void* d, int64_t ldd, Out out,
+                       const GemmBatch& batch, cudaStream_t stream) {
+  if (batch.count < 1 || batch.count > INT32_MAX)
+    throw invalid_input("a batch of products counts from 1 to 2^31 - 1");
+  if (recording != nullptr)
+    recording->launches_.push_back({trans_a, trans_b, m, n, k, batch.count});
+  const uintptr_t out_bytes = out == Out::kFp32 ? 4 : 2;
+  const int align =
+      alignment_of({reinterpret_cast<uintptr_t>(a), reinterpret_cast<uintptr_t>(b),
+                    reinterpret_cast<uintptr_t>(d), static_cast<uintptr_t>(batch.stride_a) * 2,
+                    static_cast<uintptr_t>(batch.stride_b) * 2,
+                    static_cast<uintptr_t>(batch.stride_d) * out_bytes});
+  launch({trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), false, batch.count,
+          batch.stride_a, batch.stride_b, batch.stride_d, align},
+         a, b, d, 1, 0, stream, nullptr);
+}
+
+void Gemm::launch(const Key& key, const void* a, const void* b, void* d, float alpha, float beta,
+                  cudaStream_t stream, const void* bias) {
   Plan& p = plan(key);
   if (!p.tuned && beta == 0) {  // D is overwritten: the candidates may write into it first
     // Not while this stream is being captured (the timing synchronises); while another one is, in

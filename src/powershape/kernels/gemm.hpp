@@ -11,15 +11,24 @@ namespace powershape::kernels {
 
 enum class Out { kBf16, kFp32 };
 
-// A product's shape as a plan is keyed: trans_a, trans_b, m, n, k, lda, ldb, ldd, out, bias.
-using GemmKey =
-    std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, bool>;
+// A batch of like products, each `stride_*` elements after the one before in A, B and D
+// (cuBLASLt's strided batch: one kernel); count 1 is one product.
+struct GemmBatch {
+  int64_t count = 1, stride_a = 0, stride_b = 0, stride_d = 0;
+};
+
+// A product's shape as a plan is keyed: trans_a, trans_b, m, n, k, lda, ldb, ldd, out, bias, the
+// batch (count, strides) and the alignment in bytes every operand keeps (at most 256: cuBLASLt's
+// heuristics then leave out algorithms that need more).
+using GemmKey = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int,
+                           bool, int64_t, int64_t, int64_t, int64_t, int>;
 
 // A product as Gemm::run was asked for it (column-major, as BLAS sees it): op(A) m x k, op(B)
 // k x n.
 struct GemmLaunch {
   bool trans_a = false, trans_b = false;
   int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;  // like products in the one launch
 };
 
 // While one is alive, every Gemm::run on its thread (any Gemm, the LM head op's included) appends
@@ -55,6 +64,10 @@ class Gemm {
   void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda,
            const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha, float beta,
            cudaStream_t stream, const void* bias = nullptr);
+  // `batch.count` such products in one launch (no bias): attention's heads, MoE's experts.
+  void run_batched(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void* a,
+                   int64_t lda, const void* b, int64_t ldb, void* d, int64_t ldd, Out out,
+                   const GemmBatch& batch, cudaStream_t stream);
 
  private:
   using Key = GemmKey;
@@ -70,6 +83,8 @@ class Gemm {
   // d, and keeps the fastest, for every Gemm of the process on this device.
   void tune(const Key& key, Plan& p, const void* a, const void* b, void* d, float alpha,
             cudaStream_t stream, const void* bias);
+  void launch(const Key& key, const void* a, const void* b, void* d, float alpha, float beta,
+              cudaStream_t stream, const void* bias);
   Plan& plan(const Key& key);
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;

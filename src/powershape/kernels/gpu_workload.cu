@@ -83,8 +83,20 @@ GpuWorkload::GpuWorkload(const workload::Workload& w, const workload::Rates& rat
   GpuContext gpu{m.gemm, m.memory};
   std::visit(
       [&](const auto& k) {
-        if constexpr (!std::is_same_v<std::decay_t<decltype(k)>, workload::Custom>)
-          m.kind = on_gpu(k, w.chunks, gpu);
+        using K = std::decay_t<decltype(k)>;
+        if constexpr (!std::is_same_v<K, workload::Custom>) {
+          try {
+            m.kind = on_gpu(k, w.chunks, gpu);
+          } catch (const Error& e) {
+            // What did not fit, named: a chunked kind holds less at more chunks.
+            const bool memory =
+                K::kChunked && std::string(e.what()).rfind("cannot allocate", 0) == 0;
+            rethrow_with(workload::name_of(w) + ": ",
+                         memory ? Error(e.kind(),
+                                        std::string(e.what()) + "; more chunks hold less at a time")
+                                : e);
+          }
+        }
       },
       w.kind);
   PS_CUDA(cudaDeviceSynchronize());

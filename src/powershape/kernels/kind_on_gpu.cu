@@ -8,7 +8,11 @@ namespace powershape::kernels {
 DeviceBuffer::DeviceBuffer(int64_t bytes) {
   if (cudaMalloc(&p_, static_cast<std::size_t>(bytes)) != cudaSuccess) {
     (void)cudaGetLastError();  // the failed allocation is not an error of a later call
-    throw device_error("cannot allocate " + std::to_string(bytes >> 20) + " MiB on the GPU");
+    std::size_t free = 0, total = 0;
+    const std::string left = cudaMemGetInfo(&free, &total) == cudaSuccess
+                                 ? " (" + std::to_string(free >> 20) + " MiB free)"
+                                 : "";
+    throw device_error("cannot allocate " + std::to_string(bytes >> 20) + " MiB on the GPU" + left);
   }
 }
 

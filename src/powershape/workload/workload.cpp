@@ -110,9 +110,10 @@ std::string kind_shapes() {
     if constexpr (requires { K::kDefaultShape; }) {
       if (std::find(seen.begin(), seen.end(), K::kName) != seen.end()) return;
       seen.push_back(K::kName);
-      const auto& d = K::kDefaultShape;
+      std::string sizes;
+      for (auto v : K::kDefaultShape) sizes += (sizes.empty() ? "" : ",") + std::to_string(v);
       out += (out.empty() ? "" : "; ") + std::string(K::kName) + ": " + K::kShape + " (default " +
-             std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
+             sizes + ")";
     }
   });
   return out;

@@ -1,7 +1,7 @@
 // Causal attention, unfused, on the GPU: Q K V [SEQ x HEADS x HEAD_DIM] bf16 (tokens first, as a
 // model's projections leave them), one chunk of every head's scores S [HEADS x r x SEQ'] (rows
-// padded to 8), O like Q. A chunk's products are one cuBLASLt call a head; its softmax one kernel
-// over every head's rows.
+// padded to 8; head h's from h x r rows on), O like Q. A chunk's products are one strided-batched
+// cuBLASLt call over the heads, as PyTorch's bmm; its softmax one kernel over every head's rows.
 #include <cuda_bf16.h>
 
 #include <cmath>
@@ -72,24 +72,26 @@ class AttentionOnGpu : public KindOnGpu {
   }
 
   void launch(const workload::WorkloadStep& s, const std::function<void()>& done) override {
-    const int64_t ld = heads_ * d_;  // between two tokens' rows of one head in Q, K, V, O
-    for (int64_t h = 0; h < s.batch && s.code != workload::Attention::kSoftmax; ++h) {
-      __nv_bfloat16* sh = s_ + h * rows_ * ld_s_;
-      if (s.code == workload::Attention::kQk) {
-        // S_h [r x keys] = Q_h,c K_h^T; column-major (keys x r) = K_h (d x keys, transposed) *
-        // Q_h,c^T (d x r).
-        gemm_.run(true, false, s.n, s.m, s.k, k_ + h * d_, ld, q_ + s.row0 * ld + h * d_, ld, sh,
-                  ld_s_, Out::kBf16, 1, 0, nullptr);
-      } else {
-        // O_h,c [r x d] = P_h V_h; column-major (d x r) = V_h^T (d x keys) * P_h^T (keys x r).
-        gemm_.run(false, false, s.n, s.m, s.k, v_ + h * d_, ld, sh, ld_s_,
-                  o_ + s.row0 * ld + h * d_, ld, Out::kBf16, 1, 0, nullptr);
-      }
-    }
-    if (s.code == workload::Attention::kSoftmax) {
-      causal_softmax_kernel<<<static_cast<unsigned>(s.batch * s.m), 512>>>(
-          s_, s.n, ld_s_, s.m, s.row0, 1.0f / std::sqrt(static_cast<float>(d_)));
-      PS_LAUNCHED();
+    const int64_t ld = heads_ * d_;      // between two tokens' rows of one head in Q, K, V, O
+    const int64_t scores = s.m * ld_s_;  // one head's scores in this chunk, the next head's after
+    switch (s.code) {
+      case workload::Attention::kQk:
+        // Every head h: S_h [r x keys] = Q_h,c K_h^T; column-major (keys x r) = K_h (d x keys,
+        // transposed) * Q_h,c^T (d x r). Head h's Q, K start h x d values into each token's row.
+        gemm_.run_batched(true, false, s.n, s.m, s.k, k_, ld, q_ + s.row0 * ld, ld, s_, ld_s_,
+                          Out::kBf16, {s.batch, d_, d_, scores}, nullptr);
+        break;
+      case workload::Attention::kSoftmax:
+        causal_softmax_kernel<<<static_cast<unsigned>(s.batch * s.m), 512>>>(
+            s_, s.n, ld_s_, s.m, s.row0, 1.0f / std::sqrt(static_cast<float>(d_)));
+        PS_LAUNCHED();
+        break;
+      case workload::Attention::kPv:
+        // Every head h: O_h,c [r x d] = P_h V_h; column-major (d x r) = V_h^T (d x keys) * P_h^T
+        // (keys x r).
+        gemm_.run_batched(false, false, s.n, s.m, s.k, v_, ld, s_, ld_s_, o_ + s.row0 * ld, ld,
+                          Out::kBf16, {s.batch, d_, scores, d_}, nullptr);
+        break;
     }
     done();
   }

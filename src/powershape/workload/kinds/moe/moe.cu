@@ -1,6 +1,6 @@
-// A mixture-of-experts layer on the GPU: the router's product (fp32 logits) and each expert's
-// products through cuBLASLt, one call an expert; top-k, dispatch, gather, SwiGLU and combine are
-// kernels of this file. A chunk's buffers are reused from chunk to chunk.
+// A mixture-of-experts layer on the GPU: the router's product (fp32 logits) and the experts'
+// products through cuBLASLt, one strided-batched call over the experts; top-k, dispatch, gather,
+// SwiGLU and combine are kernels of this file. A chunk's buffers are reused from chunk to chunk.
 #include <cuda_bf16.h>
 
 #include <cmath>
@@ -162,14 +162,13 @@ class MoeOnGpu : public KindOnGpu {
         break;
       case M::kUp:
       case M::kDown: {
-        // Expert e: out_e [cap x n] = in_e [cap x k] W_e^T (W_e n x k): column-major (n x cap) =
-        // W_e (k x n, transposed) * in_e^T (k x cap).
+        // Every expert e, one strided-batched call: out_e [cap x n] = in_e [cap x k] W_e^T (W_e
+        // n x k): column-major (n x cap) = W_e (k x n, transposed) * in_e^T (k x cap).
         const bool up = s.code == M::kUp;
         const __nv_bfloat16 *w = up ? w1_ : w2_, *in = up ? xp_ : a_;
         __nv_bfloat16* out = up ? h_ : y_;
-        for (int64_t e = 0; e < s.batch; ++e)
-          gemm_.run(true, false, s.n, s.m, s.k, w + e * s.n * s.k, s.k, in + e * s.m * s.k, s.k,
-                    out + e * s.m * s.n, s.n, Out::kBf16, 1, 0, nullptr);
+        gemm_.run_batched(true, false, s.n, s.m, s.k, w, s.k, in, s.k, out, s.n, Out::kBf16,
+                          {s.batch, s.n * s.k, s.m * s.k, s.m * s.n}, nullptr);
         break;
       }
       case M::kSwiglu:
