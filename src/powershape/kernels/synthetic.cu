@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "powershape/kernels/block_reduce.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/synthetic.cuh"
 
@@ -43,21 +44,11 @@ __global__ void softmax_kernel(__nv_bfloat16* p, int64_t cols, int64_t ld) {
   __shared__ float red[32];
   float m = -INFINITY;
   for (int64_t i = threadIdx.x; i < cols; i += blockDim.x) m = fmaxf(m, __bfloat162float(row[i]));
-  for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
-  if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = m;
-  __syncthreads();
-  m = -INFINITY;
-  for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) m = fmaxf(m, red[w]);
-  __syncthreads();
+  m = block_max(m, red);
   float s = 0;
   for (int64_t i = threadIdx.x; i < cols; i += blockDim.x)
     s += __expf(__bfloat162float(row[i]) - m);
-  for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
-  if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = s;
-  __syncthreads();
-  s = 0;
-  for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) s += red[w];
-  const float inv = 1.f / s;
+  const float inv = 1.f / block_sum(s, red);
   for (int64_t i = threadIdx.x; i < cols; i += blockDim.x) {
     row[i] = __float2bfloat16(__expf(__bfloat162float(row[i]) - m) * inv);
   }

@@ -4,9 +4,11 @@
 
 namespace powershape::workload {
 
-WorkloadStep step_of(int code, Phase p) {
+WorkloadStep step_of(int code, Phase p, int64_t m, int64_t n, int64_t k, int64_t row0,
+                     int64_t batch) {
   WorkloadStep s;
   s.code = code;
+  s.m = m, s.n = n, s.k = k, s.row0 = row0, s.batch = batch;
   s.phases.push_back(std::move(p));
   return s;
 }

@@ -64,8 +64,9 @@ using StepFn = std::function<void(const WorkloadStep&)>;
 // ("16384x896x...").
 using Sizes = std::vector<int64_t>;
 
-// A step of one kernel: the step's phase is `p`.
-WorkloadStep step_of(int code, Phase p);
+// A step of one kernel, `p` its phase, launched with those sizes.
+WorkloadStep step_of(int code, Phase p, int64_t m = 0, int64_t n = 0, int64_t k = 0,
+                     int64_t row0 = 0, int64_t batch = 1);
 
 // A workload as the command line describes it (`sim`, `repro`, `probe` share these options;
 // cli/workload_options.cpp declares them).

@@ -33,16 +33,12 @@ void Attention::check(int chunks) const {
 void Attention::steps(int chunks, const Rates&, const StepFn& f) const {
   for_each_chunk(seq, rows_per_chunk(seq, chunks), [&](int64_t, int64_t row0, int64_t r) {
     const int64_t keys = row0 + r;  // causal: the keys up to the chunk's last query
-    WorkloadStep qk = step_of(kQk, batched_product("qk", heads, r, keys, head_dim));
-    qk.m = r, qk.n = keys, qk.k = head_dim, qk.row0 = row0, qk.batch = heads;
-    f(qk);
+    f(step_of(kQk, batched_product("qk", heads, r, keys, head_dim), r, keys, head_dim, row0,
+              heads));
     // Every head's rows, each read three times over its keys (masked ones too) and written.
-    WorkloadStep sm = step_of(kSoftmax, softmax_rows_phase("softmax", heads * r, keys));
-    sm.m = r, sm.n = keys, sm.row0 = row0, sm.batch = heads;
-    f(sm);
-    WorkloadStep pv = step_of(kPv, batched_product("pv", heads, r, head_dim, keys));
-    pv.m = r, pv.n = head_dim, pv.k = keys, pv.row0 = row0, pv.batch = heads;
-    f(pv);
+    f(step_of(kSoftmax, softmax_rows_phase("softmax", heads * r, keys), r, keys, 0, row0, heads));
+    f(step_of(kPv, batched_product("pv", heads, r, head_dim, keys), r, head_dim, keys, row0,
+              heads));
   });
 }
 

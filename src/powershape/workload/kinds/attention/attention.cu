@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "powershape/kernels/block_reduce.cuh"
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/kind_on_gpu.hpp"
 #include "powershape/util/error.hpp"
@@ -17,35 +18,21 @@ namespace {
 
 // Row i of `rows_per_head`-row blocks is query row0 + i % rows_per_head; it sees keys 0 to that
 // query. Its softmax of scale * s over those, and 0 beyond (so that P V over every key of the
-// chunk is the causal product). Three passes over the row as the unmasked softmax (max, sum,
-// write), the masked keys read and skipped: the phase's bytes.
+// chunk is the causal product). Three passes as the unmasked softmax (max, sum, write): the first
+// two over the keys it sees, the third over every key (the masked ones written 0), the phase
+// counting every key read in each (an upper bound).
 __global__ void causal_softmax_kernel(__nv_bfloat16* p, int64_t cols, int64_t ld,
                                       int64_t rows_per_head, int64_t row0, float scale) {
   __nv_bfloat16* row = p + blockIdx.x * ld;
   const int64_t seen = row0 + blockIdx.x % rows_per_head + 1;  // keys 0 .. the query itself
   __shared__ float red[32];
   float m = -INFINITY;
-  for (int64_t i = threadIdx.x; i < cols; i += blockDim.x) {
-    const float x = __bfloat162float(row[i]);
-    if (i < seen) m = fmaxf(m, x);
-  }
-  for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
-  if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = m;
-  __syncthreads();
-  m = -INFINITY;
-  for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) m = fmaxf(m, red[w]);
-  __syncthreads();
+  for (int64_t i = threadIdx.x; i < seen; i += blockDim.x) m = fmaxf(m, __bfloat162float(row[i]));
+  m = block_max(m, red);
   float s = 0;
-  for (int64_t i = threadIdx.x; i < cols; i += blockDim.x) {
-    const float e = __expf((__bfloat162float(row[i]) - m) * scale);
-    if (i < seen) s += e;
-  }
-  for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
-  if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = s;
-  __syncthreads();
-  s = 0;
-  for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) s += red[w];
-  const float inv = 1.f / s;
+  for (int64_t i = threadIdx.x; i < seen; i += blockDim.x)
+    s += __expf((__bfloat162float(row[i]) - m) * scale);
+  const float inv = 1.f / block_sum(s, red);
   for (int64_t i = threadIdx.x; i < cols; i += blockDim.x) {
     const float e = __expf((__bfloat162float(row[i]) - m) * scale) * inv;
     row[i] = __float2bfloat16(i < seen ? e : 0.f);

@@ -119,18 +119,14 @@ void LmHeadProducts::steps(int chunks, const Rates&, const StepFn& f) const {
   const double d = static_cast<double>(width), v = static_cast<double>(vocab);
   for_each_chunk(tokens, rows_per_chunk(tokens, chunks), [&](int64_t, int64_t row0, int64_t r) {
     const double rr = static_cast<double>(r);
-    WorkloadStep logits = step_of(kLogits, product("logits", rr, v, d));
-    logits.m = r, logits.n = vocab, logits.k = width, logits.row0 = row0;
-    f(logits);
+    f(step_of(kLogits, product("logits", rr, v, d), r, vocab, width, row0));
     // dW accumulates in its dtype from the second chunk on, as the op's does.
-    WorkloadStep dw = step_of(kDw, product("dw", v, d, rr, dw_bytes, row0 > 0));
-    dw.m = vocab, dw.n = width, dw.k = r, dw.row0 = row0;
+    WorkloadStep dw =
+        step_of(kDw, product("dw", v, d, rr, dw_bytes, row0 > 0), vocab, width, r, row0);
     dw.accumulate = row0 > 0;
     dw.fp32_result = dw_bytes == 4;
     f(dw);
-    WorkloadStep dx = step_of(kDx, product("dx", rr, d, v));
-    dx.m = r, dx.n = width, dx.k = vocab, dx.row0 = row0;
-    f(dx);
+    f(step_of(kDx, product("dx", rr, d, v), r, width, vocab, row0));
   });
 }
 

@@ -40,9 +40,7 @@ void Moe::steps(int chunks, const Rates&, const StepFn& f) const {
     const int64_t cap = capacity(r);
     const double rr = static_cast<double>(r), rows = e * static_cast<double>(cap);
     const auto step = [&](Kernel code, Phase p, int64_t m, int64_t n, int64_t kk, int64_t batch) {
-      WorkloadStep s = step_of(code, std::move(p));
-      s.m = m, s.n = n, s.k = kk, s.row0 = row0, s.batch = batch;
-      f(s);
+      f(step_of(code, std::move(p), m, n, kk, row0, batch));
     };
     // The router's logits in fp32, each token's experts chosen and dispatched: the logits read,
     // each choice's expert, weight and slot written, every choice read again by each expert's scan,

@@ -28,15 +28,9 @@ void Msm::steps(int chunks, const Rates&, const StepFn& f) const {
   const double d = static_cast<double>(width), c = static_cast<double>(cols);
   for_each_chunk(rows, rows_per_chunk(rows, chunks), [&](int64_t, int64_t row0, int64_t r) {
     const double rr = static_cast<double>(r);
-    WorkloadStep qk = step_of(kQk, product("qk", rr, c, d));
-    qk.m = r, qk.n = cols, qk.k = width, qk.row0 = row0;
-    f(qk);
-    WorkloadStep sm = step_of(kSoftmax, softmax_rows_phase("softmax", r, cols));
-    sm.m = r, sm.n = cols, sm.row0 = row0;
-    f(sm);
-    WorkloadStep pv = step_of(kPv, product("pv", rr, d, c));
-    pv.m = r, pv.n = width, pv.k = cols, pv.row0 = row0;
-    f(pv);
+    f(step_of(kQk, product("qk", rr, c, d), r, cols, width, row0));
+    f(step_of(kSoftmax, softmax_rows_phase("softmax", r, cols), r, cols, 0, row0));
+    f(step_of(kPv, product("pv", rr, d, c), r, width, cols, row0));
   });
 }
 

@@ -8,9 +8,8 @@ void Products::check(int) const { require(size > 0, "products: the size must be 
 
 void Products::steps(int, const Rates&, const StepFn& f) const {
   const double s = static_cast<double>(size);
-  WorkloadStep p = step_of(kProduct, product("product", s, s, s));
+  WorkloadStep p = step_of(kProduct, product("product", s, s, s), size, size, size);
   p.phases.front().efficiency = 1;  // the size profiles are fitted to
-  p.m = p.n = p.k = size;
   f(p);
 }
 

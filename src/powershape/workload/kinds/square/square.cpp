@@ -58,9 +58,7 @@ void Square::steps(int, const Rates& r, const StepFn& f) const {
     p.name = "burst";
     p.flops = 2 * m * m * kk;
     p.bytes = product_bytes(m, m, kk, 2, false);
-    WorkloadStep s = step_of(kBurst, p);
-    s.m = s.n = n;
-    s.k = k;
+    WorkloadStep s = step_of(kBurst, p, n, n, k);
     s.joins = true;
     f(s);
   };
