@@ -182,7 +182,7 @@ TEST_F(GpuWorkloadGpu, MoeIsItsLayerAtEveryChunkCount) {
         scale = std::max(scale, std::abs(want[at]));
       }
     }
-    EXPECT_GT(scale, 0.1) << "chunks " << chunks;
+    EXPECT_GT(scale, 0.01) << "chunks " << chunks;  // an output, not zeros (0.08-0.09 on an H100)
     EXPECT_LT(worst, 3e-2 * scale) << "chunks " << chunks;
   }
 }
