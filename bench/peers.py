@@ -117,7 +117,8 @@ def ours(shape, window, options):
         if "--window" not in opts:  # --ours may set its own
             opts += ["--window", str(window)]
         subprocess.run([exe, "--shapes", shape, "--json", f.name] + opts, check=True, stdout=subprocess.DEVNULL)
-        rows = [r for r in json.load(f)["shapes"][0]["rows"] if not r["ceiling"]]
+        with open(f.name) as out:  # the benchmark replaces the file: read it anew by its name
+            rows = [r for r in json.load(out)["shapes"][0]["rows"] if not r["ceiling"]]
     best = min(rows, key=lambda r: r["ms"])
     return best["ms"], best["extra_gib"], best["chunks"]
 
