@@ -133,6 +133,12 @@ GpuWorkload::Run GpuWorkload::run_for(double seconds) {
   return r;
 }
 
+void GpuWorkload::run_once() {
+  EventPair burst;
+  impl_->iteration(&burst);
+  PS_CUDA(cudaDeviceSynchronize());
+}
+
 std::vector<workload::KernelTime> GpuWorkload::time_kernels(int iterations) {
   Impl& m = *impl_;
   EventList events;

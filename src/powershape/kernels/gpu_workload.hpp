@@ -32,6 +32,9 @@ class GpuWorkload {
   };
   // Runs iterations back to back until `seconds` have passed.
   Run run_for(double seconds);
+  // One iteration, waited for. The first run of each product shape in the process times cuBLASLt's
+  // candidates for it (Gemm): a measurement that starts after this one counts none of that.
+  void run_once();
   // Each kernel of one iteration, timed with CUDA events around it (median of `iterations`),
   // labelled as its plan's phases (workload::kernel_of); a square wave's idle spin is left out.
   std::vector<workload::KernelTime> time_kernels(int iterations);
