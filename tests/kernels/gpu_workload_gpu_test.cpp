@@ -150,6 +150,26 @@ TEST_F(GpuWorkloadGpu, AttentionIsCausalAttentionAtEveryChunkCount) {
   }
 }
 
+// What msm computes is softmax(Q K^T) V at every chunk count (a ragged last chunk at 3): O against
+// the fp64 reference from the same Q, K and V (bf16 scores and P: 3e-2 of O's scale).
+TEST_F(GpuWorkloadGpu, MsmIsMatmulSoftmaxMatmulAtEveryChunkCount) {
+  const workload::Msm m{200, 64, 512};
+  for (int chunks : {1, 3}) {
+    GpuWorkload gpu(workload::Workload{m, chunks}, measure_peak_rates());
+    gpu.run_once();
+    const auto t = gpu.tensors();
+    const auto want =
+        workload::msm_reference(t.at("q"), t.at("k"), t.at("v"), m.rows, m.width, m.cols);
+    double worst = 0, scale = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      worst = std::max(worst, std::abs(want[i] - t.at("o")[i]));
+      scale = std::max(scale, std::abs(want[i]));
+    }
+    EXPECT_GT(scale, 0.01) << "chunks " << chunks;
+    EXPECT_LT(worst, 3e-2 * scale) << "chunks " << chunks;
+  }
+}
+
 // What the MoE kind computes is its layer at every chunk count (each chunk's capacity its own):
 // the output against the fp64 reference from the same inputs and weights (bf16 activations
 // between the products: 3e-2 of the output's scale).

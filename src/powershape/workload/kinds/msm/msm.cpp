@@ -1,5 +1,9 @@
 #include "powershape/workload/kinds/msm/msm.hpp"
 
+#include <algorithm>
+#include <cmath>
+
+#include "powershape/util/error.hpp"
 #include "powershape/workload/chunks.hpp"
 
 namespace powershape::workload {
@@ -32,6 +36,30 @@ void Msm::steps(int chunks, const Rates&, const StepFn& f) const {
     f(step_of(kSoftmax, softmax_rows_phase("softmax", r, cols), r, cols, 0, row0));
     f(step_of(kPv, product("pv", rr, d, c), r, width, cols, row0));
   });
+}
+
+std::vector<double> msm_reference(const std::vector<float>& q, const std::vector<float>& k,
+                                  const std::vector<float>& v, int64_t rows, int64_t width,
+                                  int64_t cols) {
+  const auto r = static_cast<std::size_t>(rows), d = static_cast<std::size_t>(width),
+             c = static_cast<std::size_t>(cols);
+  if (rows < 1 || width < 1 || cols < 1 || q.size() != r * d || k.size() != c * d ||
+      v.size() != c * d)
+    throw invalid_input("msm_reference: Q must hold rows x d values, K and V cols x d");
+  std::vector<double> o(r * d), s(c);
+  for (std::size_t i = 0; i < r; ++i) {
+    double top = -INFINITY;
+    for (std::size_t j = 0; j < c; ++j) {
+      s[j] = 0;
+      for (std::size_t x = 0; x < d; ++x) s[j] += double(q[i * d + x]) * k[j * d + x];
+      top = std::max(top, s[j]);
+    }
+    double sum = 0;
+    for (std::size_t j = 0; j < c; ++j) sum += s[j] = std::exp(s[j] - top);
+    for (std::size_t j = 0; j < c; ++j)
+      for (std::size_t x = 0; x < d; ++x) o[i * d + x] += s[j] / sum * v[j * d + x];
+  }
+  return o;
 }
 
 }  // namespace powershape::workload

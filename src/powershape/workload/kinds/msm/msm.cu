@@ -10,7 +10,7 @@ namespace {
 
 class MsmOnGpu : public KindOnGpu {
  public:
-  MsmOnGpu(const workload::Msm& m, int chunks, GpuContext& gpu) : gemm_(gpu.gemm) {
+  MsmOnGpu(const workload::Msm& m, int chunks, GpuContext& gpu) : gemm_(gpu.gemm), m_(m) {
     if (m.width % 8 != 0 || m.cols % 8 != 0)
       throw invalid_input("msm: d and cols must be multiples of 8");
     q_ = gpu.memory.random_bf16(m.rows * m.width, 1, 1.0f);
@@ -39,8 +39,16 @@ class MsmOnGpu : public KindOnGpu {
     done();
   }
 
+  std::map<std::string, std::vector<float>> tensors() const override {
+    return {{"q", to_host(q_, m_.rows * m_.width)},
+            {"k", to_host(k_, m_.cols * m_.width)},
+            {"v", to_host(v_, m_.cols * m_.width)},
+            {"o", to_host(o_, m_.rows * m_.width)}};
+  }
+
  private:
   Gemm& gemm_;
+  workload::Msm m_;
   __nv_bfloat16 *q_, *k_, *v_, *s_, *o_;
 };
 

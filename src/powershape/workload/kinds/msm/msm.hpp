@@ -22,6 +22,13 @@ struct Msm {
   void steps(int chunks, const Rates& r, const StepFn& f) const;
 };
 
+// What it computes, in double (the GPU tests hold its kernels to it at any chunk count): Q
+// [rows x d], K and V [cols x d]; returns O [rows x d] = softmax(Q K^T) V, the softmax over each
+// row's cols values, unscaled. Throws invalid_input for sizes that do not match.
+std::vector<double> msm_reference(const std::vector<float>& q, const std::vector<float>& k,
+                                  const std::vector<float>& v, int64_t rows, int64_t width,
+                                  int64_t cols);
+
 }  // namespace powershape::workload
 
 namespace powershape::kernels {
