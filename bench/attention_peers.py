@@ -8,7 +8,7 @@ unfused form whose power shape the chunking paper points at, in one GPU run:
   keys up to the block's last query, every head at once, a masked softmax of S / sqrt(d), O = P V.
   At N = 1 the products are SEQ x SEQ and S holds every head's SEQ^2 scores.
 The ways take turns round by round, so that the GPU's heat is shared. Prints ms a call (median of
-the rounds' means), the memory each needs beyond Q, K, V and O, the mean power (NVML energy over
+the rounds' means), the memory each call needs beyond Q, K, V (its output included), the mean power (NVML energy over
 each round, powershape.Monitor, where the library is found: POWERSHAPE_LIB) and J a call, each
 against flash. Random bf16 inputs (attention's arithmetic does not depend on the data).
 
@@ -84,12 +84,15 @@ def main():
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         try:
-            err = (fn(q, k, v).float() - ref).abs().max().item()
+            out = fn(q, k, v)
         except torch.OutOfMemoryError:
             print(f"{name}: does not fit the GPU", file=sys.stderr)
             ways[name] = None
             continue
+        torch.cuda.synchronize()  # the peak of the call alone, before the check's own copies
         mem[name] = (torch.cuda.max_memory_allocated() - io) / 2**30
+        err = (out.float() - ref).abs().max().item()
+        del out
         if err > 5e-2:
             sys.exit(f"attention_peers: {name} differs from flash by {err:.3g}")
     ways = {n: f for n, f in ways.items() if f is not None}

@@ -156,8 +156,7 @@ TEST_F(GpuWorkloadGpu, MsmIsMatmulSoftmaxMatmulAtEveryChunkCount) {
   const workload::Msm m{200, 64, 512};
   for (int chunks : {1, 3}) {
     GpuWorkload gpu(workload::Workload{m, chunks}, measure_peak_rates());
-    gpu.run_once();
-    const auto t = gpu.tensors();
+    const auto t = gpu.tensors();  // after the iteration construction runs
     const auto want =
         workload::msm_reference(t.at("q"), t.at("k"), t.at("v"), m.rows, m.width, m.cols);
     double worst = 0, scale = 0;
@@ -222,14 +221,14 @@ TEST_F(GpuWorkloadGpu, AChunkCountThatDoesNotFitIsNamed) {
   }
 }
 
-// After run_once, a window is the workload's alone: the first run of a product shape times
-// cuBLASLt's candidates (Gemm), which must not fall in a measurement. A shape no other test runs
-// (attention's 6144 keys), so that its first run here is the first in the process.
-TEST_F(GpuWorkloadGpu, AfterRunOnceAWindowHoldsOnlyItsIterations) {
+// A window after construction is the workload's alone: the first run of a product shape times
+// cuBLASLt's candidates (Gemm), which the constructor does, not the first measurement (a GPU
+// backend's first window of a configuration held half its iterations before). A shape no other
+// test runs (attention's 6144 keys), so that its first run is the first in the process.
+TEST_F(GpuWorkloadGpu, AMeasurementAfterConstructionHoldsOnlyItsIterations) {
   GpuWorkload w(workload::Workload{workload::Attention{6144, 24, 128}, 1}, {1e15, 1e12});
-  w.run_once();
-  // A window of about 15 iterations; the timing of two shapes' 8 candidates, 4 launches each, takes
-  // about 10 iterations' time, which a window without run_once would lose.
+  // A window of about 12 iterations on an H100; the timing of two shapes' candidates (8, 4
+  // launches each, 1.8 GB of scores each) takes about a window, which would leave 1-2.
   const auto r = w.run_for(0.05);
   ASSERT_GT(r.iterations, 3);
   EXPECT_GT(r.iterations * r.ms_per_iteration, 0.8 * 50) << r.iterations << " iterations";

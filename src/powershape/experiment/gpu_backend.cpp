@@ -44,12 +44,10 @@ void GpuBackend::set_configs(std::vector<workload::Plan> configs) {
 kernels::GpuWorkload& GpuBackend::workload(std::size_t i) {
   if (loaded_ != i) {
     current_.reset();  // free the last configuration's buffers first
+    // Its first iteration runs here, outside any window: it times cuBLASLt's candidates for each
+    // product, which left a first window with half its iterations and twice its J an iteration
+    // (an H100's repro of attention, 2026-12-07, before GpuWorkload ran it when built).
     current_ = std::make_unique<kernels::GpuWorkload>(configs_.at(i).workload, peak_);
-    // Outside any window: a configuration's first iteration times cuBLASLt's candidates for its
-    // products, which left a first window with half its iterations and twice its J an iteration
-    // (an H100's repro of attention, 2026-12-07: round 0 of each configuration the warm-up had not
-    // run).
-    current_->run_once();
     loaded_ = i;
   }
   return *current_;

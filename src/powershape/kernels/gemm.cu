@@ -201,10 +201,11 @@ void Gemm::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, cons
                int64_t lda, const void* b, int64_t ldb, void* d, int64_t ldd, Out out, float alpha,
                float beta, cudaStream_t stream, const void* bias) {
   if (recording != nullptr) recording->launches_.push_back({trans_a, trans_b, m, n, k, 1});
-  const int align = alignment_of({reinterpret_cast<uintptr_t>(a), reinterpret_cast<uintptr_t>(b),
-                                  reinterpret_cast<uintptr_t>(d)});
+  // cuBLASLt's default alignment (256 bytes), as before the batched path: one plan for every chunk
+  // of a shape whatever its offset, so that a product accumulated into (beta 1, never timed) runs
+  // the algorithm its first chunk chose.
   launch({trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), bias != nullptr, 1, 0, 0,
-          0, align},
+          0, 256},
          a, b, d, alpha, beta, stream, bias);
 }
 
@@ -215,12 +216,14 @@ void Gemm::run_batched(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t
     throw invalid_input("a batch of products counts from 1 to 2^31 - 1");
   if (recording != nullptr)
     recording->launches_.push_back({trans_a, trans_b, m, n, k, batch.count});
-  const uintptr_t out_bytes = out == Out::kFp32 ? 4 : 2;
-  const int align =
-      alignment_of({reinterpret_cast<uintptr_t>(a), reinterpret_cast<uintptr_t>(b),
-                    reinterpret_cast<uintptr_t>(d), static_cast<uintptr_t>(batch.stride_a) * 2,
-                    static_cast<uintptr_t>(batch.stride_b) * 2,
-                    static_cast<uintptr_t>(batch.stride_d) * out_bytes});
+  // A batch's members start at offsets the base pointers' alignment need not hold (a head's
+  // columns, 128 bytes in): cuBLASLt is asked for algorithms that need no more than they keep.
+  const uintptr_t out_bytes = out == Out::kFp32 ? 4 : 2, many = batch.count > 1 ? 1 : 0;
+  const int align = alignment_of({reinterpret_cast<uintptr_t>(a), reinterpret_cast<uintptr_t>(b),
+                                  reinterpret_cast<uintptr_t>(d),
+                                  many * static_cast<uintptr_t>(batch.stride_a) * 2,
+                                  many * static_cast<uintptr_t>(batch.stride_b) * 2,
+                                  many * static_cast<uintptr_t>(batch.stride_d) * out_bytes});
   launch({trans_a, trans_b, m, n, k, lda, ldb, ldd, static_cast<int>(out), false, batch.count,
           batch.stride_a, batch.stride_b, batch.stride_d, align},
          a, b, d, 1, 0, stream, nullptr);

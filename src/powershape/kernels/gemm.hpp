@@ -18,8 +18,9 @@ struct GemmBatch {
 };
 
 // A product's shape as a plan is keyed: trans_a, trans_b, m, n, k, lda, ldb, ldd, out, bias, the
-// batch (count, strides) and the alignment in bytes every operand keeps (at most 256: cuBLASLt's
-// heuristics then leave out algorithms that need more).
+// batch (count, strides) and, for a batch, the alignment in bytes every operand keeps (at most 256,
+// cuBLASLt's default, which a single product keeps: its heuristics leave out algorithms that need
+// more).
 using GemmKey = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int,
                            bool, int64_t, int64_t, int64_t, int64_t, int>;
 

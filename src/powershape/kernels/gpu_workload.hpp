@@ -15,10 +15,12 @@ namespace powershape::kernels {
 
 class GpuWorkload {
  public:
-  // Allocates and fills (random bf16) what the workload needs; square waves are sized with the
-  // GPU's unthrottled `rates`. Throws std::invalid_argument for a custom plan (only the simulator
-  // runs those) or a shape the kernels cannot take, std::runtime_error when it does not fit the
-  // GPU.
+  // Allocates and fills (random bf16) what the workload needs, and runs one iteration, waited for:
+  // the first run of each product shape in the process times cuBLASLt's candidates for it (Gemm),
+  // which a measurement that starts after construction then does not count. Square waves are
+  // sized with the GPU's unthrottled `rates`. Throws std::invalid_argument for a custom plan (only
+  // the simulator runs those) or a shape the kernels cannot take, std::runtime_error when it does
+  // not fit the GPU.
   GpuWorkload(const workload::Workload& w, const workload::Rates& rates);
   ~GpuWorkload();
   GpuWorkload(const GpuWorkload&) = delete;
@@ -32,9 +34,6 @@ class GpuWorkload {
   };
   // Runs iterations back to back until `seconds` have passed.
   Run run_for(double seconds);
-  // One iteration, waited for. The first run of each product shape in the process times cuBLASLt's
-  // candidates for it (Gemm): a measurement that starts after this one counts none of that.
-  void run_once();
   // Each kernel of one iteration, timed with CUDA events around it (median of `iterations`),
   // labelled as its plan's phases (workload::kernel_of); a square wave's idle spin is left out.
   std::vector<workload::KernelTime> time_kernels(int iterations);
