@@ -22,6 +22,7 @@
 #include "powershape/kernels/cuda_check.hpp"
 #include "powershape/kernels/event_pair.hpp"
 #include "powershape/kernels/gemm.hpp"
+#include "powershape/kernels/kind_on_gpu.hpp"
 #include "powershape/kernels/logits_exp.cuh"
 #include "powershape/kernels/synthetic.cuh"
 
@@ -59,14 +60,6 @@ std::vector<float> host(const float* d, int64_t n) {
   std::vector<float> h(static_cast<std::size_t>(n));
   PS_CUDA(cudaMemcpy(h.data(), d, h.size() * 4, cudaMemcpyDeviceToHost));
   return h;
-}
-
-std::vector<float> host_row(const __nv_bfloat16* d, int64_t v) {
-  std::vector<__nv_bfloat16> b(static_cast<std::size_t>(v));
-  PS_CUDA(cudaMemcpy(b.data(), d, b.size() * 2, cudaMemcpyDeviceToHost));
-  std::vector<float> f(b.size());
-  for (std::size_t i = 0; i < b.size(); ++i) f[i] = __bfloat162float(b[i]);
-  return f;
 }
 
 // Sustained ms a call: calls repeated for at least 0.2 s between two events.
@@ -172,7 +165,7 @@ int main(int argc, char** argv) {
           dlse = std::max(dlse, std::fabs(1.0 * a[j] - b[j]));
         }
         for (int64_t r = 0; r < sh.n; r += std::max<int64_t>(1, sh.n / 61)) {
-          const auto ga = host_row(ref + r * ld, sh.v), gb = host_row(fused + r * ld, sh.v);
+          const auto ga = to_host(ref + r * ld, sh.v), gb = to_host(fused + r * ld, sh.v);
           const auto i = static_cast<std::size_t>(3 * sh.n + r);
           for (std::size_t k = 0; k < ga.size(); ++k) {
             const double u = a[i] * ga[k], v = b[i] * gb[k];

@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -56,14 +55,7 @@ void print_reference_figure(const ReproArgs& a, const experiment::Backend& backe
 }
 
 int run_repro(ReproArgs& a) {
-  const bool finetune = a.workload.workload.rfind("finetune:", 0) == 0;
-  const auto chunked = workload::kind_names(true);
-  if (std::find(chunked.begin(), chunked.end(), a.workload.workload) == chunked.end() &&
-      !finetune) {
-    throw invalid_input("--workload: expected " + workload::kind_list(true) +
-                        " or (on a simulated device) finetune:MODEL, found '" +
-                        a.workload.workload + "'");
-  }
+  const bool finetune = chunked_or_finetune(a.workload);
   if (!(a.min_effect_pct >= 0 && a.min_effect_pct < 100)) {
     throw invalid_input("--min-effect: expected a percentage in [0, 100), found " +
                         std::to_string(a.min_effect_pct));

@@ -1,6 +1,5 @@
 #include "powershape/experiment/tune.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -93,12 +92,7 @@ int run_tune_commands(TuneArgs& a) {
 
 int run_tune(TuneArgs& a) {
   if (!a.words.empty()) return run_tune_commands(a);
-  const bool finetune = a.workload.workload.rfind("finetune:", 0) == 0;
-  const auto chunked = workload::kind_names(true);
-  if (std::find(chunked.begin(), chunked.end(), a.workload.workload) == chunked.end() && !finetune)
-    throw invalid_input("workload", "expected " + workload::kind_list(true) +
-                                        " or (on a simulated device) finetune:MODEL, found '" +
-                                        a.workload.workload + "'");
+  const bool finetune = chunked_or_finetune(a.workload);
   if (finetune) workload::parse_finetune(a.workload.workload, a.workload.shape);
   std::string why;
   auto backend = open_backend(a.device, a.options.seed, &why);

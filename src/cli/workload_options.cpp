@@ -1,6 +1,9 @@
 #include "workload_options.hpp"
 
+#include <algorithm>
+
 #include "powershape/sim/profile.hpp"
+#include "powershape/util/error.hpp"
 #include "validators.hpp"
 
 namespace powershape::cli {
@@ -53,6 +56,16 @@ void add_exp_in_product_flag(CLI::App& cmd, workload::WorkloadArgs& a) {
   cmd.add_flag("--exp-in-product", a.exp_in_product,
                "lmhead: the softmax's exponent in the logits product, as the op takes it on an "
                "sm_90 GPU (H100, H200) by default; without it, a pass of its own");
+}
+
+bool chunked_or_finetune(const workload::WorkloadArgs& a) {
+  if (a.workload.rfind("finetune:", 0) == 0) return true;
+  const auto chunked = workload::kind_names(true);
+  if (std::find(chunked.begin(), chunked.end(), a.workload) == chunked.end())
+    throw invalid_input("workload", "expected " + workload::kind_list(true) +
+                                        " or (on a simulated device) finetune:MODEL, found '" +
+                                        a.workload + "'");
+  return false;
 }
 
 std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a,

@@ -43,7 +43,6 @@ std::vector<double> mean_clocks(const std::vector<double>& mhz, double bin_ms,
 }  // namespace
 
 struct GpuWorkload::Impl {
-  workload::Workload w;
   std::vector<workload::WorkloadStep> steps;
   Gemm gemm;
   DeviceMemory memory;
@@ -74,7 +73,6 @@ struct GpuWorkload::Impl {
 GpuWorkload::GpuWorkload(const workload::Workload& w, const workload::Rates& rates)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
-  m.w = w;
   workload::workload_steps(w, rates,
                            [&](const workload::WorkloadStep& s) { m.steps.push_back(s); });
   // What an iteration computes: the plan's product phases, derived from the same steps.

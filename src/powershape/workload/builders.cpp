@@ -1,12 +1,9 @@
 #include "powershape/workload/builders.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include "powershape/util/error.hpp"
-#include "powershape/workload/chunks.hpp"
 #include "powershape/workload/steps.hpp"
 
 namespace powershape::workload {

@@ -13,13 +13,16 @@ WorkloadStep step_of(int code, Phase p, int64_t m, int64_t n, int64_t k, int64_t
   return s;
 }
 
-std::string dims_name(const Sizes& s) {
-  std::string out;
-  for (auto v : s) out += (out.empty() ? "" : "x") + std::to_string(v);
-  return out;
+std::string sized_name(const std::string& words, const Sizes& sizes, int chunks) {
+  std::string out = words;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    out += (i == 0 ? " " : "x") + std::to_string(sizes[i]);
+  return out + " chunks=" + std::to_string(chunks);
 }
 
-std::string dims_name(int64_t a, int64_t b, int64_t c) { return dims_name(Sizes{a, b, c}); }
+bool sizes_alone(const NameParts& p, std::size_t count) {
+  return p.words.empty() && p.options.empty() && p.dims.size() == count;
+}
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw invalid_input(what);

@@ -94,9 +94,11 @@ struct NameParts {
   int chunks = 1;
 };
 
-// "4096x896x151936"
-std::string dims_name(int64_t a, int64_t b, int64_t c);
-std::string dims_name(const Sizes& s);
+// The name of a chunked kind, as NameParts reads it back: "lmhead forward 4096x896x151936
+// chunks=8" from ("lmhead forward", {4096, 896, 151936}, 8).
+std::string sized_name(const std::string& words, const Sizes& sizes, int chunks);
+// Whether a name is its kind and `count` sizes alone, no words or options ("msm 8x8x8 chunks=2").
+bool sizes_alone(const NameParts& p, std::size_t count);
 
 // Throws invalid_input(what) unless ok.
 void require(bool ok, const std::string& what);

@@ -33,9 +33,12 @@ std::optional<NameParts> parts_of(const std::string& name) {
   NameParts p;
   if (!(in >> p.kind)) return std::nullopt;
   std::string word;
-  while (in >> word && !read_dims(word, p.dims)) p.words.push_back(word);
-  if (!read_dims(word, p.dims) || !(in >> word) || word.rfind("chunks=", 0) != 0)
-    return std::nullopt;
+  bool sized = false;  // the words before the sizes, then the sizes, read once
+  while (!sized && in >> word) {
+    sized = read_dims(word, p.dims);
+    if (!sized) p.words.push_back(word);
+  }
+  if (!sized || !(in >> word) || word.rfind("chunks=", 0) != 0) return std::nullopt;
   const std::string count = word.substr(7);
   if (count.empty() || count.size() > 5 ||
       count.find_first_not_of("0123456789") != std::string::npos)

@@ -12,14 +12,14 @@ std::optional<Attention> Attention::from_args(const WorkloadArgs&, const Sizes& 
 }
 
 std::optional<Attention> Attention::from_name(const NameParts& p) {
-  if (!p.words.empty() || !p.options.empty() || p.dims.size() != 3) return std::nullopt;
+  if (!sizes_alone(p, 3)) return std::nullopt;
   return Attention{p.dims[0], p.dims[1], p.dims[2]};
 }
 
 std::vector<Attention> Attention::examples() { return {Attention{256, 2, 64}}; }
 
 std::string Attention::name(int chunks) const {
-  return "attention " + dims_name(seq, heads, head_dim) + " chunks=" + std::to_string(chunks);
+  return sized_name(kName, {seq, heads, head_dim}, chunks);
 }
 
 void Attention::check(int chunks) const {

@@ -15,10 +15,6 @@ namespace {
 // meaning.
 std::string dtype(double dw_bytes) { return dw_bytes == 2 ? " dw=bf16" : ""; }
 
-std::string dims_and_chunks(int64_t n, int64_t d, int64_t v, int chunks) {
-  return dims_name(n, d, v) + " chunks=" + std::to_string(chunks);
-}
-
 // The options a name ends with: dw=bf16 and, for the op, exp=product and bias; false for any
 // other.
 bool read_options(const NameParts& p, bool op, double& dw_bytes, bool& exp, bool& bias) {
@@ -69,9 +65,8 @@ std::vector<LmHead> LmHead::examples() {
 }
 
 std::string LmHead::name(int chunks) const {
-  return (backward ? "lmhead " : "lmhead forward ") +
-         dims_and_chunks(tokens, width, vocab, chunks) + dtype(dw_bytes) +
-         (exp_in_product ? " exp=product" : "") + (bias ? " bias" : "");
+  return sized_name(backward ? "lmhead" : "lmhead forward", {tokens, width, vocab}, chunks) +
+         dtype(dw_bytes) + (exp_in_product ? " exp=product" : "") + (bias ? " bias" : "");
 }
 
 void LmHead::check(int chunks) const {
@@ -110,7 +105,7 @@ std::vector<LmHeadProducts> LmHeadProducts::examples() {
 }
 
 std::string LmHeadProducts::name(int chunks) const {
-  return "lmhead products " + dims_and_chunks(tokens, width, vocab, chunks) + dtype(dw_bytes);
+  return sized_name("lmhead products", {tokens, width, vocab}, chunks) + dtype(dw_bytes);
 }
 
 void LmHeadProducts::check(int chunks) const { check_shape(tokens, width, vocab, chunks); }

@@ -14,15 +14,14 @@ std::optional<Moe> Moe::from_args(const WorkloadArgs&, const Sizes& s) {
 }
 
 std::optional<Moe> Moe::from_name(const NameParts& p) {
-  if (!p.words.empty() || !p.options.empty() || p.dims.size() != 5) return std::nullopt;
+  if (!sizes_alone(p, 5)) return std::nullopt;
   return Moe{p.dims[0], p.dims[1], p.dims[2], p.dims[3], p.dims[4]};
 }
 
 std::vector<Moe> Moe::examples() { return {Moe{64, 64, 4, 2, 128}}; }
 
 std::string Moe::name(int chunks) const {
-  return "moe " + dims_name({tokens, width, experts, top_k, ffn}) +
-         " chunks=" + std::to_string(chunks);
+  return sized_name(kName, {tokens, width, experts, top_k, ffn}, chunks);
 }
 
 void Moe::check(int chunks) const {

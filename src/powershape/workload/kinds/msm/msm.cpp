@@ -13,15 +13,13 @@ std::optional<Msm> Msm::from_args(const WorkloadArgs&, const Sizes& s) {
 }
 
 std::optional<Msm> Msm::from_name(const NameParts& p) {
-  if (!p.words.empty() || !p.options.empty() || p.dims.size() != 3) return std::nullopt;
+  if (!sizes_alone(p, 3)) return std::nullopt;
   return Msm{p.dims[0], p.dims[1], p.dims[2]};
 }
 
 std::vector<Msm> Msm::examples() { return {Msm{64, 64, 256}}; }
 
-std::string Msm::name(int chunks) const {
-  return "msm " + dims_name(rows, width, cols) + " chunks=" + std::to_string(chunks);
-}
+std::string Msm::name(int chunks) const { return sized_name(kName, {rows, width, cols}, chunks); }
 
 void Msm::check(int chunks) const {
   require(rows > 0 && width > 0 && cols > 0, "msm: rows, d and cols must be positive");
