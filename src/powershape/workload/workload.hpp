@@ -27,18 +27,23 @@ struct Workload {
   int chunks = 1;  // row chunks (LM head tokens, msm rows); the last chunk is ragged
 };
 
+namespace detail {
+template <class K, class F>
+void call_with_kind(F& f) {
+  if constexpr (!std::is_same_v<K, Custom>) f(K{});
+}
+// A plain function template, not a templated lambda: clang 14 crashes instantiating the latter
+// around a generic lambda that holds a requires-expression (describe's).
+template <class F, class... K>
+void for_each_of(F& f, std::variant<K...>*) {
+  (call_with_kind<K>(f), ...);
+}
+}  // namespace detail
+
 // Calls f(K{}) once for each kind K of the variant (Custom left out), in its order.
 template <class F>
 void for_each_kind(F&& f) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (
-        [&] {
-          using K = std::variant_alternative_t<I, Workload::Kinds>;
-          if constexpr (!std::is_same_v<K, Custom>) f(K{});
-        }(),
-        ...);
-  }
-  (std::make_index_sequence<std::variant_size_v<Workload::Kinds>>{});
+  detail::for_each_of(f, static_cast<Workload::Kinds*>(nullptr));
 }
 
 // "lmhead 16384x896x151936 chunks=4" (forward and backward; "lmhead forward ..." the forward
