@@ -10,11 +10,11 @@
 
 #include "advise_apply.hpp"
 #include "advise_sweep.hpp"
-#include "advise_table.hpp"
 #include "backend_spec.hpp"
 #include "powershape/advise/advice.hpp"
 #include "powershape/advise/grid_check.hpp"
 #include "powershape/advise/mfu_power.hpp"
+#include "powershape/advise/outcome_table.hpp"
 #include "powershape/advise/selector.hpp"
 #include "powershape/advise/sim_advisor.hpp"
 #include "powershape/advise/trace_advisor.hpp"
@@ -68,6 +68,13 @@ void print_choice(const std::vector<advise::Outcome>& o, std::size_t chosen,
 
 // The learned selector's pick is shown beside the search's only where it keeps the slowdown bound
 // (its predicted time; no bound: always).
+// The outcomes' table; where only the chosen and the GPU as found are shown, how to see the rest.
+void print_table(const std::vector<advise::Outcome>& o, std::size_t chosen, const char* unit,
+                 double ms_scale, bool every) {
+  if (const auto hidden = advise::print_outcomes(o, chosen, unit, ms_scale, every); hidden > 0)
+    std::printf("(%zu more settings: --table lists each)\n", hidden);
+}
+
 bool within_bound(const advise::Outcome& o, double max_slowdown) {
   return max_slowdown < 0 || o.time_ratio.mid <= 1 + max_slowdown;
 }
@@ -232,7 +239,7 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
   if (max_slowdown >= 0)
     std::printf(", at most %g%% slower at the interval's upper end", a.max_slowdown_pct);
   std::printf(":\n");
-  print_outcomes(r.outcomes, r.chosen, "s", 1e-3, a.table);
+  print_table(r.outcomes, r.chosen, "s", 1e-3, a.table);
   std::printf(
       "not validated: the GPU was not run at these settings (predicted from the clocks it "
       "visited by itself); `powershape advise --apply` sets the choice, and a monitor around "
@@ -270,7 +277,7 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
       !measured.empty() && workload::chunk_counts(a.workload) == std::vector<int>{1})
     std::printf("a simulated device's prediction; %s\n", measured.c_str());
   std::printf("\n");
-  print_outcomes(r.outcomes, r.chosen, "ms/iter", 1, a.table);
+  print_table(r.outcomes, r.chosen, "ms/iter", 1, a.table);
   Advice out{r.outcomes, r.chosen, {}};
   out.out["device"] = "sim:" + pname;
   out.out["workload"] = plans.front().name;

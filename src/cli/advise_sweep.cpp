@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "advise_apply.hpp"
-#include "advise_table.hpp"
 #include "powershape/advise/apply.hpp"
+#include "powershape/advise/outcome_table.hpp"
 #include "powershape/advise/settings_backend.hpp"
 #include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/engine.hpp"
@@ -80,7 +80,7 @@ int sweep_settings(const SweepArgs& a) {
     out.push_back(o);
   }
   const std::size_t chosen = advise::choose(out, objective, a.max_slowdown, true);
-  print_outcomes(out, chosen, "ms/run", 1);
+  advise::print_outcomes(out, chosen, "ms/run", 1);
   nlohmann::json j = {{"objective", objective.describe()}, {"outcomes", nlohmann::json::array()}};
   for (const auto& x : out) j["outcomes"].push_back(to_json(x));
   j["recommended"] = to_json(out[chosen]);

@@ -4,10 +4,10 @@
 
 #include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/engine.hpp"
+#include "powershape/experiment/result_table.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/signals.hpp"
 #include "progress.hpp"
-#include "result_table.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 
@@ -42,7 +42,7 @@ int run_compare(CompareArgs& a) {
                  r.rounds_done < 2 ? ": under two, nothing to compare (the runs made are in -o)"
                                    : ": the finished rounds follow");
   }
-  if (!r.configs.empty()) print_result(stdout, r);
+  if (!r.configs.empty()) experiment::print_result(stdout, r);
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
   return r.interrupted ? 128 + util::received_signal() : 0;
 }

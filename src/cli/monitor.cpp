@@ -10,13 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "live_view.hpp"
 #include "powershape/analysis/job_energy.hpp"
 #include "powershape/analysis/process_energy.hpp"
 #include "powershape/analysis/summary.hpp"
+#include "powershape/analysis/summary_table.hpp"
 #include "powershape/exporter/metrics_server.hpp"
 #include "powershape/exporter/prometheus.hpp"
 #include "powershape/exporter/textfile.hpp"
+#include "powershape/monitor/live_view.hpp"
 #include "powershape/monitor/session.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/sim/sim_source.hpp"
@@ -30,7 +31,6 @@
 #include "powershape/util/output_lock.hpp"
 #include "powershape/util/printable.hpp"
 #include "subcommands.hpp"
-#include "summary_table.hpp"
 #include "validators.hpp"
 
 namespace powershape::cli {
@@ -233,7 +233,7 @@ int run_monitor(const MonitorOptions& o) {
   }
   int64_t next_publish = 0, next_view = 0;
   analysis::ProcessEnergyTally tally;  // each GPU's energy by process, for /metrics
-  std::optional<LiveView> view;
+  std::optional<monitor::LiveView> view;
   if (o.live) view.emplace(isatty(STDERR_FILENO) != 0);
   session.run([&] {
     if (view && telemetry::steady_now_ns() >= next_view) {
@@ -254,7 +254,7 @@ int run_monitor(const MonitorOptions& o) {
 
   const nlohmann::json cpu = analysis::cpu_energy(rapl, cpu_from, rapl.read());
   auto summaries = analysis::summarize(recorded);
-  print_summaries(stderr, title_of(o.command), recorded, summaries);
+  analysis::print_summaries(stderr, title_of(o.command), recorded, summaries, "--json");
   print_cpu_energy(cpu, rapl, summaries);
   tally.add(recorded, INT64_MAX, true);
   const auto by_process = tally.totals();

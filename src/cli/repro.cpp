@@ -8,13 +8,13 @@
 #include "powershape/experiment/engine.hpp"
 #include "powershape/experiment/open_backend.hpp"
 #include "powershape/experiment/reference_figures.hpp"
+#include "powershape/experiment/result_table.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/output_lock.hpp"
 #include "powershape/workload/finetune.hpp"
 #include "progress.hpp"
-#include "result_table.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
@@ -100,7 +100,7 @@ int run_repro(ReproArgs& a) {
   std::fflush(stdout);
   a.design.on_round = round_progress(true);
   experiment::Result r = experiment::run_design(*backend, a.design);
-  print_result(stdout, r);
+  experiment::print_result(stdout, r);
   print_reference_figure(a, *backend, r);
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
   if (!a.report.empty()) {

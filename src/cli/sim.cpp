@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "powershape/analysis/summary.hpp"
+#include "powershape/analysis/summary_table.hpp"
 #include "powershape/experiment/open_backend.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/sim/calibrate.hpp"
@@ -20,7 +21,6 @@
 #include "powershape/util/share_dir.hpp"
 #include "progress.hpp"
 #include "subcommands.hpp"
-#include "summary_table.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
 
@@ -76,7 +76,7 @@ int run_sim(SimArgs& a) {
               plan.name.c_str());
   sim::SimResult r = sim::simulate(p, plan, o);
   auto summaries = analysis::summarize(r.trace);
-  print_summaries(stdout, "'" + plan.name + "'", r.trace, summaries);
+  analysis::print_summaries(stdout, "'" + plan.name + "'", r.trace, summaries, "--json");
   const int iters = r.run.iterations;
   const double secs = static_cast<double>(r.run.end_ns - r.run.begin_ns) * 1e-9;
   std::printf(

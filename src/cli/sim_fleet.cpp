@@ -6,12 +6,12 @@
 
 #include "powershape/analysis/power_input.hpp"
 #include "powershape/analysis/swing.hpp"
+#include "powershape/analysis/swing_print.hpp"
 #include "powershape/sim/fleet.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/output_lock.hpp"
 #include "subcommands.hpp"
-#include "swing_print.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
 
@@ -63,7 +63,7 @@ int run_fleet(FleetArgs& a) {
   o.range_window_s = spec.range_window_s;
   o.rated_w = p.power_limit_w * static_cast<double>(a.fleet.gpus);
   const analysis::Swing s = analysis::analyse_swing(f.power, spec, o);
-  print_swing(s, spec);
+  analysis::print_swing(s, spec);
   if (!a.out.empty()) analysis::write_power_csv(a.out, f.power);
   if (!a.json.empty()) {
     auto j = analysis::to_json(s);

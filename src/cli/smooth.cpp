@@ -12,13 +12,13 @@
 #include "powershape/analysis/grid_spec.hpp"
 #include "powershape/analysis/power_input.hpp"
 #include "powershape/analysis/swing.hpp"
+#include "powershape/analysis/swing_print.hpp"
 #include "powershape/experiment/gpu_plugin.hpp"
 #include "powershape/monitor/session.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/output_lock.hpp"
 #include "subcommands.hpp"
-#include "swing_print.hpp"
 #include "validators.hpp"
 
 namespace powershape::cli {
@@ -124,7 +124,7 @@ int run_smooth(const SmoothArgs& a) {
     sw.range_window_s = spec.range_window_s;
     sw.rated_w = in.rated_w;
     try {
-      print_swing(analysis::analyse_swing(in.power, spec, sw), spec);
+      analysis::print_swing(analysis::analyse_swing(in.power, spec, sw), spec);
     } catch (const std::runtime_error& e) {
       std::printf("swing    not analysed: %s\n", e.what());
     }

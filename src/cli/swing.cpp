@@ -9,11 +9,11 @@
 
 #include "powershape/analysis/fold.hpp"
 #include "powershape/analysis/power_input.hpp"
+#include "powershape/analysis/swing_print.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/output_lock.hpp"
 #include "subcommands.hpp"
-#include "swing_print.hpp"
 #include "validators.hpp"
 
 namespace powershape::cli {
@@ -69,12 +69,12 @@ int run_swing(const SwingArgs& a) {
   std::optional<analysis::Fold> fold;  // before anything is printed: a bad fold prints nothing
   if (a.fold_ms > 0) fold = analysis::fold_power(in.power, in.regions_s, a.fold_ms * 1e-3, o.scale);
   print_header(in, s, a.recordings.size(), fleet);
-  print_swing(s, spec);
+  analysis::print_swing(s, spec);
   if (!(o.rated_w > 0))
     std::printf(
         "(the recordings give no rated power: --rated W checks the limits stated as its "
         "share)\n");
-  if (fold) print_fold(*fold, a.region, s.dt_s);
+  if (fold) analysis::print_fold(*fold, a.region, s.dt_s);
   if (!a.json.empty()) {
     auto j = analysis::to_json(s);
     if (fold) j["fold"] = analysis::to_json(*fold, a.region);

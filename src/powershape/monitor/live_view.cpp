@@ -1,6 +1,6 @@
-#include "live_view.hpp"
+#include "powershape/monitor/live_view.hpp"
 
-namespace powershape::cli {
+namespace powershape::monitor {
 
 using telemetry::Signal;
 
@@ -63,4 +63,4 @@ void LiveView::show(std::FILE* out, const trace::Trace& t) {
   std::fflush(out);
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::monitor

@@ -9,7 +9,7 @@
 
 #include "powershape/trace/trace.hpp"
 
-namespace powershape::cli {
+namespace powershape::monitor {
 
 class LiveView {
  public:
@@ -25,4 +25,4 @@ class LiveView {
   std::map<int, int64_t> first_energy_;  // per GPU, the counter at the first reading
 };
 
-}  // namespace powershape::cli
+}  // namespace powershape::monitor

@@ -5,11 +5,11 @@
 #include "powershape/analysis/fold.hpp"
 #include "powershape/analysis/swing.hpp"
 
-namespace powershape::cli {
+namespace powershape::analysis {
 
 // Power, period, ramps, range, the spectrum by band, then a line a limit and the verdict.
 void print_swing(const analysis::Swing& s, const analysis::GridSpec& spec);
 // The power through a region (`swing --fold`): a line a bin, min, p10, median, p90, max.
 void print_fold(const analysis::Fold& f, const std::string& region, double dt_s);
 
-}  // namespace powershape::cli
+}  // namespace powershape::analysis

@@ -1,4 +1,4 @@
-#include "summary_table.hpp"
+#include "powershape/analysis/summary_table.hpp"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace powershape::cli {
+namespace powershape::analysis {
 namespace {
 
 void line(std::FILE* out, const char* value, const char* what, const std::string& note = "") {
@@ -59,7 +59,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 void print_summaries(std::FILE* out, const std::string& title, const trace::Trace& trace,
-                     const std::vector<analysis::Summary>& summaries) {
+                     const std::vector<analysis::Summary>& summaries, const std::string& kept_in) {
   std::fprintf(out, "\n Power stats for %s (%s):\n", title.c_str(), trace.source.c_str());
   // The blocks beyond the first kEachShown of a name on a GPU: their seconds and joules.
   std::map<std::pair<int, std::string>, int> seen;
@@ -82,7 +82,7 @@ void print_summaries(std::FILE* out, const std::string& title, const trace::Trac
       std::fprintf(out, "\n GPU %d  region '%s': %zu more, each a median %.3f s", index,
                    s.name.c_str(), seconds.size(), median(seconds));
       if (joules.size() == seconds.size()) std::fprintf(out, " and %.1f J", median(joules));
-      std::fprintf(out, " (--json keeps every one)\n");
+      std::fprintf(out, " (%s keeps every one)\n", kept_in.c_str());
       continue;
     }
     if (s.name == "all") {
@@ -123,4 +123,4 @@ void print_summaries(std::FILE* out, const std::string& title, const trace::Trac
   std::fputc('\n', out);
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::analysis

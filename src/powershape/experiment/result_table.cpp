@@ -1,10 +1,10 @@
-#include "result_table.hpp"
+#include "powershape/experiment/result_table.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-namespace powershape::cli {
+namespace powershape::experiment {
 namespace {
 
 std::string ratio(const experiment::Interval& i) {
@@ -56,4 +56,4 @@ void print_result(std::FILE* out, const experiment::Result& r) {
                    .c_str());
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::experiment

@@ -1,10 +1,10 @@
-#include "swing_print.hpp"
+#include "powershape/analysis/swing_print.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-namespace powershape::cli {
+namespace powershape::analysis {
 namespace {
 
 // W with the prefix that keeps 3-4 digits: "612 W", "4.90 kW", "70.0 MW".
@@ -90,4 +90,4 @@ void print_fold(const analysis::Fold& f, const std::string& region, double dt_s)
                 watts(b.p90_w).c_str(), watts(b.max_w).c_str(), b.n);
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::analysis

@@ -1,8 +1,8 @@
-#include "advise_table.hpp"
+#include "powershape/advise/outcome_table.hpp"
 
 #include <gtest/gtest.h>
 
-namespace powershape::cli {
+namespace powershape::advise {
 
 // The recommendation first, the GPU as found next, then the settings sorted from the highest.
 TEST(AdviseTable, TheRecommendationFirstThenSortedSettings) {
@@ -16,4 +16,4 @@ TEST(AdviseTable, TheRecommendationFirstThenSortedSettings) {
   EXPECT_EQ(table_order(o, 0), (std::vector<std::size_t>{0, 4, 2, 3, 5, 1}));
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::advise

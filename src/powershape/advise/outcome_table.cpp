@@ -1,10 +1,10 @@
-#include "advise_table.hpp"
+#include "powershape/advise/outcome_table.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <tuple>
 
-namespace powershape::cli {
+namespace powershape::advise {
 
 std::vector<std::size_t> table_order(const std::vector<advise::Outcome>& o, std::size_t chosen) {
   std::vector<std::size_t> rest;
@@ -50,9 +50,9 @@ void row(const advise::Outcome& x, const std::string& name, double ms_scale, con
 
 }  // namespace
 
-void print_outcomes(const std::vector<advise::Outcome>& o, std::size_t chosen, const char* unit,
-                    double ms_scale, bool every) {
-  if (o.empty()) return;
+std::size_t print_outcomes(const std::vector<advise::Outcome>& o, std::size_t chosen,
+                           const char* unit, double ms_scale, bool every) {
+  if (o.empty()) return 0;
   std::printf("%-32s %11s %11s %26s %26s %8s\n", "setting", unit, "J", "time ratio [95%]",
               "energy ratio [95%]", "power W");
   const auto order = table_order(o, chosen);
@@ -85,7 +85,7 @@ void print_outcomes(const std::vector<advise::Outcome>& o, std::size_t chosen, c
         ("  (" + std::to_string(end - k + 1) + " settings, each as found: never reached)").c_str());
     k = end;
   }
-  if (hidden > 0) std::printf("(%zu more settings: --table lists each)\n", hidden);
+  return hidden;
 }
 
 nlohmann::json to_json(const advise::Outcome& x) {
@@ -101,4 +101,4 @@ nlohmann::json to_json(const advise::Outcome& x) {
           {"mean_power_w", x.mean_power_w}};
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::advise
