@@ -12,6 +12,7 @@
 #include "advise_sweep.hpp"
 #include "backend_spec.hpp"
 #include "powershape/advise/advice.hpp"
+#include "powershape/advise/advice_table.hpp"
 #include "powershape/advise/grid_check.hpp"
 #include "powershape/advise/mfu_power.hpp"
 #include "powershape/advise/outcome_table.hpp"
@@ -48,45 +49,11 @@ struct AdviseArgs {
   ApplyArgs apply;
 };
 
-void print_choice(const std::vector<advise::Outcome>& o, std::size_t chosen,
-                  const experiment::Objective& obj, double max_slowdown) {
-  const auto& c = o[chosen];
-  const std::string bound =
-      max_slowdown >= 0 ? ", at most " + util::printable(max_slowdown * 100) + "% slower" : "";
-  if (chosen == 0) {
-    std::printf("\nrecommended: leave the GPU as found: no setting improves %s%s\n",
-                obj.describe().c_str(), bound.c_str());
-    return;
-  }
-  std::printf(
-      "\nrecommended: %s: energy %+.1f%% [%+.1f, %+.1f], time %+.1f%% [%+.1f, %+.1f] against "
-      "the GPU as found (objective %s%s)\n",
-      c.setting.describe().c_str(), (c.energy_ratio.mid - 1) * 100, (c.energy_ratio.lo - 1) * 100,
-      (c.energy_ratio.hi - 1) * 100, (c.time_ratio.mid - 1) * 100, (c.time_ratio.lo - 1) * 100,
-      (c.time_ratio.hi - 1) * 100, obj.describe().c_str(), bound.c_str());
-}
-
-// The learned selector's pick is shown beside the search's only where it keeps the slowdown bound
-// (its predicted time; no bound: always).
 // The outcomes' table; where only the chosen and the GPU as found are shown, how to see the rest.
 void print_table(const std::vector<advise::Outcome>& o, std::size_t chosen, const char* unit,
                  double ms_scale, bool every) {
   if (const auto hidden = advise::print_outcomes(o, chosen, unit, ms_scale, every); hidden > 0)
     std::printf("(%zu more settings: --table lists each)\n", hidden);
-}
-
-bool within_bound(const advise::Outcome& o, double max_slowdown) {
-  return max_slowdown < 0 || o.time_ratio.mid <= 1 + max_slowdown;
-}
-
-std::string describe_pick(const advise::Outcome& o) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "the learned selector's energy pick (from features of the run as found, no "
-                "sweep): %s: energy %+.1f%%, time %+.1f%%\n",
-                o.setting.describe().c_str(), (o.energy_ratio.mid - 1) * 100,
-                (o.time_ratio.mid - 1) * 100);
-  return buf;
 }
 
 int run_mfu(const AdviseArgs& a) {
@@ -100,23 +67,7 @@ int run_mfu(const AdviseArgs& a) {
       a.mfu.c_str(), peak * 1e-12,
       a.peak_tflops > 0 ? "--peak-tflops" : (p.name + "'s products at its maximum clock").c_str(),
       m.idle_w, m.w_per_mfu, m.fitted_on, m.rms_w);
-  std::printf("%-40s %7s %9s %9s %8s  %s\n", "condition", "MFU", "power W", "model W", "error", "");
-  for (const auto& x : points) {
-    const double pred = m.predict_w(x.mfu);
-    // A condition's mean can sit far under the limit while its bursts meet it (a square wave
-    // capped in its bursts, idle between): only a mean near the limit is "at" it.
-    char capped[96];
-    std::snprintf(capped, sizeof capped,
-                  x.power_w >= 0.9 * p.power_limit_w
-                      ? "at the power cap: power stops at the limit"
-                      : "its bursts meet the power cap (%.0f%% of its time): power stops there",
-                  x.power_capped * 100);
-    const char* why = x.memory                ? "memory gaps: power no FLOP counts"
-                      : x.power_capped >= 0.2 ? capped
-                                              : "fitted";
-    std::printf("%-40s %7.3f %9.1f %9.1f %+7.1f%%  %s\n", x.name.substr(0, 40).c_str(), x.mfu,
-                x.power_w, pred, (pred - x.power_w) / x.power_w * 100, why);
-  }
+  advise::print_mfu_fit(stdout, points, m, p.power_limit_w);
   return 0;
 }
 
@@ -199,42 +150,10 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
                                    " MHz: " + r.generic_why)
                                       .c_str()
                                 : r.profile.c_str());
-  print_choice(r.outcomes, r.chosen, objective, max_slowdown);
+  advise::print_choice(stdout, r.outcomes, r.chosen, objective, max_slowdown);
   if (!grid_said.empty()) std::printf("%s\n", grid_said.c_str());
-  if (r.selector_pick && within_bound(*r.selector_pick, max_slowdown))
-    std::printf("%s", describe_pick(*r.selector_pick).c_str());
-  std::printf("\n%-14s %7s %10s %7s %12s %7s %15s %22s %8s\n", "class", "windows", "seconds",
-              "time", "energy J", "energy", "clocks MHz", "P(f) static + slope W", "RMS W");
-  double total_s = 0, total_j = 0;
-  for (const auto& s : r.shares) {
-    total_s += s.seconds;
-    total_j += s.energy_j;
-  }
-  for (const auto& s : r.shares) {
-    std::printf("%-14s %7d %10.1f %6.1f%% %12.0f %6.1f%%", analysis::to_string(s.cls).c_str(),
-                s.windows, s.seconds, s.seconds / total_s * 100, s.energy_j,
-                s.energy_j / total_j * 100);
-    for (const auto& c : m.classes) {
-      if (c.cls != s.cls || c.windows == 0) continue;
-      std::printf(" %7.0f-%-7.0f %8.1f + %-8.1f%s %8.1f", c.clock_lo_mhz, c.clock_hi_mhz,
-                  c.static_w, c.slope_w, c.fitted ? "  " : " *", c.rms_w);
-    }
-    std::printf("\n");
-  }
-  std::printf("(* too narrow a clock range to fit: idle power + each window's own activity)\n");
-  if (m.step_clock_share >= 0)
-    std::printf("learned from %d '%s' regions: %.0f%% of a step's time scales with the clock\n",
-                m.steps, m.step_region.c_str(), m.step_clock_share * 100);
-  else if (m.steps > 0)
-    std::printf(
-        "clock-bound share of time assumed by class (compute-bound 85-100%%, "
-        "memory-bound 0-50%%, bursty 30-80%%): the %d '%s' regions ran at one clock or "
-        "at the power cap, which says nothing of time against clock\n",
-        m.steps, m.step_region.c_str());
-  else
-    std::printf(
-        "clock-bound share of time assumed by class (compute-bound 85-100%%, "
-        "memory-bound 0-50%%, bursty 30-80%%; mark steps as regions to learn it)\n");
+  if (r.selector_pick) advise::print_selector_pick(stdout, *r.selector_pick, max_slowdown);
+  advise::print_classes(stdout, r);
   std::printf("\npredicted for the recorded work, objective %s", objective.describe().c_str());
   if (max_slowdown >= 0)
     std::printf(", at most %g%% slower at the interval's upper end", a.max_slowdown_pct);
@@ -268,9 +187,8 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
               objective.describe().c_str());
   std::printf("%zu settings simulated (%d runs; every settable value would be %zu settings)\n",
               r.outcomes.size(), r.simulations, r.every);
-  print_choice(r.outcomes, r.chosen, objective, max_slowdown);
-  if (within_bound(r.selector_pick, max_slowdown))
-    std::printf("%s", describe_pick(r.selector_pick).c_str());
+  advise::print_choice(stdout, r.outcomes, r.chosen, objective, max_slowdown);
+  advise::print_selector_pick(stdout, r.selector_pick, max_slowdown);
   if (const std::string measured = experiment::measured_figure(
           pname, workload::kind_name_of(workload::describe(a.workload, 1)),
           experiment::Question::kSetting);

@@ -14,6 +14,7 @@
 
 #include "advise_apply.hpp"
 #include "powershape/analysis/grid_spec.hpp"
+#include "powershape/optimize/optimize_table.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
@@ -32,108 +33,6 @@ struct OptimizeArgs {
   std::string chunks = "1,2,4,8,16", out, report, grid;
   double max_slowdown_pct = 5;
 };
-
-double pct(double share) { return 100 * share; }
-
-void print_diagnosis(const optimize::Result& r, double tokens_per_step) {
-  const auto& d = r.diagnosis;
-  const auto& m = d.as_found;
-  const char* unit = d.by_steps ? "step" : "run";
-  std::printf("\nas found: %d %s%s, %.1f ms and %.1f J a %s, %.0f W, SM clock %.0f MHz",
-              m.iterations, unit, m.iterations == 1 ? "" : "s", m.ms_per_iteration,
-              m.j_per_iteration(), unit, m.avg_power_w, m.sm_clock_mhz);
-  if (d.max_clock_mhz > 0) std::printf(" of %.0f", d.max_clock_mhz);
-  if (tokens_per_step > 0 && m.ms_per_iteration > 0)
-    std::printf(", %.0f tokens/s", tokens_per_step / (m.ms_per_iteration * 1e-3));
-  std::printf(", %.0f C at most\n", m.peak_temp_c);
-  if (d.throttled()) {
-    std::printf(
-        "throttling: power-capped %.0f%% and thermally throttled %.0f%% of the %s; the clock was "
-        "under 97%% of its maximum %.0f%% of the busy time",
-        pct(d.power_capped), pct(d.thermal), d.by_steps ? "steps" : "run", pct(d.reduced_clock));
-    if (d.dipped_steps >= 0)
-      std::printf(", and dipped in %.0f%% of the steps", pct(d.dipped_steps));
-    std::printf(";\n  at most %.1f%% of the %s time went to the lower clock\n",
-                pct(d.throttle_cost), d.by_steps ? "steps'" : "run's");
-  } else {
-    std::printf(
-        "throttling: none to speak of (power-capped %.1f%%, thermally throttled %.1f%% of the "
-        "%s; the clock under 97%% of its maximum %.0f%% of the busy time)\n",
-        pct(d.power_capped), pct(d.thermal), d.by_steps ? "steps" : "run", pct(d.reduced_clock));
-  }
-  double total = 0;
-  for (const auto& s : d.shares) total += s.energy_j;
-  if (total > 0) {
-    std::printf("energy by phase:");
-    for (const auto& s : d.shares) {
-      if (s.energy_j > 0)
-        std::printf(" %s %.0f%% (%.1f s)", analysis::to_string(s.cls).c_str(),
-                    pct(s.energy_j / total), s.seconds);
-    }
-    std::printf("\n");
-  }
-}
-
-void print_knobs(const optimize::Result& r, bool applied) {
-  if (r.race) {
-    const auto& race = *r.race;
-    std::printf("\nchunk counts (%d measurements, %.0f s):\n", race.measurements, race.search_s);
-    for (const auto& c : race.candidates) {
-      if (c.rounds == 0) continue;
-      std::printf("  %-22s %3d runs %10.1f ms %9.1f J  %s\n", c.name.c_str(), c.rounds, c.ms,
-                  c.joules, c.why.c_str());
-    }
-  }
-  if (r.advice) {
-    const auto& pick = r.advice->outcomes[r.advice->chosen];
-    std::printf("settings, predicted from the as-found trace%s: %s",
-                applied ? "" : " (none changed)", pick.setting.describe().c_str());
-    if (r.advice->chosen != 0)
-      std::printf(", time %.3f [%.3f, %.3f], energy %.3f [%.3f, %.3f]", pick.time_ratio.mid,
-                  pick.time_ratio.lo, pick.time_ratio.hi, pick.energy_ratio.mid,
-                  pick.energy_ratio.lo, pick.energy_ratio.hi);
-    std::printf("\n");
-  }
-  if (!r.grid.empty()) {
-    std::printf("\ngrid spec:\n");
-    for (const auto& c : r.grid) {
-      std::string exceeded;
-      for (const auto& e : c.exceeded()) exceeded += (exceeded.empty() ? "" : ", ") + e;
-      std::printf("  %-28s %s%s\n", (c.name + (c.predicted ? " (predicted)" : "")).c_str(),
-                  c.pass() ? "within it" : "exceeds: ", exceeded.c_str());
-    }
-  }
-  for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
-}
-
-void print_recommendation(const optimize::Result& r) {
-  const auto& x = r.recommendation;
-  if (x.kind == optimize::Recommendation::kNone) {
-    if (!r.race && !r.advice) {
-      std::printf("\nrecommendation: none: nothing could be tried (the notes say why)\n");
-    } else {
-      std::printf(
-          "\nrecommendation: none: nothing tried beat the job as found on %s by more than its "
-          "noise%s\n",
-          r.objective.describe().c_str(),
-          r.grid.empty() ? "" : ", or nothing else was within the grid spec");
-    }
-    return;
-  }
-  const char* unit = r.diagnosis.by_steps ? "step" : "run";
-  std::printf("\nrecommendation: %s (%s)\n", x.what.c_str(),
-              x.measured ? "measured" : "predicted; --apply measures it");
-  std::printf("  time %.4f [%.4f, %.4f], energy %.4f [%.4f, %.4f] of the job as found%s\n",
-              x.time_ratio.mid, x.time_ratio.lo, x.time_ratio.hi, x.energy_ratio.mid,
-              x.energy_ratio.lo, x.energy_ratio.hi,
-              x.measured && r.race && r.grid.empty()
-                  ? ", on fresh paired runs (the race's medians above flatter "
-                    "its winner)"
-                  : "");
-  std::printf("  saves %.1f ms and %.1f J a %s; %.1f Wh an hour of the job; %.2f Wh a run\n",
-              x.ms_saved_per_step, x.j_saved_per_step, unit, x.wh_saved_per_hour,
-              x.wh_saved_per_run);
-}
 
 // An output that cannot be written is said before the job runs, not after it.
 void check_output(const std::string& path, const char* option) {
@@ -189,9 +88,7 @@ int run_optimize(OptimizeArgs& a) {
         "time it took; on a GPU it is measured");
   std::printf("powershape optimize on %s, objective %s, %.0f s of a %.0f s budget\n",
               r.device.c_str(), r.objective.describe().c_str(), r.elapsed_s, a.o.budget_s);
-  print_diagnosis(r, a.o.tokens_per_step);
-  print_knobs(r, a.apply);
-  print_recommendation(r);
+  optimize::print_result(stdout, r, a.o.tokens_per_step, a.apply);
   if (!a.out.empty()) util::write_json_file(a.out, optimize::to_json(r));
   if (!a.report.empty()) {
     report::ReportInputs in;

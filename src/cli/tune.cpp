@@ -7,6 +7,7 @@
 #include "backend_spec.hpp"
 #include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/tune_cache.hpp"
+#include "powershape/experiment/tune_table.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/workload/finetune.hpp"
@@ -39,37 +40,6 @@ std::string model_profile(const TuneArgs& a, const experiment::Backend& b) {
   return d.contains("profile") ? d.at("profile").value("name", "") : "";
 }
 
-void print_candidates(const experiment::TuneResult& r) {
-  std::printf("\n%-44s %6s %10s %10s %12s  %s\n", "candidate", "rounds", "ms/iter", "J/iter",
-              "objective", "");
-  for (const auto& c : r.candidates) {
-    if (c.rounds == 0) {
-      std::printf("%-44s %6d %10s %10s %12s  %s\n", c.name.c_str(), 0, "-", "-", "-",
-                  c.why.c_str());
-    } else {
-      std::printf("%-44s %6d %10.3f %10.3f %12.5g  %s\n", c.name.c_str(), c.rounds, c.ms, c.joules,
-                  c.score, c.why.c_str());
-    }
-  }
-  const auto& chosen = r.candidates[r.chosen];
-  std::printf("\nchoice: %s (%s)\n", chosen.name.c_str(),
-              r.chosen == r.baseline ? "the baseline"
-              : r.resolved           ? "resolved"
-                           : "better than the baseline on the fresh pairs' median, not resolved");
-  if (r.chosen != r.baseline) {
-    std::printf(
-        "against the baseline, on fresh paired rounds: objective %.4f [%.4f, %.4f], time %.4f "
-        "[%.4f, %.4f], energy %.4f [%.4f, %.4f]\n",
-        r.score_ratio.mid, r.score_ratio.lo, r.score_ratio.hi, r.time_ratio.mid, r.time_ratio.lo,
-        r.time_ratio.hi, r.energy_ratio.mid, r.energy_ratio.lo, r.energy_ratio.hi);
-  }
-  std::printf(
-      "search: %d measurements, %.1f s (+ %.1f s warm-up); an exhaustive sweep: %d, %.1f s "
-      "(%.0f%%)\n",
-      r.measurements, r.search_s, r.warmup_s, r.exhaustive_measurements, r.exhaustive_s,
-      100 * r.search_s / r.exhaustive_s);
-}
-
 // tune -L NAME V1,V2 -- CMD: the user's program, one run a measurement, raced without a model.
 int run_tune_commands(TuneArgs& a) {
   if (a.scan.empty()) throw invalid_input("tune -- CMD: give -L NAME V1,V2,... to scan");
@@ -85,7 +55,7 @@ int run_tune_commands(TuneArgs& a) {
   std::fflush(stdout);
   a.options.warmup.on_round = round_progress(true);
   const experiment::TuneResult r = experiment::tune(backend, a.options);
-  print_candidates(r);
+  experiment::print_tune_result(stdout, r);
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
   return 0;
 }
@@ -130,7 +100,7 @@ int run_tune(TuneArgs& a) {
   a.options.warmup.on_round = round_progress(true);
   const experiment::TuneResult r = experiment::tune(*backend, a.options);
 
-  print_candidates(r);
+  experiment::print_tune_result(stdout, r);
   if (finetune && !a.no_cache) {
     std::printf(
         "not cached: the cache holds the op's chunk counts by its shape, and a simulated "

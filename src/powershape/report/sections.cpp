@@ -1,0 +1,69 @@
+#include "powershape/report/sections.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "powershape/analysis/grid_spec.hpp"
+#include "powershape/analysis/swing.hpp"
+#include "powershape/util/error.hpp"
+
+namespace powershape::report {
+
+// A trace's swings against the shipped grid spec, for the report's section; none (with a word)
+// where the trace has no power to analyse. Where the recording gives no limit, the rated power is
+// its GPUs' profiles' limits (as the page draws them), said in the section.
+std::optional<nlohmann::json> swing_of(
+    const report::TraceDigest& d,
+    const std::map<std::string, std::pair<double, std::string>>& profile_limits) {
+  try {
+    if (!d.power) throw invalid_input(d.no_power);
+    const auto spec = analysis::load_grid_spec(analysis::kDefaultGridSpec);
+    analysis::SwingOptions o;
+    o.ramp_window_s = spec.ramp_window_s;
+    o.range_window_s = spec.range_window_s;
+    o.rated_w = d.power->rated_w;
+    std::string from;
+    if (o.rated_w <= 0 && !d.header.devices.empty()) {
+      double sum = 0;
+      for (const auto& dev : d.header.devices) {
+        const auto it = profile_limits.find(dev.name);
+        if (it == profile_limits.end()) {
+          sum = 0;
+          break;
+        }
+        sum += it->second.first;
+        from = it->second.second;
+      }
+      o.rated_w = sum;
+    }
+    auto j = analysis::to_json(analysis::analyse_swing(d.power->power, spec, o));
+    j["spec"] = {{"name", spec.name}, {"source", spec.source}};
+    if (o.rated_w > 0 && !from.empty())
+      j["rated_from"] = "the " + from + " profile's power limit (the recording holds none)";
+    return j;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "powershape: no swing section: %s\n", e.what());
+    return std::nullopt;
+  }
+}
+
+// The job's energy beside the GPUs' that a monitor --json file holds (RAPL, by process, a token).
+nlohmann::json job_of(const nlohmann::json& j) {
+  nlohmann::json job = nlohmann::json::object();
+  for (const char* k : {"cpu_energy", "energy_per_token", "gpu_energy_by_process"}) {
+    if (!j.contains(k) || j.at(k).is_null()) continue;
+    const nlohmann::json& v = j.at(k);
+    const bool list = std::string(k) == "gpu_energy_by_process";
+    if (list ? !v.is_array() : !v.is_object())
+      throw invalid_input(std::string(k) + ": expected " + (list ? "a list" : "an object"));
+    for (const auto& x : list ? v : nlohmann::json::array())
+      if (!x.is_object() || !x.value("joules", nlohmann::json()).is_number() ||
+          !x.value("gpu", nlohmann::json()).is_number_integer())
+        throw invalid_input(std::string(k) + ": an entry without its gpu and joules");
+    job[k] = v;
+  }
+  return job;
+}
+
+}  // namespace powershape::report
