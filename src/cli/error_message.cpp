@@ -1,5 +1,7 @@
 #include "error_message.hpp"
 
+#include <cstdio>
+
 #include "powershape/util/error.hpp"
 
 namespace powershape::cli {
@@ -47,6 +49,11 @@ int exit_code_of(const std::exception& e) {
       break;
   }
   return 1;
+}
+
+void say_output(const std::string& output, const std::string& what) {
+  std::fprintf(stderr, "powershape: %s%s\n", output.empty() ? "" : ("--" + output + ": ").c_str(),
+               what.c_str());
 }
 
 }  // namespace powershape::cli

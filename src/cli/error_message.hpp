@@ -16,4 +16,8 @@ std::string message_of(const CLI::App& app, const std::exception& e);
 // device, driver or system call that failed.
 int exit_code_of(const std::exception& e);
 
+// A warning from the library about one of a run's outputs ("json", "report"), as that output's
+// option ("powershape: --json: ..."); a note of no output ("") as it is.
+void say_output(const std::string& output, const std::string& what);
+
 }  // namespace powershape::cli

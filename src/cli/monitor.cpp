@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "error_message.hpp"
 #include "powershape/analysis/job_energy.hpp"
+#include "powershape/analysis/job_energy_table.hpp"
 #include "powershape/analysis/process_energy.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/analysis/summary_table.hpp"
@@ -19,13 +21,12 @@
 #include "powershape/exporter/textfile.hpp"
 #include "powershape/monitor/live_view.hpp"
 #include "powershape/monitor/session.hpp"
-#include "powershape/report/html_report.hpp"
+#include "powershape/monitor/session_table.hpp"
+#include "powershape/report/run_outputs.hpp"
 #include "powershape/sim/sim_source.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/telemetry/control_fifo.hpp"
 #include "powershape/telemetry/rapl.hpp"
-#include "powershape/trace/chrome_trace.hpp"
-#include "powershape/trace/json_file.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/output_lock.hpp"
@@ -116,89 +117,6 @@ std::string title_of(const std::vector<std::string>& command) {
   return t + "'";
 }
 
-void print_sampler(const monitor::Session& session) {
-  const auto st = session.sampler_stats();
-  std::fprintf(stderr, " sampler: %llu rounds, %llu late, %llu rows dropped, %.2f%% of one core\n",
-               static_cast<unsigned long long>(st.polls), static_cast<unsigned long long>(st.late),
-               static_cast<unsigned long long>(st.dropped),
-               st.wall_ns > 0
-                   ? 100.0 * static_cast<double>(st.cpu_ns) / static_cast<double>(st.wall_ns)
-                   : 0.0);
-  // Each GPU's update periods; a run of GPUs alike (a node of one model) on one line.
-  for (const auto& row : session.update_periods()) {
-    std::string periods;
-    for (const auto& [signal, ms] : row.period_ms) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, " %s %.1f ms,",
-                    std::string(telemetry::spec(signal).name).c_str(), ms);
-      periods += buf;
-    }
-    periods.pop_back();
-    if (row.last_gpu != row.first_gpu)
-      std::fprintf(stderr, " GPUs %d-%d update periods:%s\n", row.first_gpu, row.last_gpu,
-                   periods.c_str());
-    else
-      std::fprintf(stderr, " GPU %d update periods:%s\n", row.first_gpu, periods.c_str());
-  }
-}
-
-// The CPU's line under the GPUs' summaries, and the whole node's energy where both are known.
-void print_cpu_energy(const nlohmann::json& cpu, const telemetry::RaplCounters& rapl,
-                      const std::vector<analysis::Summary>& summaries) {
-  if (cpu.is_null()) return;
-  if (!rapl.unreadable().empty()) {
-    std::fprintf(stderr, " CPU (RAPL): %s\n", rapl.unreadable().c_str());
-    return;
-  }
-  std::string line;
-  double cpu_j = 0;
-  for (const auto& [zone, j] : cpu.items()) {
-    line += (line.empty() ? "" : ", ") + zone + " " + util::printable(j.get<double>()) + " J";
-    cpu_j += j.get<double>();
-  }
-  double gpu_j = 0;
-  bool gpus_known = !summaries.empty();
-  for (const auto& s : summaries) {
-    if (s.name != "all") continue;
-    if (s.energy.method == analysis::Energy::Method::kNone) gpus_known = false;
-    gpu_j += s.energy.energy_mj * 1e-3;
-  }
-  std::fprintf(stderr, " CPU (RAPL): %s", line.c_str());
-  if (gpus_known)
-    std::fprintf(stderr, "; with the GPUs' %s J, %s J", util::printable(gpu_j).c_str(),
-                 util::printable(gpu_j + cpu_j).c_str());
-  std::fprintf(stderr, "\n");
-}
-
-// A line a GPU under the summaries: its energy by process, the most first.
-void print_by_process(std::vector<analysis::ProcessEnergy> v) {
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-    return a.gpu != b.gpu ? a.gpu < b.gpu : a.joules > b.joules;
-  });
-  for (std::size_t i = 0; i < v.size();) {
-    std::string line;
-    const int gpu = v[i].gpu;
-    for (; i < v.size() && v[i].gpu == gpu; ++i) {
-      const auto& e = v[i];
-      line += line.empty() ? "" : ", ";
-      char figures[96];
-      std::snprintf(figures, sizeof figures, " %.1f J", e.joules);
-      if (e.pid >= 0)
-        line += e.name.empty() ? "pid " + std::to_string(e.pid)
-                               : e.name + " (pid " + std::to_string(e.pid) + ")";
-      else
-        line += e.name;  // "no process busy", "other processes"
-      line += figures;
-      if (e.pid != analysis::kNoProcess) {
-        std::snprintf(figures, sizeof figures, ", %.1f s busy", e.busy_s);
-        line += figures;
-      }
-    }
-    std::fprintf(stderr, " GPU %d by process (its SM time a second; not each one's power): %s\n",
-                 gpu, line.c_str());
-  }
-}
-
 int run_monitor(const MonitorOptions& o) {
   if (!(o.interval_ms >= 0.1 && o.interval_ms <= 60000)) {
     throw invalid_input("--interval: expected milliseconds between 0.1 and 60000");
@@ -255,72 +173,28 @@ int run_monitor(const MonitorOptions& o) {
   const nlohmann::json cpu = analysis::cpu_energy(rapl, cpu_from, rapl.read());
   auto summaries = analysis::summarize(recorded);
   analysis::print_summaries(stderr, title_of(o.command), recorded, summaries, "--json");
-  print_cpu_energy(cpu, rapl, summaries);
+  analysis::print_cpu_energy(stderr, cpu, rapl, summaries);
   tally.add(recorded, INT64_MAX, true);
   const auto by_process = tally.totals();
-  print_by_process(by_process);
+  analysis::print_by_process(stderr, by_process);
   const nlohmann::json per_token =
       analysis::energy_per_token(recorded, summaries, cpu, o.tokens_per_step);
   if (o.tokens_per_step > 0 && per_token.is_null())
     std::fprintf(stderr,
                  " energy a token: none: --tokens-per-step needs the command's steps marked as "
                  "'step' regions (powershape.step, powershape mark begin step) and their energy\n");
-  if (!per_token.is_null()) {
-    std::fprintf(stderr,
-                 " energy a token: %s mJ in the steps, %s mJ over the run (GPUs; %s steps of %s "
-                 "tokens)",
-                 util::printable(per_token["gpu_j_per_token_in_steps"].get<double>() * 1e3).c_str(),
-                 util::printable(per_token["gpu_j_per_token"].get<double>() * 1e3).c_str(),
-                 util::printable(per_token["steps"].get<double>()).c_str(),
-                 util::printable(o.tokens_per_step).c_str());
-    if (per_token.contains("node_j_per_token"))
-      std::fprintf(stderr, "; %s mJ with the CPUs",
-                   util::printable(per_token["node_j_per_token"].get<double>() * 1e3).c_str());
-    std::fprintf(stderr, "\n");
-  }
-  print_sampler(session);
+  analysis::print_energy_per_token(stderr, per_token, o.tokens_per_step);
+  monitor::print_sampler(stderr, session);
   bool lost = session.file_failed();
   if (!o.out_textfile.empty()) publish(o, recorded, rapl, tally, nullptr);
-  if (!o.out_perfetto.empty()) {
-    try {
-      trace::write_chrome_trace(o.out_perfetto, recorded);
-    } catch (const std::runtime_error& e) {
-      std::fprintf(stderr, "powershape: --perfetto: %s\n", e.what());
-      lost = true;
-    }
-  }
-  if (!o.out_json.empty()) {
-    trace::Trace meta = recorded;
-    meta.samples.clear();
-    meta.processes.clear();
-    try {
-      trace::write_json(o.out_json, {meta, analysis::to_json(summaries), cpu, per_token,
-                                     analysis::to_json(by_process)});
-    } catch (const std::runtime_error& e) {
-      std::fprintf(stderr, "powershape: --json: %s\n", e.what());
-      lost = true;
-    }
-  }
-  if (!o.out_report.empty()) {
-    try {
-      report::ReportInputs in;
-      in.title = "powershape monitor: " + title_of(o.command);
-      in.trace = recorded;
-      in.summary = analysis::to_json(summaries);
-      in.job = nlohmann::json::object();
-      if (!cpu.is_null()) (*in.job)["cpu_energy"] = cpu;
-      if (!per_token.is_null()) (*in.job)["energy_per_token"] = per_token;
-      if (const auto bp = analysis::to_json(by_process); !bp.is_null())
-        (*in.job)["gpu_energy_by_process"] = bp;
-      if (report::write_report(o.out_report, in)) {
-        std::fprintf(stderr, "powershape: %s: text that is not UTF-8 is shown as U+FFFD\n",
-                     o.out_report.c_str());
-      }
-    } catch (const std::runtime_error& e) {
-      std::fprintf(stderr, "powershape: --report: %s\n", e.what());
-      lost = true;
-    }
-  }
+  report::RunRecord run;
+  run.title = "powershape monitor: " + title_of(o.command);
+  run.summaries = &summaries;
+  run.cpu = cpu;
+  run.per_token = per_token;
+  run.by_process = analysis::to_json(by_process);
+  if (!report::write_outputs({o.out_json, o.out_perfetto, o.out_report}, recorded, run, say_output))
+    lost = true;
   // The command's own failure comes first; a lost output makes a successful run fail.
   return code == 0 && lost ? 1 : code;
 }

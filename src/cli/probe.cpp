@@ -8,6 +8,7 @@
 #include "backend_spec.hpp"
 #include "powershape/experiment/probe_curve.hpp"
 #include "powershape/experiment/probe_record.hpp"
+#include "powershape/experiment/probe_table.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/util/error.hpp"
@@ -38,10 +39,7 @@ struct ProbeArgs {
 
 int run_probe(const ProbeArgs& a) {
   // Outputs are checked before minutes of measuring, not after.
-  std::optional<util::OutputLock> out_lock, report_lock;
-  if (!a.out.empty()) out_lock.emplace(a.out, "-o", util::OutputLock::Written::kAtEnd);
-  if (!a.report.empty())
-    report_lock.emplace(a.report, "--report", util::OutputLock::Written::kAtEnd);
+  const auto claimed = claim_at_end({{a.out, "-o"}, {a.report, "--report"}});
   experiment::ProbeOptions o;
   o.gaps = experiment::parse_gaps(a.gaps);
   o.periods_ms = util::parse_int_list(a.periods, "periods");
@@ -67,39 +65,17 @@ int run_probe(const ProbeArgs& a) {
     return 0;
   }
 
-  std::printf("\n%-7s %10s %12s %10s %8s %8s\n", "gap", "period ms", "burst TF/s", "SM MHz",
-              "capped", "W");
+  experiment::print_probe_heading(stdout);
   const auto line = progress_line("measurement", true);
   const int64_t t0 = telemetry::steady_now_ns();
   const auto c = experiment::probe_curve(
       *backend, o, [&](const experiment::ProbePoint& pt, int done, int total) {
         if (line) std::fputs("\r\033[K", stderr);  // the row takes the progress line's place
-        std::printf("%-7s %10.0f %12.1f %10.0f %7.0f%% %8.0f\n", pt.gap.c_str(), pt.period_ms,
-                    pt.m.compute_tflops, pt.m.sm_clock_mhz, pt.m.power_capped * 100,
-                    pt.m.avg_power_w);
+        experiment::print_probe_point(stdout, pt);
         std::fflush(stdout);
         if (line) line(done, total, static_cast<double>(telemetry::steady_now_ns() - t0) * 1e-9);
       });
-  const auto& cont = c.sustained;
-  std::printf("%-7s %10s %12.1f %10.0f %7.0f%% %8.0f\n", "none", "-", cont.compute_tflops,
-              cont.sm_clock_mhz, cont.power_capped * 100, cont.avg_power_w);
-  std::printf(
-      "\nboost (best burst) %.1f TFLOP/s, sustained %.1f TFLOP/s: sustained-to-boost %.3f\n",
-      c.boost_tflops, cont.compute_tflops, cont.compute_tflops / c.boost_tflops);
-  if (c.step_response_ms) {
-    std::printf(
-        "controller response after a load step: the reported SM clock fell 5%% under its "
-        "maximum after %.0f ms\n",
-        *c.step_response_ms);
-  } else {
-    std::printf(
-        "controller response after a load step: the reported SM clock never fell 5%% under its "
-        "maximum\n");
-  }
-  std::printf(
-      "power window: compute phases up to %.0f ms run unthrottled (within 3%% of boost) "
-      "between %s gaps at %.0f%% duty\n",
-      c.power_window_ms, o.gaps.front().c_str(), c.duty * 100);
+  experiment::print_probe_curve(stdout, c, o.gaps.front());
 
   const nlohmann::json j = experiment::to_json(c, *backend);
   if (!a.out.empty()) util::write_json_file(a.out, j);

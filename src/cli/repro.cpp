@@ -66,10 +66,7 @@ int run_repro(ReproArgs& a) {
   workload::describe(a.workload, 1);
   if (finetune) workload::parse_finetune(a.workload.workload, a.workload.shape);
   // Outputs are checked before minutes of measuring, not after.
-  std::optional<util::OutputLock> out_lock, report_lock;
-  if (!a.out.empty()) out_lock.emplace(a.out, "-o", util::OutputLock::Written::kAtEnd);
-  if (!a.report.empty())
-    report_lock.emplace(a.report, "--report", util::OutputLock::Written::kAtEnd);
+  const auto claimed = claim_at_end({{a.out, "-o"}, {a.report, "--report"}});
   std::string why;
   auto backend = open_backend(a.device, a.design.seed, &why);
   refuse_finetune_on_gpu(a.workload.workload, *backend);

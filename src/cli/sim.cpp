@@ -4,18 +4,17 @@
 #include <string>
 #include <vector>
 
+#include "error_message.hpp"
 #include "powershape/analysis/summary.hpp"
 #include "powershape/analysis/summary_table.hpp"
 #include "powershape/experiment/open_backend.hpp"
-#include "powershape/report/html_report.hpp"
+#include "powershape/report/run_outputs.hpp"
 #include "powershape/sim/calibration_table.hpp"
 #include "powershape/sim/mechanism_fit.hpp"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/telemetry/clock.hpp"
-#include "powershape/trace/chrome_trace.hpp"
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/trace/csv_writer.hpp"
-#include "powershape/trace/json_file.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/share_dir.hpp"
@@ -50,6 +49,10 @@ struct CalibrateArgs {
 };
 
 int run_sim(SimArgs& a) {
+  const auto claimed = claim_at_end({{a.out_csv, "-o"},
+                                     {a.out_json, "--json"},
+                                     {a.out_perfetto, "--perfetto"},
+                                     {a.out_report, "--report"}});
   sim::Profile p = sim::load_profile(a.profile);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
   if (a.power_limit_w > p.power_limit_w && a.power_limit_w <= 2 * p.power_limit_w) {
@@ -86,21 +89,12 @@ int run_sim(SimArgs& a) {
       iters, secs, secs / iters * 1e3, r.run.energy_j / iters,
       plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
   if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.trace, a.every_row);
-  if (!a.out_perfetto.empty()) trace::write_chrome_trace(a.out_perfetto, r.trace);
-  if (!a.out_report.empty()) {
-    report::ReportInputs in;
-    in.title = "powershape sim: " + plan.name + " on " + p.name;
-    in.trace = r.trace;
-    in.summary = analysis::to_json(summaries);
-    report::write_report(a.out_report, in);
-  }
-  if (!a.out_json.empty()) {
-    trace::Trace meta = r.trace;
-    meta.samples.clear();
-    nlohmann::json summary = analysis::to_json(summaries);
-    trace::write_json(a.out_json, {meta, summary, nullptr, nullptr, nullptr});
-  }
-  return 0;
+  report::RunRecord run;
+  run.title = "powershape sim: " + plan.name + " on " + p.name;
+  run.summaries = &summaries;
+  return report::write_outputs({a.out_json, a.out_perfetto, a.out_report}, r.trace, run, say_output)
+             ? 0
+             : 1;
 }
 
 // The mechanisms a recording shows (sim/mechanism_fit.hpp), one line each, into -o.

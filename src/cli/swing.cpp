@@ -45,8 +45,7 @@ int run_swing(const SwingArgs& a) {
   std::vector<std::string> inputs = a.recordings;
   inputs.push_back(a.spec);
   refuse_input_as_output(a.json, "--json", inputs);
-  std::optional<util::OutputLock> json_lock;
-  if (!a.json.empty()) json_lock.emplace(a.json, "--json", util::OutputLock::Written::kAtEnd);
+  const auto claimed = claim_at_end({{a.json, "--json"}});
   if (a.fold_ms > 0 && a.region.empty())
     throw invalid_input("--fold: folds over the regions --region names (e.g. --region step)");
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
