@@ -6,8 +6,8 @@
 #include "powershape/experiment/engine.hpp"
 #include "powershape/experiment/result_table.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/progress.hpp"
 #include "powershape/util/signals.hpp"
-#include "progress.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 
@@ -26,7 +26,7 @@ int run_compare(CompareArgs& a) {
   a.design.min_effect = a.min_effect_pct / 100;
   a.design.window_s = 1;  // not used: a run lasts what the command takes
   a.design.warmup_window_s = 0.01;
-  a.design.on_round = round_progress(false);
+  a.design.on_round = util::round_progress(false);
   a.design.interrupted = [] { return util::received_signal() != 0; };
   experiment::CommandBackend backend(experiment::commands_from(a.words, a.scan), a.source,
                                      a.region);

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "did_you_mean.hpp"
 #include "error_message.hpp"
 #include "powershape/telemetry/clock.hpp"
+#include "powershape/util/did_you_mean.hpp"
 #include "powershape/util/printable.hpp"
 #include "powershape/util/share_dir.hpp"
 #include "powershape/util/stdout_data.hpp"
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
         if (s->get_name() == argv[i]) next = s;
       }
       if (next == nullptr) {
-        const std::string near = powershape::cli::closest(argv[i], here);
+        const std::string near = powershape::util::closest(argv[i], here);
         std::fprintf(stderr, "powershape help: no subcommand '%s'%s; %s\n",
                      powershape::util::printable(argv[i]).c_str(),
                      near.empty() ? "" : (" (did you mean '" + near + "'?)").c_str(),
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   CLI::App* sub = nullptr;
   if (argc > 1 && argv[1][0] != '-') {
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      const std::string near = powershape::cli::closest(argv[1], names);
+      const std::string near = powershape::util::closest(argv[1], names);
       std::fprintf(stderr, "powershape: unknown subcommand '%s'%s; the subcommands: %s, help\n",
                    powershape::util::printable(argv[1]).c_str(),
                    near.empty() ? "" : (" (did you mean '" + near + "'?)").c_str(),
@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
         for (const auto& l : o->get_lnames()) options.push_back("--" + l);
         for (const auto& s1 : o->get_snames()) options.push_back("-" + s1);
       }
-      const std::string near = powershape::cli::closest(word, options);
+      const std::string near = powershape::util::closest(word, options);
       why = "unknown argument '" + powershape::util::printable(word) + "'" +
             (near.empty() ? "" : " (did you mean " + near + "?)");
     }

@@ -15,8 +15,8 @@
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/output_lock.hpp"
+#include "powershape/util/progress.hpp"
 #include "powershape/workload/args.hpp"
-#include "progress.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
@@ -39,7 +39,7 @@ struct ProbeArgs {
 
 int run_probe(const ProbeArgs& a) {
   // Outputs are checked before minutes of measuring, not after.
-  const auto claimed = claim_at_end({{a.out, "-o"}, {a.report, "--report"}});
+  const auto claimed = util::claim_at_end({{a.out, "-o"}, {a.report, "--report"}});
   experiment::ProbeOptions o;
   o.gaps = experiment::parse_gaps(a.gaps);
   o.periods_ms = util::parse_int_list(a.periods, "periods");
@@ -57,7 +57,7 @@ int run_probe(const ProbeArgs& a) {
                         : o.periods_ms;
     rp.gaps = o.gaps;
     rp.window_s = std::min(a.window_s, 2.0);
-    rp.progress = progress_line("condition", true);
+    rp.progress = util::progress_line("condition", true);
     std::fflush(stdout);
     const double s = experiment::record_probe(*backend, rp, a.record);
     std::printf("recorded trace.csv, conditions.json and kernels.csv into %s in %.0f s\n",
@@ -66,7 +66,7 @@ int run_probe(const ProbeArgs& a) {
   }
 
   experiment::print_probe_heading(stdout);
-  const auto line = progress_line("measurement", true);
+  const auto line = util::progress_line("measurement", true);
   const int64_t t0 = telemetry::steady_now_ns();
   const auto c = experiment::probe_curve(
       *backend, o, [&](const experiment::ProbePoint& pt, int done, int total) {

@@ -51,8 +51,8 @@ std::map<std::string, std::pair<double, std::string>> profile_limits(const trace
 
 int run_report(const ReportArgs& a) {
   const std::vector<std::string> inputs{a.trace, a.json, a.probe, a.repro, a.swing};
-  refuse_input_as_output(a.out, "-o", inputs);
-  refuse_input_as_output(a.perfetto, "--perfetto", inputs);
+  util::refuse_input_as_output(a.out, "-o", inputs);
+  util::refuse_input_as_output(a.perfetto, "--perfetto", inputs);
   if (!a.perfetto.empty() && a.trace.empty()) throw invalid_input("--perfetto: needs a trace");
   report::ReportInputs in;
   in.title = a.title;

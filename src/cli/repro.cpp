@@ -13,8 +13,8 @@
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/output_lock.hpp"
+#include "powershape/util/progress.hpp"
 #include "powershape/workload/finetune.hpp"
-#include "progress.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
@@ -66,10 +66,10 @@ int run_repro(ReproArgs& a) {
   workload::describe(a.workload, 1);
   if (finetune) workload::parse_finetune(a.workload.workload, a.workload.shape);
   // Outputs are checked before minutes of measuring, not after.
-  const auto claimed = claim_at_end({{a.out, "-o"}, {a.report, "--report"}});
+  const auto claimed = util::claim_at_end({{a.out, "-o"}, {a.report, "--report"}});
   std::string why;
   auto backend = open_backend(a.device, a.design.seed, &why);
-  refuse_finetune_on_gpu(a.workload.workload, *backend);
+  experiment::refuse_finetune_on_gpu(a.workload.workload, *backend);
   if (backend->simulated()) {
     std::printf("powershape repro on the %s%s\n", backend->describe().c_str(),
                 why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
@@ -95,7 +95,7 @@ int run_repro(ReproArgs& a) {
   std::printf("workload %s, %zu configurations x %d rounds of %.1f s, interleaved and shuffled\n",
               configs.front().name.c_str(), configs.size(), a.design.rounds, a.design.window_s);
   std::fflush(stdout);
-  a.design.on_round = round_progress(true);
+  a.design.on_round = util::round_progress(true);
   experiment::Result r = experiment::run_design(*backend, a.design);
   experiment::print_result(stdout, r);
   print_reference_figure(a, *backend, r);

@@ -17,8 +17,8 @@
 #include "powershape/trace/csv_writer.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/progress.hpp"
 #include "powershape/util/share_dir.hpp"
-#include "progress.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
@@ -49,10 +49,10 @@ struct CalibrateArgs {
 };
 
 int run_sim(SimArgs& a) {
-  const auto claimed = claim_at_end({{a.out_csv, "-o"},
-                                     {a.out_json, "--json"},
-                                     {a.out_perfetto, "--perfetto"},
-                                     {a.out_report, "--report"}});
+  const auto claimed = util::claim_at_end({{a.out_csv, "-o"},
+                                           {a.out_json, "--json"},
+                                           {a.out_perfetto, "--perfetto"},
+                                           {a.out_report, "--report"}});
   sim::Profile p = sim::load_profile(a.profile);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
   if (a.power_limit_w > p.power_limit_w && a.power_limit_w <= 2 * p.power_limit_w) {
@@ -118,7 +118,7 @@ int run_calibrate(CalibrateArgs& a) {
   sim::Profile start = sim::load_profile(a.profile);
   auto data = sim::read_calibration_data(a.data);
   for (const auto& dir : a.repro) sim::add_repro(data, dir);
-  const auto line = progress_line("simulation", true);
+  const auto line = util::progress_line("simulation", true);
   const int64_t t0 = telemetry::steady_now_ns();
   int last = 0, most = 0;
   auto c = sim::calibrate(start, data, a.max_evals, [&](int i, int m) {

@@ -60,7 +60,7 @@ double floor_watts(const std::string& text, const telemetry::DeviceInfo& gpu) {
 int run_smooth(const SmoothArgs& a) {
   if (a.pace && !(a.ramp_w_per_s > 0))
     throw CLI::ValidationError("--pace", "paces the job at the --ramp rate: give one");
-  refuse_input_as_output(a.out_csv, "-o", {a.spec});
+  util::refuse_input_as_output(a.out_csv, "-o", {a.spec});
   std::optional<util::OutputLock> csv_lock;
   if (!a.out_csv.empty()) csv_lock.emplace(a.out_csv, "-o", util::OutputLock::Written::kLive);
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);

@@ -44,8 +44,8 @@ void print_header(const analysis::PowerInput& in, const analysis::Swing& s, std:
 int run_swing(const SwingArgs& a) {
   std::vector<std::string> inputs = a.recordings;
   inputs.push_back(a.spec);
-  refuse_input_as_output(a.json, "--json", inputs);
-  const auto claimed = claim_at_end({{a.json, "--json"}});
+  util::refuse_input_as_output(a.json, "--json", inputs);
+  const auto claimed = util::claim_at_end({{a.json, "--json"}});
   if (a.fold_ms > 0 && a.region.empty())
     throw invalid_input("--fold: folds over the regions --region names (e.g. --region step)");
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);

@@ -10,9 +10,9 @@
 #include "powershape/experiment/tune_table.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/progress.hpp"
 #include "powershape/workload/finetune.hpp"
 #include "powershape/workload/workload.hpp"
-#include "progress.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
@@ -53,7 +53,7 @@ int run_tune_commands(TuneArgs& a) {
   std::printf("powershape tune on %s: %zu values of %s, objective %s\n", backend.describe().c_str(),
               backend.config_count(), a.scan[0].c_str(), a.options.objective.describe().c_str());
   std::fflush(stdout);
-  a.options.warmup.on_round = round_progress(true);
+  a.options.warmup.on_round = util::round_progress(true);
   const experiment::TuneResult r = experiment::tune(backend, a.options);
   experiment::print_tune_result(stdout, r);
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
@@ -66,7 +66,7 @@ int run_tune(TuneArgs& a) {
   if (finetune) workload::parse_finetune(a.workload.workload, a.workload.shape);
   std::string why;
   auto backend = open_backend(a.device, a.options.seed, &why);
-  refuse_finetune_on_gpu(a.workload.workload, *backend);
+  experiment::refuse_finetune_on_gpu(a.workload.workload, *backend);
   const auto plans = workload_plans(a.workload, backend->peak_rates());
   if (plans.size() < 2) throw invalid_input("--chunks: give two chunk counts or more");
   backend->set_configs(plans);
@@ -97,7 +97,7 @@ int run_tune(TuneArgs& a) {
   std::printf("objective: %s; rounds of %.1f s windows, at most %d\n",
               a.options.objective.describe().c_str(), a.options.window_s, a.options.max_rounds);
   std::fflush(stdout);
-  a.options.warmup.on_round = round_progress(true);
+  a.options.warmup.on_round = util::round_progress(true);
   const experiment::TuneResult r = experiment::tune(*backend, a.options);
 
   experiment::print_tune_result(stdout, r);

@@ -5,7 +5,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -33,29 +32,6 @@ inline CLI::Option* output(CLI::Option* o) {
   return o->check(CLI::Validator(
       [](std::string& v) { return v.empty() ? std::string("expected a file name, found ''") : ""; },
       "FILE"));
-}
-
-// Refuses an output that is one of the run's inputs (a recording, a spec): written whole at the
-// end, it would replace what it was read from.
-inline void refuse_input_as_output(const std::string& out, const char* option,
-                                   const std::vector<std::string>& inputs) {
-  if (out.empty() || out == "-") return;
-  for (const auto& in : inputs)
-    if (util::same_file(in, out))
-      throw invalid_input(std::string(option) + ": " + out +
-                          " is an input; it would be overwritten");
-}
-
-// Claims the outputs a run writes whole at its end (util/output_lock.hpp: writable, not another
-// run's), each as (path, its option); an empty path is none asked for. Held until the run ends.
-inline std::vector<std::unique_ptr<util::OutputLock>> claim_at_end(
-    const std::vector<std::pair<std::string, const char*>>& outputs) {
-  std::vector<std::unique_ptr<util::OutputLock>> locks;
-  for (const auto& [path, option] : outputs)
-    if (!path.empty())
-      locks.push_back(
-          std::make_unique<util::OutputLock>(path, option, util::OutputLock::Written::kAtEnd));
-  return locks;
 }
 
 inline CLI::Validator finite_in(double lo, double hi) {

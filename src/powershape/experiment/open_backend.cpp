@@ -42,4 +42,11 @@ std::unique_ptr<Backend> open_backend(const std::string& spec, uint64_t seed, st
   }
 }
 
+void refuse_finetune_on_gpu(const std::string& workload, const Backend& backend) {
+  if (workload.rfind("finetune:", 0) == 0 && !backend.simulated())
+    throw invalid_input("workload", workload +
+                                        " is a simulated device's (sim:NAME); on a GPU, chunk "
+                                        "your own training with `powershape tune ... -- COMMAND`");
+}
+
 }  // namespace powershape::experiment

@@ -23,4 +23,8 @@ DeviceSpec parse_device(const std::string& spec);
 // chosen). Anything else is an Error whose subject is "device".
 std::unique_ptr<Backend> open_backend(const std::string& spec, uint64_t seed, std::string* why);
 
+// A finetune:MODEL workload is a simulated device's (a model's whole training step): on a GPU,
+// the error names how to chunk a real training loop instead.
+void refuse_finetune_on_gpu(const std::string& workload, const Backend& backend);
+
 }  // namespace powershape::experiment

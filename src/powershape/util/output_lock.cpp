@@ -71,4 +71,22 @@ bool same_file(const std::string& a, const std::string& b) {
          sa.st_ino == sb.st_ino;
 }
 
+std::vector<std::unique_ptr<OutputLock>> claim_at_end(
+    const std::vector<std::pair<std::string, const char*>>& outputs) {
+  std::vector<std::unique_ptr<OutputLock>> locks;
+  for (const auto& [path, label] : outputs)
+    if (!path.empty())
+      locks.push_back(std::make_unique<OutputLock>(path, label, OutputLock::Written::kAtEnd));
+  return locks;
+}
+
+void refuse_input_as_output(const std::string& out, const char* label,
+                            const std::vector<std::string>& inputs) {
+  if (out.empty() || out == "-") return;
+  for (const auto& in : inputs)
+    if (same_file(in, out))
+      throw invalid_input(std::string(label) + ": " + out +
+                          " is an input; it would be overwritten");
+}
+
 }  // namespace powershape::util

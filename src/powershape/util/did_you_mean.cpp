@@ -1,9 +1,9 @@
-#include "did_you_mean.hpp"
+#include "powershape/util/did_you_mean.hpp"
 
 #include <algorithm>
 #include <cstddef>
 
-namespace powershape::cli {
+namespace powershape::util {
 namespace {
 
 // Optimal string alignment distance: Levenshtein plus a swap of two neighbours as one edit
@@ -44,4 +44,4 @@ std::string closest(const std::string& word, const std::vector<std::string>& can
   return prefixed;
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::util

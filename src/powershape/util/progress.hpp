@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-namespace powershape::cli {
+namespace powershape::util {
 
 // `what` names the unit counted: "round", "simulation".
 inline std::function<void(int, int, double)> progress_line(std::string what,
@@ -45,4 +45,4 @@ inline std::function<void(int, int, double)> round_progress(bool on_terminal_onl
   return progress_line("round", on_terminal_only);
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::util

@@ -1,8 +1,8 @@
-#include "did_you_mean.hpp"
+#include "powershape/util/did_you_mean.hpp"
 
 #include <gtest/gtest.h>
 
-namespace powershape::cli {
+namespace powershape::util {
 
 TEST(DidYouMean, NamesTheNearestWordWithinItsBudget) {
   const std::vector<std::string> subs{"devices", "monitor", "mark",     "sim",    "repro", "probe",
@@ -24,4 +24,4 @@ TEST(DidYouMean, OptionsWithTheirDashes) {
   EXPECT_EQ(closest(std::string(1000, 'x'), opts), "");
 }
 
-}  // namespace powershape::cli
+}  // namespace powershape::util
