@@ -99,35 +99,6 @@ std::vector<advise::Knob> knobs_of(const AdviseArgs& a) {
   return a.knobs.empty() ? std::vector<advise::Knob>{} : advise::parse_knobs(a.knobs);
 }
 
-// The grid spec as a constraint on the trace's predicted settings (advise/grid_check.hpp): the
-// choice moves to the best setting predicted within it; printed, and returned for the JSON.
-nlohmann::json choose_within_grid(const AdviseArgs& a, const trace::Trace& t,
-                                  advise::TraceAdvice& r, double max_slowdown, std::string& said) {
-  const analysis::GridSpec& spec = *a.grid_spec;
-  const int64_t begin = t.samples.front().t_ns, end = t.samples.back().t_ns;
-  const advise::GridCheck as_found =
-      advise::check_runs("as found", t, {{begin, end}}, spec, a.grid_gpus);
-  advise::GridCheck chosen;
-  r.chosen = advise::choose_within_grid(r.outcomes, r.objective, max_slowdown, as_found, t, begin,
-                                        end, spec, a.grid_gpus, &chosen);
-  const auto line = [](const advise::GridCheck& c) {
-    std::string what;
-    for (const auto& e : c.exceeded()) what += (what.empty() ? "" : ", ") + e;
-    return c.pass() ? std::string("within it") : "exceeds: " + what;
-  };
-  char head[160];
-  std::snprintf(head, sizeof head, "grid spec %s, %g GPU%s in step: as found ", spec.name.c_str(),
-                a.grid_gpus, a.grid_gpus == 1 ? "" : "s");
-  said = head + line(as_found);
-  if (r.chosen != 0)
-    said += "; " + chosen.name + ", predicted, " + line(chosen);
-  else if (!as_found.pass())
-    said += "; no setting is predicted within it";
-  nlohmann::json j = nlohmann::json::array({to_json(as_found)});
-  if (r.chosen != 0) j.push_back(to_json(chosen));
-  return j;
-}
-
 // From a trace: its classes, the model fitted to them, each setting predicted.
 Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string& label,
                   experiment::Objective& objective, double max_slowdown) {
@@ -138,26 +109,11 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
   if (!a.knobs.empty()) o.knobs = advise::parse_knobs(a.knobs);
   o.objective = objective;
   o.max_slowdown = max_slowdown;
+  if (a.grid_spec) o.grid = &*a.grid_spec;
+  o.grid_gpus = a.grid_gpus;
   advise::TraceAdvice r = advise::from_trace(t, label, o);
   objective = r.objective;
-  nlohmann::json grid;
-  std::string grid_said;
-  if (a.grid_spec) grid = choose_within_grid(a, t, r, max_slowdown, grid_said);
-  const auto& m = r.model;
-  std::printf("powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", label.c_str(), a.gpu,
-              r.device.name.empty() ? "not named in the trace" : r.device.name.c_str(),
-              r.profile.empty() ? ("generic, to " + util::printable(r.model.volts.max_mhz) +
-                                   " MHz: " + r.generic_why)
-                                      .c_str()
-                                : r.profile.c_str());
-  advise::print_choice(stdout, r.outcomes, r.chosen, objective, max_slowdown);
-  if (!grid_said.empty()) std::printf("%s\n", grid_said.c_str());
-  if (r.selector_pick) advise::print_selector_pick(stdout, *r.selector_pick, max_slowdown);
-  advise::print_classes(stdout, r);
-  std::printf("\npredicted for the recorded work, objective %s", objective.describe().c_str());
-  if (max_slowdown >= 0)
-    std::printf(", at most %g%% slower at the interval's upper end", a.max_slowdown_pct);
-  std::printf(":\n");
+  advise::print_trace_advice(stdout, r, label, a.gpu, max_slowdown);
   print_table(r.outcomes, r.chosen, "s", 1e-3, a.table);
   std::printf(
       "not validated: the GPU was not run at these settings (predicted from the clocks it "
@@ -165,7 +121,7 @@ Advice from_trace(const AdviseArgs& a, const trace::Trace& t, const std::string&
       "your job then measures it\n");
   Advice out{r.outcomes, r.chosen, {}};
   out.out["source"] = label;
-  if (!grid.is_null()) out.out["grid"] = grid;
+  if (!r.grid.is_null()) out.out["grid"] = r.grid;
   return out;
 }
 
@@ -182,13 +138,7 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
   const advise::SimAdvice r = advise::on_simulator(
       p, plans.front(), knobs_of(a), objective, max_slowdown, a.points > 0 ? a.points : 8, a.sim);
   objective = r.objective;
-  std::printf("powershape advise: %s on simulated %s (%s profile), objective %s\n",
-              plans.front().name.c_str(), p.name.c_str(), p.status.c_str(),
-              objective.describe().c_str());
-  std::printf("%zu settings simulated (%d runs; every settable value would be %zu settings)\n",
-              r.outcomes.size(), r.simulations, r.every);
-  advise::print_choice(stdout, r.outcomes, r.chosen, objective, max_slowdown);
-  advise::print_selector_pick(stdout, r.selector_pick, max_slowdown);
+  advise::print_sim_advice(stdout, r, plans.front().name, p, max_slowdown);
   if (const std::string measured = experiment::measured_figure(
           pname, workload::kind_name_of(workload::describe(a.workload, 1)),
           experiment::Question::kSetting);

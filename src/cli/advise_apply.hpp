@@ -2,7 +2,6 @@
 // advise --apply / --restore: the recommended setting held while a command runs (or until a
 // signal), then put back.
 #include <CLI/CLI.hpp>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,9 +18,6 @@ struct ApplyArgs {
 };
 
 void add_apply_options(CLI::App* cmd, ApplyArgs& a);
-// Where a setting goes: a Jetson's GPU devfreq under a.sysfs where there is one, else NVML GPU
-// a.gpu.
-std::unique_ptr<advise::SettingsTarget> open_for(const ApplyArgs& a);
 // Puts back what runs that did not finish left set; prints a line for each. Returns 0.
 int restore_left(const ApplyArgs& a);
 // The same before a setting is applied (--apply, --sweep): leftovers first.

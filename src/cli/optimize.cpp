@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "advise_apply.hpp"
+#include "powershape/advise/hold.hpp"
 #include "powershape/analysis/grid_spec.hpp"
 #include "powershape/optimize/optimize_table.hpp"
 #include "powershape/report/html_report.hpp"
@@ -67,7 +68,7 @@ int run_optimize(OptimizeArgs& a) {
   a.o.max_slowdown = a.max_slowdown_pct / 100;
   if (a.apply) {
     restore_first("/sys");  // what a run that did not finish left set, first
-    a.o.apply_target = [] { return open_for(ApplyArgs{}); };
+    a.o.apply_target = [] { return advise::target_for("/sys", 0); };
   }
   // Stages on a terminal only: in a log, an error stays the only line.
   if (isatty(STDERR_FILENO) != 0) {

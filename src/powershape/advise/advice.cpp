@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "powershape/advise/grid_check.hpp"
 #include "powershape/advise/selector.hpp"
 #include "powershape/analysis/series.hpp"
 #include "powershape/sim/profile.hpp"
@@ -10,6 +11,31 @@
 #include "powershape/util/error.hpp"
 
 namespace powershape::advise {
+
+namespace {
+
+// The grid spec as a constraint on the trace's predicted settings: the choice moves to the best
+// setting predicted within it.
+void choose_within(TraceAdvice& r, const trace::Trace& t, const analysis::GridSpec& spec,
+                   double gpus, double max_slowdown) {
+  const int64_t begin = t.samples.front().t_ns, end = t.samples.back().t_ns;
+  const GridCheck as_found = check_runs("as found", t, {{begin, end}}, spec, gpus);
+  GridCheck chosen;
+  r.chosen = choose_within_grid(r.outcomes, r.objective, max_slowdown, as_found, t, begin, end,
+                                spec, gpus, &chosen);
+  char head[160];
+  std::snprintf(head, sizeof head, "grid spec %s, %g GPU%s in step: as found ", spec.name.c_str(),
+                gpus, gpus == 1 ? "" : "s");
+  r.grid_said = head + as_found.describe();
+  if (r.chosen != 0)
+    r.grid_said += "; " + chosen.name + ", predicted, " + chosen.describe();
+  else if (!as_found.pass())
+    r.grid_said += "; no setting is predicted within it";
+  r.grid = nlohmann::json::array({to_json(as_found)});
+  if (r.chosen != 0) r.grid.push_back(to_json(chosen));
+}
+
+}  // namespace
 
 TraceAdvice from_trace(const trace::Trace& t, const std::string& label,
                        const TraceAdviceOptions& o) {
@@ -75,6 +101,7 @@ TraceAdvice from_trace(const trace::Trace& t, const std::string& label,
                                  std::abs(r.selector_pick->setting.clock_cap_mhz - mhz)))
       r.selector_pick = x;
   }
+  if (o.grid != nullptr) choose_within(r, t, *o.grid, o.grid_gpus, o.max_slowdown);
   return r;
 }
 

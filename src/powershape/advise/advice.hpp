@@ -9,6 +9,7 @@
 #include "powershape/advise/setting.hpp"
 #include "powershape/advise/sim_advisor.hpp"
 #include "powershape/advise/trace_advisor.hpp"
+#include "powershape/analysis/grid_spec.hpp"
 #include "powershape/analysis/phases.hpp"
 #include "powershape/experiment/tune.hpp"
 #include "powershape/sim/profile.hpp"
@@ -24,6 +25,10 @@ struct TraceAdviceOptions {
   std::vector<Knob> knobs = {Knob::kClock, Knob::kPowerLimit};
   experiment::Objective objective;  // its p_max_w is set from the device's limit
   double max_slowdown = -1;         // a fraction; -1: any
+  // A grid spec the choice must be within (advise/grid_check.hpp), the trace's power scaled to
+  // grid_gpus GPUs in step; none: nullptr. Outlives the call.
+  const analysis::GridSpec* grid = nullptr;
+  double grid_gpus = 1;
 };
 
 struct TraceAdvice {
@@ -36,6 +41,10 @@ struct TraceAdvice {
   std::vector<Outcome> outcomes;    // the baseline first
   std::size_t chosen = 0;
   std::optional<Outcome> selector_pick;  // the learned selector's cap, predicted as the others
+  // With a grid spec: the GPU as found against it, and the choice within it, in a line and as
+  // JSON (as found's check, then the chosen one's).
+  std::string grid_said;
+  nlohmann::json grid;
 };
 
 // `label` names the trace in errors (a file, or the GPU run that recorded it).

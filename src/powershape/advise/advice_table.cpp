@@ -103,4 +103,35 @@ void print_mfu_fit(std::FILE* out, const std::vector<MfuPoint>& points, const Mf
   }
 }
 
+void print_trace_advice(std::FILE* out, const TraceAdvice& r, const std::string& label, int gpu,
+                        double max_slowdown) {
+  std::fprintf(out, "powershape advise from %s, GPU %d (%s; V/f curve: %s)\n", label.c_str(), gpu,
+               r.device.name.empty() ? "not named in the trace" : r.device.name.c_str(),
+               r.profile.empty() ? ("generic, to " + util::printable(r.model.volts.max_mhz) +
+                                    " MHz: " + r.generic_why)
+                                       .c_str()
+                                 : r.profile.c_str());
+  print_choice(out, r.outcomes, r.chosen, r.objective, max_slowdown);
+  if (!r.grid_said.empty()) std::fprintf(out, "%s\n", r.grid_said.c_str());
+  if (r.selector_pick) print_selector_pick(out, *r.selector_pick, max_slowdown);
+  print_classes(out, r);
+  std::fprintf(out, "\npredicted for the recorded work, objective %s",
+               r.objective.describe().c_str());
+  if (max_slowdown >= 0)
+    std::fprintf(out, ", at most %s%% slower at the interval's upper end",
+                 util::printable(max_slowdown * 100).c_str());
+  std::fprintf(out, ":\n");
+}
+
+void print_sim_advice(std::FILE* out, const SimAdvice& r, const std::string& workload,
+                      const sim::Profile& p, double max_slowdown) {
+  std::fprintf(out, "powershape advise: %s on simulated %s (%s profile), objective %s\n",
+               workload.c_str(), p.name.c_str(), p.status.c_str(), r.objective.describe().c_str());
+  std::fprintf(out,
+               "%zu settings simulated (%d runs; every settable value would be %zu settings)\n",
+               r.outcomes.size(), r.simulations, r.every);
+  print_choice(out, r.outcomes, r.chosen, r.objective, max_slowdown);
+  print_selector_pick(out, r.selector_pick, max_slowdown);
+}
+
 }  // namespace powershape::advise

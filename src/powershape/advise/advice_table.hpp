@@ -1,6 +1,7 @@
 #pragma once
 // What advise prints of its predictions (advice.hpp, mfu_power.hpp), beside the outcomes' table.
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "powershape/advise/advice.hpp"
@@ -18,6 +19,14 @@ void print_selector_pick(std::FILE* out, const Outcome& o, double max_slowdown);
 // where the clock-bound share of a step's time came from.
 void print_classes(std::FILE* out, const TraceAdvice& a);
 // Each condition's MFU, power and the model's power; why one was left out of the fit.
+// From a trace (`label`, its GPU `gpu`): the device and curve, the choice, the grid spec's line,
+// the selector's pick, the classes, and the heading of the outcomes' table.
+void print_trace_advice(std::FILE* out, const TraceAdvice& r, const std::string& label, int gpu,
+                        double max_slowdown);
+// On a simulated device `p` running `workload`: what was simulated, the choice, the selector's
+// pick.
+void print_sim_advice(std::FILE* out, const SimAdvice& r, const std::string& workload,
+                      const sim::Profile& p, double max_slowdown);
 void print_mfu_fit(std::FILE* out, const std::vector<MfuPoint>& points, const MfuModel& m,
                    double power_limit_w);
 

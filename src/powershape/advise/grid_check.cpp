@@ -63,6 +63,12 @@ std::vector<std::string> GridCheck::exceeded() const {
   return out;
 }
 
+std::string GridCheck::describe() const {
+  std::string what;
+  for (const auto& e : exceeded()) what += (what.empty() ? "" : ", ") + e;
+  return pass() ? "within it" : "exceeds: " + what;
+}
+
 GridCheck check_runs(const std::string& name, const trace::Trace& t,
                      const std::vector<std::pair<int64_t, int64_t>>& runs,
                      const analysis::GridSpec& spec, double gpus) {

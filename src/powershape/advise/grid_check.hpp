@@ -24,6 +24,7 @@ struct GridCheck {
   // frequency, a share of a rated power not given) does not pass.
   bool pass() const;
   std::vector<std::string> exceeded() const;  // the limits exceeded or not known, each said so
+  std::string describe() const;               // "within it", or "exceeds: " and those limits
 };
 
 // The swing of GPU power over each [begin, end) of `runs`, scaled to `gpus` GPUs in step, against

@@ -41,4 +41,27 @@ int hold_while(SettingsTarget& target, const Setting& s, const std::string& reco
   return code;
 }
 
+std::unique_ptr<SettingsTarget> target_for(const std::string& sysfs, int gpu) {
+  const std::string devfreq = find_jetson_devfreq(sysfs);
+  return devfreq.empty() ? nvml_target(gpu) : devfreq_target(devfreq);
+}
+
+std::vector<std::string> restore_left(const std::string& sysfs, bool force) {
+  return restore_leftovers(
+      state_dir(),
+      [&](const nlohmann::json& t) { return open_target(t, "libnvidia-ml.so.1", sysfs); }, force);
+}
+
+int apply_and_hold(const std::string& sysfs, int gpu, const Setting& s,
+                   const std::vector<std::string>& command,
+                   const std::function<void(const std::string&)>& say) {
+  for (const auto& l : restore_left(sysfs, false)) say(l);
+  if (s.is_default()) {
+    say("nothing to set (the GPU as found is the recommendation)");
+    if (command.empty()) return 0;
+  }
+  auto target = target_for(sysfs, gpu);
+  return hold_while(*target, s, state_dir(), command, say);
+}
+
 }  // namespace powershape::advise

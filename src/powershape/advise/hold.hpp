@@ -3,6 +3,7 @@
 // without one, kept until SIGINT, SIGTERM or SIGHUP; then put back whatever happened: `advise
 // --apply`.
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,17 @@ namespace powershape::advise {
 int hold_while(SettingsTarget& target, const Setting& s, const std::string& record_dir,
                const std::vector<std::string>& command,
                const std::function<void(const std::string&)>& say);
+
+// Where a setting goes: a Jetson's GPU devfreq under `sysfs` where there is one, else NVML's GPU
+// `gpu`.
+std::unique_ptr<SettingsTarget> target_for(const std::string& sysfs, int gpu);
+// What runs that did not finish left set (their records in state_dir()), put back; a line each.
+// force: records that cannot be read or restored are removed (each named) instead of stopping.
+std::vector<std::string> restore_left(const std::string& sysfs, bool force);
+// restore_left's lines said first, then `s` held on target_for's target (hold_while): the
+// default setting sets nothing, and without a command that is all.
+int apply_and_hold(const std::string& sysfs, int gpu, const Setting& s,
+                   const std::vector<std::string>& command,
+                   const std::function<void(const std::string&)>& say);
 
 }  // namespace powershape::advise

@@ -71,12 +71,9 @@ void print_knobs(std::FILE* out, const Result& r, bool applied) {
   }
   if (!r.grid.empty()) {
     std::fprintf(out, "\ngrid spec:\n");
-    for (const auto& c : r.grid) {
-      std::string exceeded;
-      for (const auto& e : c.exceeded()) exceeded += (exceeded.empty() ? "" : ", ") + e;
-      std::fprintf(out, "  %-28s %s%s\n", (c.name + (c.predicted ? " (predicted)" : "")).c_str(),
-                   c.pass() ? "within it" : "exceeds: ", exceeded.c_str());
-    }
+    for (const auto& c : r.grid)
+      std::fprintf(out, "  %-28s %s\n", (c.name + (c.predicted ? " (predicted)" : "")).c_str(),
+                   c.describe().c_str());
   }
   for (const auto& n : r.notes) std::fprintf(out, "note: %s\n", n.c_str());
 }
