@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "advise_apply.hpp"
-#include "advise_sweep.hpp"
 #include "backend_spec.hpp"
 #include "powershape/advise/advice.hpp"
 #include "powershape/advise/advice_table.hpp"
@@ -18,16 +17,21 @@
 #include "powershape/advise/outcome_table.hpp"
 #include "powershape/advise/selector.hpp"
 #include "powershape/advise/sim_advisor.hpp"
+#include "powershape/advise/sweep.hpp"
 #include "powershape/advise/trace_advisor.hpp"
 #include "powershape/analysis/grid_spec.hpp"
+#include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/open_backend.hpp"
 #include "powershape/experiment/reference_figures.hpp"
 #include "powershape/sim/profile.hpp"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/trace/csv_reader.hpp"
+#include "powershape/trace/open_source.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/printable.hpp"
+#include "powershape/util/progress.hpp"
+#include "powershape/util/signals.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"
@@ -152,6 +156,46 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
   return out;
 }
 
+// advise --sweep -- CMD: each candidate setting measured under the command (advise/sweep.hpp).
+int run_sweep(const AdviseArgs& a) {
+  if (a.apply.command.empty()) throw invalid_input("--sweep: give the command to measure after --");
+  restore_first("/sys");
+  experiment::CommandBackend backend({a.apply.command}, a.source);
+  // What can be set is NVML's to say, whatever records the command's telemetry.
+  const auto devices = trace::open_source("nvml", {})->devices();
+  if (a.gpu < 0 || static_cast<std::size_t>(a.gpu) >= devices.size())
+    throw invalid_input("--gpu: NVML sees " + std::to_string(devices.size()) + " GPU(s)");
+  const advise::SettingRange range = advise::sweep_range(devices[static_cast<std::size_t>(a.gpu)]);
+  const auto settings = advise::candidate_settings(
+      range, advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs),
+      a.points > 0 ? a.points : 4);
+  // Zeus' cost weighs time by the GPU's limit, once NVML has said it.
+  experiment::Objective objective = experiment::parse_objective(a.objective, 1);
+  objective.p_max_w = range.default_limit_w;
+  auto target = advise::nvml_target(a.gpu);
+  util::forward_signals_to(0);  // a signal ends the sweep between runs; the setting is put back
+  advise::SettingsBackend swept(backend, 0, *target, settings, advise::state_dir());
+  std::printf("powershape advise --sweep on %s: %zu settings x %d rounds of '%s'\n",
+              target->describe().c_str(), settings.size(), a.rounds,
+              backend.config_name(0).c_str());
+  std::fflush(stdout);
+  experiment::Design design;
+  design.rounds = a.rounds;
+  design.on_round = util::round_progress(true);
+  design.interrupted = [] { return util::received_signal() != 0; };
+  const advise::Sweep r = advise::sweep(swept, design, objective, a.max_slowdown_pct / 100);
+  if (r.experiment.interrupted) {
+    std::printf("powershape: stopped by signal %d; every setting was put back\n",
+                util::received_signal());
+    return 128 + util::received_signal();
+  }
+  advise::print_outcomes(r.outcomes, r.chosen, "ms/run", 1);
+  std::printf("\nmeasured recommendation: %s (every setting put back)\n",
+              r.outcomes[r.chosen].setting.describe().c_str());
+  if (!a.out.empty()) util::write_json_file(a.out, advise::to_json(r, objective));
+  return 0;
+}
+
 // The bound a recommendation keeps unless --max-slowdown says otherwise: energy bought with any
 // slowdown (a clock cap at +44% time) is seldom what a job wants.
 constexpr double kDefaultMaxSlowdownPct = 10;
@@ -161,20 +205,7 @@ int run_advise(AdviseArgs& a) {
   if (a.max_slowdown_pct < 0) a.max_slowdown_pct = kDefaultMaxSlowdownPct;
   if (a.apply.restore) return restore_left(a.apply);
   if (a.apply.force) throw invalid_input("--force: only with --restore");
-  if (a.sweep) {
-    SweepArgs w;
-    w.command = a.apply.command;
-    w.source = a.source;
-    w.gpu = a.gpu;
-    w.rounds = a.rounds;
-    w.points = a.points > 0 ? a.points : 4;
-    w.knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
-    w.objective = experiment::parse_objective(a.objective, 1);
-    w.objective.p_max_w = 0;  // the GPU's limit, once NVML has said it
-    w.max_slowdown = a.max_slowdown_pct >= 0 ? a.max_slowdown_pct / 100 : -1;
-    w.out = a.out;
-    return sweep_settings(w);
-  }
+  if (a.sweep) return run_sweep(a);
   if (!a.apply.command.empty() && !a.apply.apply)
     throw invalid_input("a command after -- runs only with --apply or --sweep");
   if (!a.mfu.empty()) return run_mfu(a);

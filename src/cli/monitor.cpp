@@ -17,8 +17,7 @@
 #include "powershape/analysis/summary.hpp"
 #include "powershape/analysis/summary_table.hpp"
 #include "powershape/exporter/metrics_server.hpp"
-#include "powershape/exporter/prometheus.hpp"
-#include "powershape/exporter/textfile.hpp"
+#include "powershape/exporter/publisher.hpp"
 #include "powershape/monitor/live_view.hpp"
 #include "powershape/monitor/session.hpp"
 #include "powershape/monitor/session_table.hpp"
@@ -87,29 +86,6 @@ std::vector<std::unique_ptr<util::OutputLock>> claim_outputs(const MonitorOption
 
 void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", what.c_str()); }
 
-// Prometheus' view, rendered once a second for the textfile and the endpoint alike. A failed
-// --textfile write, and region names left out of the series, are said once; recording goes on.
-void publish(const MonitorOptions& o, const trace::Trace& t, const telemetry::RaplCounters& rapl,
-             const analysis::ProcessEnergyTally& by_process, exporter::MetricsServer* server) {
-  static bool said_file = false, said_names = false;
-  std::size_t left_out = 0;
-  const std::string text = exporter::prometheus_now(t, telemetry::steady_now_ns(), &left_out) +
-                           exporter::cpu_energy_text(rapl) +
-                           exporter::energy_per_token_text(t, o.tokens_per_step) +
-                           exporter::process_energy_text(by_process.totals());
-  if (left_out > 0 && !said_names) {
-    std::fprintf(stderr,
-                 "powershape: more than %zu region names: only the %zu that ended last are "
-                 "exported\n",
-                 exporter::kMaxRegionNames, exporter::kMaxRegionNames);
-    said_names = true;
-  }
-  if (server != nullptr) server->set_metrics(text);
-  if (o.out_textfile.empty() || exporter::write_textfile(o.out_textfile, text) || said_file) return;
-  std::fprintf(stderr, "powershape: --textfile: cannot write %s\n", o.out_textfile.c_str());
-  said_file = true;
-}
-
 std::string title_of(const std::vector<std::string>& command) {
   if (command.empty()) return "the recording";
   std::string t = "'";
@@ -149,8 +125,9 @@ int run_monitor(const MonitorOptions& o) {
     std::fprintf(stderr, "powershape: recording until Ctrl-C (regions: %s=%s)\n",
                  telemetry::kControlEnv, session.fifo_path().c_str());
   }
-  int64_t next_publish = 0, next_view = 0;
-  analysis::ProcessEnergyTally tally;  // each GPU's energy by process, for /metrics
+  int64_t next_view = 0;
+  exporter::Publisher publisher({o.out_textfile, server.get(), o.keep_s, o.tokens_per_step}, rapl,
+                                say_output);
   std::optional<monitor::LiveView> view;
   if (o.live) view.emplace(isatty(STDERR_FILENO) != 0);
   session.run([&] {
@@ -158,15 +135,7 @@ int run_monitor(const MonitorOptions& o) {
       next_view = telemetry::steady_now_ns() + 250'000'000;  // four views a second
       view->show(stderr, recorded);
     }
-    if (telemetry::steady_now_ns() >= next_publish) {
-      next_publish = telemetry::steady_now_ns() + exporter::kPublishEveryNs;
-      // Process samples come once a second: a window is added once its last ones are in.
-      tally.add(recorded, telemetry::steady_now_ns() - 2'000'000'000);
-      if (o.keep_s > 0)
-        trace::forget_before(recorded,
-                             telemetry::steady_now_ns() - static_cast<int64_t>(o.keep_s * 1e9));
-      if (server || !o.out_textfile.empty()) publish(o, recorded, rapl, tally, server.get());
-    }
+    publisher.tick(recorded, telemetry::steady_now_ns());
   });
   int code = session.finish();
 
@@ -174,8 +143,7 @@ int run_monitor(const MonitorOptions& o) {
   auto summaries = analysis::summarize(recorded);
   analysis::print_summaries(stderr, title_of(o.command), recorded, summaries, "--json");
   analysis::print_cpu_energy(stderr, cpu, rapl, summaries);
-  tally.add(recorded, INT64_MAX, true);
-  const auto by_process = tally.totals();
+  const auto by_process = publisher.finish(recorded);
   analysis::print_by_process(stderr, by_process);
   const nlohmann::json per_token =
       analysis::energy_per_token(recorded, summaries, cpu, o.tokens_per_step);
@@ -186,7 +154,6 @@ int run_monitor(const MonitorOptions& o) {
   analysis::print_energy_per_token(stderr, per_token, o.tokens_per_step);
   monitor::print_sampler(stderr, session);
   bool lost = session.file_failed();
-  if (!o.out_textfile.empty()) publish(o, recorded, rapl, tally, nullptr);
   report::RunRecord run;
   run.title = "powershape monitor: " + title_of(o.command);
   run.summaries = &summaries;
