@@ -104,23 +104,6 @@ int run_optimize(OptimizeArgs& a) {
   return 0;
 }
 
-// A library check as an option's validator: its message, and CLI11's usage error (exit 2), before
-// the job runs.
-CLI::Validator checked_by(std::function<void(const std::string&)> check) {
-  return CLI::Validator(
-      [check](std::string& s) -> std::string {
-        try {
-          check(s);
-        } catch (const std::exception& e) {
-          std::string why = e.what();
-          const auto colon = why.find(": ");  // the subject the library named is the option's
-          return colon != std::string::npos ? why.substr(colon + 2) : why;
-        }
-        return {};
-      },
-      "");
-}
-
 }  // namespace
 
 void add_optimize(CLI::App& app) {

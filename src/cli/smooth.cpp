@@ -34,29 +34,6 @@ struct SmoothArgs {
 
 void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", what.c_str()); }
 
-// "W" or "N%": the number and whether it is a share of the power limit; NaN when it is neither.
-std::pair<double, bool> parse_floor(const std::string& text) {
-  const bool share = !text.empty() && text.back() == '%';
-  const std::string number = share ? text.substr(0, text.size() - 1) : text;
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(number, &used);
-    if (used == number.size() && std::isfinite(v) && v > 0 && v <= (share ? 100 : 1e5))
-      return {v, share};
-  } catch (const std::exception&) {
-  }
-  return {NAN, share};
-}
-
-double floor_watts(const std::string& text, const telemetry::DeviceInfo& gpu) {
-  const auto [v, share] = parse_floor(text);
-  if (!share) return v;
-  if (!gpu.power_limit_mw.ok())
-    throw invalid_input("--floor: GPU " + std::to_string(gpu.index) +
-                        " does not give its power limit; give the floor in W");
-  return v / 100 * static_cast<double>(gpu.power_limit_mw.value) * 1e-3;
-}
-
 int run_smooth(const SmoothArgs& a) {
   if (a.pace && !(a.ramp_w_per_s > 0))
     throw CLI::ValidationError("--pace", "paces the job at the --ramp rate: give one");
@@ -67,7 +44,7 @@ int run_smooth(const SmoothArgs& a) {
   auto source = trace::open_source("nvml", {a.gpu});
   const telemetry::DeviceInfo& gpu = source->devices().at(0);
   shape::FloorOptions fo;
-  fo.floor_w = floor_watts(a.floor, gpu);
+  fo.floor_w = shape::floor_watts(shape::parse_floor(a.floor), gpu);
   fo.ramp_w_per_s = a.ramp_w_per_s;
   fo.back_off_w = a.back_off_w;
   fo.marked = !a.gap.empty();
@@ -104,18 +81,7 @@ int run_smooth(const SmoothArgs& a) {
       shape::run_smoothed(session, *filler, controller, opts, pacer ? &*pacer : nullptr);
 
   const trace::Trace& t = session.trace();
-  std::printf(
-      "smooth: floor %.0f W%s; the job exited %d\n", fo.floor_w,
-      fo.ramp_w_per_s > 0
-          ? (", ramped at " + std::to_string(static_cast<int>(fo.ramp_w_per_s)) + " W/s").c_str()
-          : "",
-      r.exit_code);
-  std::printf(
-      "filler   %.2f s of products, ending at intensity %.2f; ramps %.1f s up, %.1f s down\n",
-      r.filled_s, r.learned, r.ramp_up_s, r.ramp_down_s);
-  if (pacer)
-    std::printf("pacing   the job held %.2f s in %d holds, its rises kept under %.0f W/s\n",
-                r.held_s, r.holds, a.ramp_w_per_s);
+  shape::print_smoothed(stdout, r, fo, pacer.has_value());
   if (!t.samples.empty()) {
     const analysis::PowerInput in =
         analysis::trace_power(t, t.samples.front().t_ns, t.samples.back().t_ns, 0);
@@ -148,12 +114,7 @@ void add_smooth(CLI::App& app) {
   static SmoothArgs a;
   cmd->add_option("--floor", a.floor, "The floor: W, or N% of the GPU's power limit")
       ->required()
-      ->check([](const std::string& s) -> std::string {
-        return std::isnan(parse_floor(s).first) ? "expected W (above 0, at most 100000) or N% of "
-                                                  "the power limit (0-100%), found '" +
-                                                      s + "'"
-                                                : "";
-      });
+      ->check(checked_by([](const std::string& s) { shape::parse_floor(s); }));
   cmd->add_option("--ramp", a.ramp_w_per_s,
                   "W/s: ramp the floor up from the power found before the job starts, and down "
                   "from the job's power after it ends (default: no ramps)")

@@ -79,16 +79,8 @@ int run_tune(TuneArgs& a) {
               why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
   const std::string profile = model_profile(a, *backend);
   if (!profile.empty()) {
-    const sim::Profile model = sim::load_profile(profile);
-    a.options.predicted =
-        experiment::predict_scores(model, plans, a.options.objective, 1, &a.options.predicted_ms);
-    a.options.model_error = model.chunk_ratio_points / 100;
-    std::printf("model: the simulated %s keeps the %zu best of %zu chunk counts", profile.c_str(),
-                a.options.keep, plans.size());
-    if (model.chunk_ratio_points > 0)
-      std::printf(", those it predicts within %g%% of its best (what its chunk ratios are worth)",
-                  model.chunk_ratio_points);
-    std::printf(", and the baseline\n");
+    std::printf("%s\n",
+                experiment::use_model(a.options, sim::load_profile(profile), plans).c_str());
   }
   if (const std::string note =
           experiment::heat_warmup(*backend, a.options.window_s, a.options.warmup);
@@ -106,18 +98,14 @@ int run_tune(TuneArgs& a) {
         "not cached: the cache holds the op's chunk counts by its shape, and a simulated "
         "training step's choice is not a measurement of it\n");
   } else if (!a.no_cache) {
-    const std::string key = experiment::tune_key(
-        device, experiment::tune_workload_name(plans.front().workload), a.objective);
-    const int chunks = plans[r.chosen].workload.chunks;
-    const std::string aside =
-        experiment::store_chunks(key, chunks, experiment::to_json(r)["candidates"]);
-    if (!aside.empty()) {
+    const auto c = experiment::cache_choice(device, plans, r, a.objective);
+    if (!c.aside.empty()) {
       std::fprintf(stderr,
                    "powershape: the tune cache was not readable JSON; kept as %s, a new one "
                    "started\n",
-                   aside.c_str());
+                   c.aside.c_str());
     }
-    std::printf("cached: %d chunks for '%s' in %s\n", chunks, key.c_str(),
+    std::printf("cached: %d chunks for '%s' in %s\n", c.chunks, c.key.c_str(),
                 experiment::tune_cache_path().c_str());
   }
   if (!a.out.empty()) {

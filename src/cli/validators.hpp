@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -32,6 +33,23 @@ inline CLI::Option* output(CLI::Option* o) {
   return o->check(CLI::Validator(
       [](std::string& v) { return v.empty() ? std::string("expected a file name, found ''") : ""; },
       "FILE"));
+}
+
+// A library check as an option's validator: its message, and CLI11's usage error (exit 2), before
+// the job runs.
+inline CLI::Validator checked_by(std::function<void(const std::string&)> check) {
+  return CLI::Validator(
+      [check](std::string& s) -> std::string {
+        try {
+          check(s);
+        } catch (const std::exception& e) {
+          std::string why = e.what();
+          const auto colon = why.find(": ");  // the subject the library named is the option's
+          return colon != std::string::npos ? why.substr(colon + 2) : why;
+        }
+        return {};
+      },
+      "");
 }
 
 inline CLI::Validator finite_in(double lo, double hi) {

@@ -386,4 +386,20 @@ nlohmann::json to_json(const TuneResult& r) {
           {"measurements_all", all}};
 }
 
+std::string use_model(TuneOptions& o, const sim::Profile& model,
+                      const std::vector<workload::Plan>& plans) {
+  o.predicted = predict_scores(model, plans, o.objective, 1, &o.predicted_ms);
+  o.model_error = model.chunk_ratio_points / 100;
+  std::string line = "model: the simulated " + model.name + " keeps the " + std::to_string(o.keep) +
+                     " best of " + std::to_string(plans.size()) + " chunk counts";
+  if (model.chunk_ratio_points > 0) {
+    char within[128];
+    std::snprintf(within, sizeof within,
+                  ", those it predicts within %g%% of its best (what its chunk ratios are worth)",
+                  model.chunk_ratio_points);
+    line += within;
+  }
+  return line + ", and the baseline";
+}
+
 }  // namespace powershape::experiment

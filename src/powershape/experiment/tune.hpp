@@ -84,6 +84,11 @@ TuneResult tune(Backend& backend, const TuneOptions& o);
 // The model: each plan's score on a simulated device of profile p, after a warm-up, one window
 // each (milliseconds of CPU per plan).
 // `ms`, when given, gets each plan's milliseconds an iteration.
+// The simulated `model` as the race's: its scores and milliseconds for `plans`, and how far its
+// ratios may be off. Returns what it will keep, in a line.
+std::string use_model(TuneOptions& o, const sim::Profile& model,
+                      const std::vector<workload::Plan>& plans);
+
 std::vector<double> predict_scores(const sim::Profile& p, const std::vector<workload::Plan>& plans,
                                    const Objective& objective, double window_s = 1,
                                    std::vector<double>* ms = nullptr);

@@ -169,4 +169,14 @@ std::string store_chunks(const std::string& key, int chunks, const nlohmann::jso
   return set_aside;
 }
 
+CachedChoice cache_choice(const nlohmann::json& device_json,
+                          const std::vector<workload::Plan>& plans, const TuneResult& r,
+                          const std::string& objective) {
+  CachedChoice c;
+  c.key = tune_key(device_json, tune_workload_name(plans.front().workload), objective);
+  c.chunks = plans.at(r.chosen).workload.chunks;
+  c.aside = store_chunks(c.key, c.chunks, to_json(r)["candidates"]);
+  return c;
+}
+
 }  // namespace powershape::experiment

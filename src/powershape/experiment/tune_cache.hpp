@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "powershape/experiment/tune.hpp"
 #include "powershape/workload/workload.hpp"
 
 namespace powershape::experiment {
@@ -42,5 +43,16 @@ std::optional<int> cached_chunks(const std::string& key);
 // it is moved aside to PATH.broken-UTC and the returned string names that path (empty when
 // nothing was set aside). Throws naming the path when it cannot be written.
 std::string store_chunks(const std::string& key, int chunks, const nlohmann::json& detail);
+
+// The race's choice among `plans` stored under the device, the workload and the objective
+// ("time"): its key, its chunk count and where a broken cache was set aside (store_chunks').
+struct CachedChoice {
+  std::string key;
+  int chunks = 0;
+  std::string aside;
+};
+CachedChoice cache_choice(const nlohmann::json& device_json,
+                          const std::vector<workload::Plan>& plans, const TuneResult& r,
+                          const std::string& objective);
 
 }  // namespace powershape::experiment

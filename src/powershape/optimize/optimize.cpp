@@ -11,6 +11,7 @@
 #include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/engine.hpp"
 #include "powershape/experiment/tune_cache.hpp"
+#include "powershape/shape/floor_controller.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/util/error.hpp"
@@ -332,17 +333,7 @@ std::vector<std::vector<std::string>> floor_commands(const std::vector<std::stri
   if (o.smooth_exe.empty()) throw invalid_input("floor", "no powershape to run smooth with");
   if (o.floors.size() > 8) throw invalid_input("floor", "at most 8 floors");
   for (const auto& f : o.floors) {
-    // W, or N% of the power limit: smooth checks the range; here, the shape.
-    const std::string num = !f.empty() && f.back() == '%' ? f.substr(0, f.size() - 1) : f;
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(num, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (num.empty() || used != num.size() || !(v > 0) || !std::isfinite(v))
-      throw invalid_input("floor", "'" + f + "' is not W or N%");
+    shape::parse_floor(f);  // W, or N% of the power limit: the range smooth takes
     std::vector<std::string> c = {o.smooth_exe, "smooth", "--floor", f};
     if (!o.floor_gap.empty()) c.insert(c.end(), {"--gap", o.floor_gap});
     if (o.floor_ramp_w_per_s > 0)

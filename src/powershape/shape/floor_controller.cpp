@@ -6,6 +6,30 @@
 #include "powershape/util/error.hpp"
 
 namespace powershape::shape {
+
+Floor parse_floor(const std::string& text) {
+  Floor f;
+  f.share = !text.empty() && text.back() == '%';
+  const std::string number = f.share ? text.substr(0, text.size() - 1) : text;
+  std::size_t used = 0;
+  try {
+    f.value = std::stod(number, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (number.empty() || used != number.size() || !std::isfinite(f.value) || !(f.value > 0) ||
+      f.value > (f.share ? 100 : 1e5))
+    throw invalid_input("floor", "'" + text + "' is not W (0-100000) or N% (0-100)");
+  return f;
+}
+
+double floor_watts(const Floor& f, const telemetry::DeviceInfo& gpu) {
+  if (!f.share) return f.value;
+  if (!gpu.power_limit_mw.ok())
+    throw invalid_input("floor", "GPU " + std::to_string(gpu.index) +
+                                     " does not give its power limit; give the floor in W");
+  return f.value / 100 * static_cast<double>(gpu.power_limit_mw.value) * 1e-3;
+}
 namespace {
 
 // A learned intensity never reaches 0: a gap that starts at 0 would never fill, and nothing would

@@ -20,8 +20,21 @@
 // it), and teaches only about that intensity; each decision takes one integral step, from the
 // mean error of the readings since the last: a step a reading would count one error many times.
 #include <cstdint>
+#include <string>
+
+#include "powershape/telemetry/device_info.hpp"
 
 namespace powershape::shape {
+
+// A floor as written: "W" (up to 100,000) or "N%" of the power limit (up to 100). Throws
+// invalid_input naming the floor otherwise.
+struct Floor {
+  double value = 0;
+  bool share = false;  // of the power limit
+};
+Floor parse_floor(const std::string& text);
+// In W on `gpu`; a share needs the GPU's power limit, and throws where it does not give it.
+double floor_watts(const Floor& f, const telemetry::DeviceInfo& gpu);
 
 struct FloorOptions {
   double floor_w = 0;       // the power held while the job's own is below it, W (> 0)

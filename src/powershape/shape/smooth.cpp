@@ -176,4 +176,19 @@ SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& 
   return r;
 }
 
+void print_smoothed(std::FILE* out, const SmoothResult& r, const FloorOptions& fo, bool paced) {
+  std::fprintf(
+      out, "smooth: floor %.0f W%s; the job exited %d\n", fo.floor_w,
+      fo.ramp_w_per_s > 0
+          ? (", ramped at " + std::to_string(static_cast<int>(fo.ramp_w_per_s)) + " W/s").c_str()
+          : "",
+      r.exit_code);
+  std::fprintf(
+      out, "filler   %.2f s of products, ending at intensity %.2f; ramps %.1f s up, %.1f s down\n",
+      r.filled_s, r.learned, r.ramp_up_s, r.ramp_down_s);
+  if (paced)
+    std::fprintf(out, "pacing   the job held %.2f s in %d holds, its rises kept under %.0f W/s\n",
+                 r.held_s, r.holds, fo.ramp_w_per_s);
+}
+
 }  // namespace powershape::shape

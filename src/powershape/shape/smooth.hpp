@@ -4,6 +4,7 @@
 // averaged one), the controller (floor_controller.hpp) turns each reading, and the job's gap marks
 // where it gives them, into an intensity, and the filler runs at it. Before the job the floor ramps
 // up from the power found; after it, down to nothing.
+#include <cstdio>
 #include <string>
 
 #include "powershape/monitor/session.hpp"
@@ -38,6 +39,10 @@ struct SmoothResult {
 // the signal as under `monitor`). A filler that fails leaves the job to run on unshaped. The filler
 // is at 0 when it returns, also on an exception. With a pacer, the job is held while it says so
 // (the session's hold()), and never left held.
+// What the run did: the floor and the job's exit, the filler's time and intensity, the ramps'
+// times, and (paced) how long the job was held.
+void print_smoothed(std::FILE* out, const SmoothResult& r, const FloorOptions& fo, bool paced);
+
 SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& c,
                           const SmoothOptions& o, Pacer* pacer = nullptr);
 
