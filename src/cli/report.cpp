@@ -25,30 +25,6 @@ struct ReportArgs {
   std::string trace, json, probe, repro, swing, out, perfetto, title;
 };
 
-// The profile a replayed recording's path names (fake:h200/..., .../data/h200/...), if any.
-std::string profile_in_path(const std::string& s) {
-  for (const auto& p : sim::profile_names())
-    if (s.find("/" + p + "/") != std::string::npos ||
-        s.find("fake:" + p + "/") != std::string::npos)
-      return p;
-  return "";
-}
-
-// Each GPU name's profile's power limit, for the GPUs the recording holds no limit of (an
-// nvidia-smi log, a replay of a recording without device lines): the page draws it as the
-// profile's. The profile is matched by the GPU's name, else by the replayed recording's path.
-std::map<std::string, std::pair<double, std::string>> profile_limits(const trace::Trace& header) {
-  std::map<std::string, std::pair<double, std::string>> out;
-  for (const auto& d : header.devices) {
-    if (d.enforced_power_limit_mw.ok() || d.power_limit_mw.ok() || out.count(d.name) != 0) continue;
-    std::string p = sim::profile_for_gpu(d.name);
-    if (p.empty()) p = profile_in_path(d.name);
-    if (p.empty()) p = profile_in_path(header.source);
-    if (!p.empty()) out[d.name] = {sim::load_profile(p).power_limit_w, p};
-  }
-  return out;
-}
-
 int run_report(const ReportArgs& a) {
   const std::vector<std::string> inputs{a.trace, a.json, a.probe, a.repro, a.swing};
   util::refuse_input_as_output(a.out, "-o", inputs);
@@ -66,7 +42,7 @@ int run_report(const ReportArgs& a) {
       in.digest = report::digest(*whole, report::kMaxBins, a.json.empty());
     }
   }
-  if (in.digest) in.profile_limits = profile_limits(in.digest->header);
+  if (in.digest) in.profile_limits = sim::profile_limits(in.digest->header);
   if (!a.json.empty()) {
     if (a.trace.empty()) throw invalid_input("--json: it summarises a trace; give the trace too");
     const nlohmann::json j = util::read_as(a.json, [](const nlohmann::json& j) {

@@ -209,4 +209,22 @@ TEST(Profile, EachMechanismComesWholeOrNotAtAllAndSurvivesARoundTrip) {
   EXPECT_EQ(q.supply_hold_s, 2);
 }
 
+// A GPU the recording gives no limit of takes its profile's, found by its name or, for a replay,
+// by the recording's path; a GPU with its own limit, or no profile, takes none.
+TEST(Profile, ARecordingWithoutLimitsTakesItsProfilesByNameOrPath) {
+  trace::Trace t;
+  t.devices.resize(3);
+  t.devices[0].name = "NVIDIA H200";
+  t.devices[1].name = "NVIDIA L40S";
+  t.devices[1].power_limit_mw = telemetry::Reading::of(300'000);
+  t.devices[2].name = "a card no profile is of";
+  auto limits = profile_limits(t);
+  ASSERT_EQ(limits.size(), 1u);
+  EXPECT_EQ(limits.at("NVIDIA H200").second, "h200");
+  EXPECT_DOUBLE_EQ(limits.at("NVIDIA H200").first, load_profile("h200").power_limit_w);
+  t.source = "fake:l40s/gemm_sustained";
+  limits = profile_limits(t);
+  EXPECT_EQ(limits.at("a card no profile is of").second, "l40s");
+}
+
 }  // namespace powershape::sim

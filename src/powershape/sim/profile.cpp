@@ -401,4 +401,29 @@ void apply_power_mode(Profile& p, const std::string& mode) {
                       (names.empty() ? "" : " (modes: " + names + ")"));
 }
 
+namespace {
+
+// The profile a replayed recording's path names (fake:h200/..., .../data/h200/...), if any.
+std::string profile_in_path(const std::string& s) {
+  for (const auto& p : profile_names())
+    if (s.find("/" + p + "/") != std::string::npos ||
+        s.find("fake:" + p + "/") != std::string::npos)
+      return p;
+  return "";
+}
+
+}  // namespace
+
+std::map<std::string, std::pair<double, std::string>> profile_limits(const trace::Trace& header) {
+  std::map<std::string, std::pair<double, std::string>> out;
+  for (const auto& d : header.devices) {
+    if (d.enforced_power_limit_mw.ok() || d.power_limit_mw.ok() || out.count(d.name) != 0) continue;
+    std::string p = profile_for_gpu(d.name);
+    if (p.empty()) p = profile_in_path(d.name);
+    if (p.empty()) p = profile_in_path(header.source);
+    if (!p.empty()) out[d.name] = {load_profile(p).power_limit_w, p};
+  }
+  return out;
+}
+
 }  // namespace powershape::sim

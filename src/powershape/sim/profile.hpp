@@ -1,8 +1,11 @@
 #pragma once
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "powershape/trace/trace.hpp"
 
 namespace powershape::sim {
 
@@ -156,6 +159,10 @@ std::vector<std::string> profile_names();
 // The profile named like a GPU NVML reports ("NVIDIA H200" -> "h200", "NVIDIA GeForce RTX 4090"
 // -> "rtx4090"), or "" when none is.
 std::string profile_for_gpu(const std::string& gpu_name);
+// Each GPU name's profile's power limit (W) and the profile's name, for the GPUs a recording holds
+// no limit of (an nvidia-smi log, a replay of a recording without device lines): the profile
+// matched by the GPU's name, else by the replayed recording's path (fake:h200/..., data/h200/...).
+std::map<std::string, std::pair<double, std::string>> profile_limits(const trace::Trace& header);
 // Applies a named power mode; throws naming the modes there are.
 void apply_power_mode(Profile& p, const std::string& mode);
 
