@@ -9,9 +9,9 @@
 #include "powershape/analysis/summary_table.hpp"
 #include "powershape/experiment/open_backend.hpp"
 #include "powershape/report/run_outputs.hpp"
-#include "powershape/sim/calibration_table.hpp"
 #include "powershape/sim/mechanism_fit.hpp"
 #include "powershape/sim/simulator.hpp"
+#include "powershape/sim/tables.hpp"
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/trace/csv_writer.hpp"
@@ -72,7 +72,6 @@ int run_sim(SimArgs& a) {
   o.clock_cap_mhz = a.clock_cap_mhz;
   o.step_s = a.step_ms * 1e-3;
   o.seed = a.seed;
-  if (!(a.step_ms > 0 && a.step_ms <= 10)) throw invalid_input("--step-ms: expected 0 < ms <= 10");
   sim::check_settings(p, o);  // refused before anything is printed
   sim::check_run(p, plan, o.iterations, o.seconds, o.step_s);
   std::printf("simulated device: %s (%s profile), workload %s\n", p.name.c_str(), p.status.c_str(),
@@ -80,14 +79,7 @@ int run_sim(SimArgs& a) {
   sim::SimResult r = sim::simulate(p, plan, o);
   auto summaries = analysis::summarize(r.trace);
   analysis::print_summaries(stdout, "'" + plan.name + "'", r.trace, summaries, "--json");
-  const int iters = r.run.iterations;
-  const double secs = static_cast<double>(r.run.end_ns - r.run.begin_ns) * 1e-9;
-  std::printf(
-      " workload: %d iterations in %.3f s: %.3f ms and %.2f J per iteration, %.1f TFLOP/s, "
-      "real SM clock mean %.0f MHz, model die %.1f C at the end of the run (the reported "
-      "temperature is the sensor's)\n",
-      iters, secs, secs / iters * 1e3, r.run.energy_j / iters,
-      plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
+  sim::print_run(stdout, plan, r);
   if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.trace, a.every_row);
   report::RunRecord run;
   run.title = "powershape sim: " + plan.name + " on " + p.name;

@@ -221,7 +221,7 @@ struct SimDevice::State {
 };
 
 void check_settings(const Profile& p, const DeviceOptions& o) {
-  if (!(o.step_s > 0)) throw invalid_input("the simulation step must be positive");
+  if (!(o.step_s > 0 && o.step_s <= 0.01)) throw invalid_input("step-ms", "expected 0 < ms <= 10");
   // A user's setting within what the device could be asked for (a limit above its own is
   // simulated as asked, up to twice it: what a faster card's limit would be).
   if (o.power_limit_w > 0 && (o.power_limit_w < p.idle_w || o.power_limit_w > 2 * p.power_limit_w))

@@ -50,8 +50,8 @@ struct RunRecord {
 };
 
 // What a SimDevice refuses, checked without one: a user's power limit outside the profile's idle
-// to twice its limit, a clock cap outside its range ("power-limit", "clock-cap"), a step not
-// positive.
+// to twice its limit, a clock cap outside its range ("power-limit", "clock-cap"), a step outside
+// (0, 10 ms] ("step-ms").
 void check_settings(const Profile& p, const DeviceOptions& o);
 // What a run is bounded by, checked before it starts: one iteration within a simulated day, all
 // of them too ("iterations"), at most 5e7 phase ends and 2e9 steps of `step_s` ("step-ms").

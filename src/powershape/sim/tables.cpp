@@ -1,10 +1,22 @@
-#include "powershape/sim/calibration_table.hpp"
+#include "powershape/sim/tables.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 namespace powershape::sim {
+
+void print_run(std::FILE* out, const workload::Plan& plan, const SimResult& r) {
+  const int iters = r.run.iterations;
+  const double secs = static_cast<double>(r.run.end_ns - r.run.begin_ns) * 1e-9;
+  std::fprintf(
+      out,
+      " workload: %d iterations in %.3f s: %.3f ms and %.2f J per iteration, %.1f TFLOP/s, "
+      "real SM clock mean %.0f MHz, model die %.1f C at the end of the run (the reported "
+      "temperature is the sensor's)\n",
+      iters, secs, secs / iters * 1e3, r.run.energy_j / iters,
+      plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
+}
 
 void print_calibration(std::FILE* out, const Calibration& c) {
   // One width for every table's names, so that each column lines up under its heading.
