@@ -9,7 +9,6 @@
 #include <string>
 
 #include "advise_apply.hpp"
-#include "powershape/telemetry/nvml_api.hpp"
 #include "powershape/util/error.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
@@ -36,40 +35,6 @@ std::optional<double> percent(std::string s) {
   return std::nullopt;
 }
 
-void print(const advise::SmoothingStatus& s, int gpu) {
-  std::printf("GPU %d power smoothing: %s, profile %d; the firmware holds %.0f-%.0f W now\n", gpu,
-              s.enabled ? "on" : "off", s.active_profile, s.applied_floor_w, s.applied_ceiling_w);
-  std::printf("  floors allowed  %g-%g%% of the power limit", s.min_floor_pct, s.max_floor_pct);
-  if (s.lifetime_pct) std::printf("; circuitry life left %.1f%%", *s.lifetime_pct);
-  std::printf("\n  profile  floor  ramp up    ramp down  hysteresis\n");
-  for (std::size_t i = 0; i < s.profiles.size(); ++i) {
-    const auto& p = s.profiles[i];
-    std::printf("  %-7zu  %4.0f%%  %6.0f W/s %6.0f W/s %7.0f ms%s\n", i, p.floor_pct,
-                p.ramp_up_w_per_s, p.ramp_down_w_per_s, p.hysteresis_ms,
-                static_cast<int>(i) == s.active_profile ? "  (active)" : "");
-  }
-}
-
-int show(const Args& a) {
-  telemetry::nvml::Library lib;
-  const auto& api = lib.api();
-  unsigned n = 0;
-  telemetry::nvml::Device dev = nullptr;
-  if (api.DeviceGetCount(&n) != telemetry::nvml::kSuccess || a.apply.gpu < 0 ||
-      static_cast<unsigned>(a.apply.gpu) >= n)
-    throw invalid_input(
-        "gpu", "no GPU " + std::to_string(a.apply.gpu) + " (NVML sees " + std::to_string(n) + ")");
-  if (api.DeviceGetHandleByIndex(static_cast<unsigned>(a.apply.gpu), &dev) !=
-      telemetry::nvml::kSuccess)
-    throw device_error("cannot open GPU " + std::to_string(a.apply.gpu));
-  const auto s = advise::read_smoothing(api, dev, "GPU " + std::to_string(a.apply.gpu));
-  if (a.json)
-    std::printf("%s\n", advise::to_json(s).dump(1).c_str());
-  else
-    print(s, a.apply.gpu);
-  return 0;
-}
-
 int run(const Args& a) {
   if (a.apply.force && !a.apply.restore)
     throw CLI::ValidationError("--force", "only with --restore");
@@ -93,7 +58,12 @@ int run(const Args& a) {
     throw CLI::ValidationError(
         "--profile, --floor, --ramp-up, --ramp-down, --hysteresis, --off and a command after --",
         "they set power smoothing, only with --apply");
-  return show(a);
+  const auto s = advise::read_smoothing(a.apply.gpu);
+  if (a.json)
+    std::printf("%s\n", advise::to_json(s).dump(1).c_str());
+  else
+    advise::print_smoothing(stdout, s, a.apply.gpu);
+  return 0;
 }
 
 }  // namespace

@@ -31,29 +31,6 @@ struct ReproArgs {
   std::string out, report;
 };
 
-// On a simulated device the paper or our own GPUs measured, that figure beside the model's
-// prediction.
-void print_reference_figure(const ReproArgs& a, const experiment::Backend& backend,
-                            const experiment::Result& r) {
-  if (!backend.simulated() || r.configs.size() < 2) return;
-  const auto d = experiment::parse_device(a.device);
-  const std::string profile = d.kind == experiment::DeviceSpec::Kind::kSim ? d.profile : "h200";
-  if (const std::string measured = experiment::measured_figure(
-          profile, workload::kind_name_of(workload::describe(a.workload, 1)),
-          experiment::Question::kChunks);
-      !measured.empty())
-    std::printf("\nthe table is the simulated device's prediction; %s\n", measured.c_str());
-  const std::string paper = experiment::paper_figure(profile, a.workload.workload);
-  if (paper.empty()) return;
-  const auto& best = r.configs[r.best_time == r.baseline ? (r.baseline == 0 ? 1 : 0) : r.best_time];
-  std::printf(
-      "\nthe model predicts %s %.1f%% %s and %.1f%% %s energy than the baseline (a simulated "
-      "device's prediction, not a measurement); %s\n",
-      best.name.c_str(), std::abs(1 - best.time_ratio.mid) * 100,
-      best.time_ratio.mid <= 1 ? "faster" : "slower", std::abs(1 - best.energy_ratio.mid) * 100,
-      best.energy_ratio.mid <= 1 ? "less" : "more", paper.c_str());
-}
-
 int run_repro(ReproArgs& a) {
   const bool finetune = chunked_or_finetune(a.workload);
   if (!(a.min_effect_pct >= 0 && a.min_effect_pct < 100)) {
@@ -98,7 +75,12 @@ int run_repro(ReproArgs& a) {
   a.design.on_round = util::round_progress(true);
   experiment::Result r = experiment::run_design(*backend, a.design);
   experiment::print_result(stdout, r);
-  print_reference_figure(a, *backend, r);
+  if (backend->simulated()) {
+    const auto d = experiment::parse_device(a.device);
+    experiment::print_reference_figures(
+        stdout, d.kind == experiment::DeviceSpec::Kind::kSim ? d.profile : "h200",
+        workload::kind_name_of(workload::describe(a.workload, 1)), a.workload.workload, r);
+  }
   if (!a.out.empty()) util::write_json_file(a.out, experiment::to_json(r));
   if (!a.report.empty()) {
     report::ReportInputs in;

@@ -290,4 +290,34 @@ void restore_smoothing(const nvml::Api& api, nvml::Device dev, const std::string
   set_profile_and_state(api, dev, what, r.active, r.enabled);
 }
 
+SmoothingStatus read_smoothing(int gpu) {
+  telemetry::nvml::Library lib;
+  const auto& api = lib.api();
+  unsigned n = 0;
+  telemetry::nvml::Device dev = nullptr;
+  if (api.DeviceGetCount(&n) != telemetry::nvml::kSuccess || gpu < 0 ||
+      static_cast<unsigned>(gpu) >= n)
+    throw invalid_input("gpu",
+                        "no GPU " + std::to_string(gpu) + " (NVML sees " + std::to_string(n) + ")");
+  if (api.DeviceGetHandleByIndex(static_cast<unsigned>(gpu), &dev) != telemetry::nvml::kSuccess)
+    throw device_error("cannot open GPU " + std::to_string(gpu));
+  return read_smoothing(api, dev, "GPU " + std::to_string(gpu));
+}
+
+void print_smoothing(std::FILE* out, const SmoothingStatus& s, int gpu) {
+  std::fprintf(out, "GPU %d power smoothing: %s, profile %d; the firmware holds %.0f-%.0f W now\n",
+               gpu, s.enabled ? "on" : "off", s.active_profile, s.applied_floor_w,
+               s.applied_ceiling_w);
+  std::fprintf(out, "  floors allowed  %g-%g%% of the power limit", s.min_floor_pct,
+               s.max_floor_pct);
+  if (s.lifetime_pct) std::fprintf(out, "; circuitry life left %.1f%%", *s.lifetime_pct);
+  std::fprintf(out, "\n  profile  floor  ramp up    ramp down  hysteresis\n");
+  for (std::size_t i = 0; i < s.profiles.size(); ++i) {
+    const auto& p = s.profiles[i];
+    std::fprintf(out, "  %-7zu  %4.0f%%  %6.0f W/s %6.0f W/s %7.0f ms%s\n", i, p.floor_pct,
+                 p.ramp_up_w_per_s, p.ramp_down_w_per_s, p.hysteresis_ms,
+                 static_cast<int>(i) == s.active_profile ? "  (active)" : "");
+  }
+}
+
 }  // namespace powershape::advise

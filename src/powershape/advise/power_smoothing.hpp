@@ -5,6 +5,7 @@
 // NVML's NVML_FI_PWR_SMOOTHING_* fields; set (root) with nvmlDevicePowerSmoothingSetState,
 // ...ActivatePresetProfile and ...UpdatePresetProfileParam. Written to NVML's header and held to
 // the fake NVML: no Blackwell GPU was at hand.
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -45,7 +46,12 @@ struct SmoothingChange {
 // GPU `what` ("GPU 0") through `api`: throws unsupported naming it where the GPU has none.
 SmoothingStatus read_smoothing(const telemetry::nvml::Api& api, telemetry::nvml::Device dev,
                                const std::string& what);
+// The state of NVML's GPU `gpu`; throws naming "gpu" where NVML has no such GPU.
+SmoothingStatus read_smoothing(int gpu);
 nlohmann::json to_json(const SmoothingStatus& s);
+// The state, as `power-smoothing` shows it: on or off, what the firmware holds now, the floors
+// allowed, and each profile's floor, ramps and hysteresis.
+void print_smoothing(std::FILE* out, const SmoothingStatus& s, int gpu);
 
 // Throws invalid_input naming the parameter ("floor", "profile") where `c` asks what the GPU
 // (`now`) does not allow.

@@ -1,6 +1,7 @@
 #include "powershape/experiment/reference_figures.hpp"
 
 #include <array>
+#include <cmath>
 
 namespace powershape::experiment {
 
@@ -59,6 +60,25 @@ std::string measured_figure(const std::string& profile, const std::string& workl
   for (const Figure& f : kFigures)
     if (profile == f.profile && workload == f.workload && q == f.question) return f.text;
   return "";
+}
+
+void print_reference_figures(std::FILE* out, const std::string& profile,
+                             const std::string& kind_name, const std::string& workload,
+                             const Result& r) {
+  if (r.configs.size() < 2) return;
+  if (const std::string measured = measured_figure(profile, kind_name, Question::kChunks);
+      !measured.empty())
+    std::fprintf(out, "\nthe table is the simulated device's prediction; %s\n", measured.c_str());
+  const std::string paper = paper_figure(profile, workload);
+  if (paper.empty()) return;
+  const auto& best = r.configs[r.best_time == r.baseline ? (r.baseline == 0 ? 1 : 0) : r.best_time];
+  std::fprintf(
+      out,
+      "\nthe model predicts %s %.1f%% %s and %.1f%% %s energy than the baseline (a simulated "
+      "device's prediction, not a measurement); %s\n",
+      best.name.c_str(), std::abs(1 - best.time_ratio.mid) * 100,
+      best.time_ratio.mid <= 1 ? "faster" : "slower", std::abs(1 - best.energy_ratio.mid) * 100,
+      best.energy_ratio.mid <= 1 ? "less" : "more", paper.c_str());
 }
 
 }  // namespace powershape::experiment

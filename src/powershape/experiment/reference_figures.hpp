@@ -2,7 +2,10 @@
 // Figures measured elsewhere, for `repro` and `advise` to set beside what a simulated device
 // predicts: the chunking paper's on the devices we only simulate (REFERENCE.md: a DGX Spark, an
 // L40S), and our own H200 measurements (docs/results.md) for the simulated H200.
+#include <cstdio>
 #include <string>
+
+#include "powershape/experiment/engine.hpp"
 
 namespace powershape::experiment {
 
@@ -17,5 +20,12 @@ enum class Question { kChunks, kSetting };
 // (workload::kind_name_of: "lmhead 131072x896x151936 dw=bf16"), with its date, its command and its
 // data; "" where nothing was measured.
 std::string measured_figure(const std::string& profile, const std::string& workload, Question q);
+
+// Beside a simulated device's table of chunk counts (`r`, two configurations or more): what a real
+// GPU of the profile measured for the workload (its kind_name_of), and what the paper reported
+// for it (its --workload name) against the model's best.
+void print_reference_figures(std::FILE* out, const std::string& profile,
+                             const std::string& kind_name, const std::string& workload,
+                             const Result& r);
 
 }  // namespace powershape::experiment
