@@ -5,13 +5,10 @@
 #include <optional>
 #include <stdexcept>
 
-#include "powershape/analysis/swing.hpp"
 #include "powershape/report/html_report.hpp"
 #include "powershape/report/sections.hpp"
-#include "powershape/report/trace_digest.hpp"
 #include "powershape/sim/profile.hpp"
 #include "powershape/trace/chrome_trace.hpp"
-#include "powershape/trace/csv_reader.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/output_lock.hpp"
@@ -29,47 +26,10 @@ int run_report(const ReportArgs& a) {
   const std::vector<std::string> inputs{a.trace, a.json, a.probe, a.repro, a.swing};
   util::refuse_input_as_output(a.out, "-o", inputs);
   util::refuse_input_as_output(a.perfetto, "--perfetto", inputs);
-  if (!a.perfetto.empty() && a.trace.empty()) throw invalid_input("--perfetto: needs a trace");
-  report::ReportInputs in;
-  in.title = a.title;
-  std::optional<trace::Trace> whole;  // for --perfetto, or a file whose rows are out of order
-  if (!a.trace.empty()) {
-    // Read twice, a row at a time: a day of a node's samples fits in memory.
-    if (a.perfetto.empty())
-      in.digest = report::digest_file(a.trace, report::kMaxBins, a.json.empty());
-    if (!in.digest) {
-      whole = trace::read_csv(a.trace);
-      in.digest = report::digest(*whole, report::kMaxBins, a.json.empty());
-    }
-  }
-  if (in.digest) in.profile_limits = sim::profile_limits(in.digest->header);
-  if (!a.json.empty()) {
-    if (a.trace.empty()) throw invalid_input("--json: it summarises a trace; give the trace too");
-    const nlohmann::json j = util::read_as(a.json, [](const nlohmann::json& j) {
-      if (!j.is_object() || !j.contains("summary") || !j.at("summary").is_array())
-        throw invalid_input("no 'summary' list (not a monitor or sim --json file?)");
-      return j;
-    });
-    in.summary = j.at("summary");
-    try {
-      in.job = report::job_of(j);
-    } catch (const std::runtime_error& e) {
-      rethrow_with("--json: " + a.json + ": ", e);
-    }
-  }
-  if (!a.probe.empty()) in.probe = util::read_json_file(a.probe);
-  if (!a.repro.empty()) in.repro = util::read_json_file(a.repro);
-  if (!a.swing.empty())
-    in.swing = util::read_json_file(a.swing);
-  else if (in.digest)
-    in.swing = report::swing_of(*in.digest, in.profile_limits);
-  if (in.title.empty()) {
-    in.title = !a.trace.empty()   ? a.trace
-               : !a.repro.empty() ? a.repro
-               : !a.probe.empty() ? a.probe
-                                  : a.swing;
-    in.title = "powershape report: " + in.title.substr(in.title.find_last_of('/') + 1);
-  }
+  std::optional<trace::Trace> whole;  // for --perfetto
+  const report::ReportInputs in =
+      report::read_inputs({a.trace, a.json, a.probe, a.repro, a.swing, a.title},
+                          sim::profile_limits, a.perfetto.empty() ? nullptr : &whole);
   if (report::write_report(a.out, in)) {
     std::fprintf(stderr, "powershape: %s: text that is not UTF-8 is shown as U+FFFD\n",
                  a.out.c_str());

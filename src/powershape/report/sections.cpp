@@ -6,15 +6,18 @@
 
 #include "powershape/analysis/grid_spec.hpp"
 #include "powershape/analysis/swing.hpp"
+#include "powershape/trace/csv_reader.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/json_io.hpp"
 
 namespace powershape::report {
+namespace {
 
 // A trace's swings against the shipped grid spec, for the report's section; none (with a word)
 // where the trace has no power to analyse. Where the recording gives no limit, the rated power is
 // its GPUs' profiles' limits (as the page draws them), said in the section.
 std::optional<nlohmann::json> swing_of(
-    const report::TraceDigest& d,
+    const TraceDigest& d,
     const std::map<std::string, std::pair<double, std::string>>& profile_limits) {
   try {
     if (!d.power) throw invalid_input(d.no_power);
@@ -64,6 +67,54 @@ nlohmann::json job_of(const nlohmann::json& j) {
     job[k] = v;
   }
   return job;
+}
+
+}  // namespace
+
+ReportInputs read_inputs(const ReportFiles& f, const ProfileLimitsFn& profile_limits,
+                         std::optional<trace::Trace>* whole) {
+  if (whole != nullptr && f.trace.empty()) throw invalid_input("perfetto", "needs a trace");
+  if (!f.json.empty() && f.trace.empty())
+    throw invalid_input("json", "it summarises a trace; give the trace too");
+  ReportInputs in;
+  in.title = f.title;
+  if (!f.trace.empty()) {
+    // Read twice, a row at a time: a day of a node's samples fits in memory.
+    if (whole == nullptr) in.digest = digest_file(f.trace, kMaxBins, f.json.empty());
+    if (!in.digest) {  // asked for whole, or a file whose rows are out of order
+      const trace::Trace t = trace::read_csv(f.trace);
+      in.digest = digest(t, kMaxBins, f.json.empty());
+      if (whole != nullptr) *whole = t;
+    }
+    in.profile_limits = profile_limits(in.digest->header);
+  }
+  if (!f.json.empty()) {
+    const nlohmann::json j = util::read_as(f.json, [](const nlohmann::json& j) {
+      if (!j.is_object() || !j.contains("summary") || !j.at("summary").is_array())
+        throw invalid_input("no 'summary' list (not the JSON of monitor or sim?)");
+      return j;
+    });
+    in.summary = j.at("summary");
+    try {
+      in.job = job_of(j);
+    } catch (const std::runtime_error& e) {
+      throw invalid_input("json", f.json + ": " + e.what());
+    }
+  }
+  if (!f.probe.empty()) in.probe = util::read_json_file(f.probe);
+  if (!f.repro.empty()) in.repro = util::read_json_file(f.repro);
+  if (!f.swing.empty())
+    in.swing = util::read_json_file(f.swing);
+  else if (in.digest)
+    in.swing = swing_of(*in.digest, in.profile_limits);
+  if (in.title.empty()) {
+    const std::string& named = !f.trace.empty()   ? f.trace
+                               : !f.repro.empty() ? f.repro
+                               : !f.probe.empty() ? f.probe
+                                                  : f.swing;
+    in.title = "powershape report: " + named.substr(named.find_last_of('/') + 1);
+  }
+  return in;
 }
 
 }  // namespace powershape::report
