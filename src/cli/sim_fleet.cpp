@@ -42,20 +42,7 @@ int run_fleet(FleetArgs& a) {
                                             : sim::allreduce_seconds(a.grad_gb * 1e9, a.fleet.gpus,
                                                                      a.bus_gb_per_s, a.hop_us);
   const sim::Fleet f = sim::simulate_fleet(rank, a.fleet);
-  std::printf(
-      "simulated fleet: %lld x %s (%s profile), each step %d x '%s' (%.1f ms, %.0f W at the "
-      "peak) then an all-reduce of %.1f ms at %.0f W",
-      static_cast<long long>(a.fleet.gpus), p.name.c_str(), p.status.c_str(), a.iterations,
-      plans.front().name.c_str(), rank.seconds() * 1e3,
-      *std::max_element(rank.compute_w.begin(), rank.compute_w.end()), a.fleet.allreduce_s * 1e3,
-      rank.comm_w);
-  if (a.fleet.checkpoint_every > 0)
-    std::printf(", a %.3g s checkpoint every %d steps", a.fleet.checkpoint_s,
-                a.fleet.checkpoint_every);
-  std::printf(
-      "\n%lld steps of %.1f ms in %.0f s (the slowest rank %.1f%% behind the mean one), %.3g MWh\n",
-      static_cast<long long>(f.steps), f.mean_step_s * 1e3, a.fleet.seconds,
-      (f.slowest_mean - 1) * 100, f.energy_j / 3.6e9);
+  sim::print_fleet(stdout, f, a.fleet, rank, p, plans.front().name, a.iterations);
   analysis::SwingOptions o;
   o.ramp_window_s = spec.ramp_window_s;
   o.range_window_s = spec.range_window_s;
@@ -65,11 +52,7 @@ int run_fleet(FleetArgs& a) {
   if (!a.out.empty()) analysis::write_power_csv(a.out, f.power);
   if (!a.json.empty()) {
     auto j = analysis::to_json(s);
-    j["gpus"] = a.fleet.gpus;
-    j["steps"] = f.steps;
-    j["mean_step_s"] = f.mean_step_s;
-    j["energy_j"] = f.energy_j;
-    j["allreduce_s"] = a.fleet.allreduce_s;
+    j.update(sim::to_json(f, a.fleet));
     j["spec"] = {{"name", spec.name}, {"source", spec.source}};
     util::write_json_file(a.json, j);
   }

@@ -27,20 +27,6 @@ struct SwingArgs {
   double fold_ms = 0;
 };
 
-void print_header(const analysis::PowerInput& in, const analysis::Swing& s, std::size_t files,
-                  int64_t fleet) {
-  const std::string gpus = in.gpus == 0
-                               ? std::string("a meter")
-                               : std::to_string(in.gpus) + (in.gpus == 1 ? " GPU" : " GPUs");
-  std::printf("powershape swing: %zu recording%s (%s, %s), %.1f s at %.3g ms\n", files,
-              files == 1 ? "" : "s", in.signal.c_str(), gpus.c_str(), s.duration_s, s.dt_s * 1e3);
-  if (in.aligned_by_start)
-    std::printf("  no wall clock in every recording: they are lined up at their starts\n");
-  if (s.scale != 1)
-    std::printf("  scaled x%g to a fleet of %lld GPUs, all in step (the synchronous worst case)\n",
-                s.scale, static_cast<long long>(fleet));
-}
-
 int run_swing(const SwingArgs& a) {
   std::vector<std::string> inputs = a.recordings;
   inputs.push_back(a.spec);
@@ -67,7 +53,7 @@ int run_swing(const SwingArgs& a) {
   const analysis::Swing s = analysis::analyse_swing(in.power, spec, o);
   std::optional<analysis::Fold> fold;  // before anything is printed: a bad fold prints nothing
   if (a.fold_ms > 0) fold = analysis::fold_power(in.power, in.regions_s, a.fold_ms * 1e-3, o.scale);
-  print_header(in, s, a.recordings.size(), fleet);
+  analysis::print_swing_inputs(stdout, in, s, a.recordings.size(), fleet);
   analysis::print_swing(s, spec);
   if (!(o.rated_w > 0))
     std::printf(

@@ -90,4 +90,19 @@ void print_fold(const analysis::Fold& f, const std::string& region, double dt_s)
                 watts(b.p90_w).c_str(), watts(b.max_w).c_str(), b.n);
 }
 
+void print_swing_inputs(std::FILE* out, const PowerInput& in, const Swing& s, std::size_t files,
+                        int64_t fleet) {
+  const std::string gpus = in.gpus == 0
+                               ? std::string("a meter")
+                               : std::to_string(in.gpus) + (in.gpus == 1 ? " GPU" : " GPUs");
+  std::fprintf(out, "powershape swing: %zu recording%s (%s, %s), %.1f s at %.3g ms\n", files,
+               files == 1 ? "" : "s", in.signal.c_str(), gpus.c_str(), s.duration_s, s.dt_s * 1e3);
+  if (in.aligned_by_start)
+    std::fprintf(out, "  no wall clock in every recording: they are lined up at their starts\n");
+  if (s.scale != 1)
+    std::fprintf(out,
+                 "  scaled x%g to a fleet of %lld GPUs, all in step (the synchronous worst case)\n",
+                 s.scale, static_cast<long long>(fleet));
+}
+
 }  // namespace powershape::analysis

@@ -186,4 +186,31 @@ RankStep rank_step(const Profile& p, const workload::Plan& plan, int iterations,
   return r;
 }
 
+void print_fleet(std::FILE* out, const Fleet& f, const FleetOptions& o, const RankStep& rank,
+                 const Profile& p, const std::string& workload, int iterations) {
+  std::fprintf(
+      out,
+      "simulated fleet: %lld x %s (%s profile), each step %d x '%s' (%.1f ms, %.0f W at the "
+      "peak) then an all-reduce of %.1f ms at %.0f W",
+      static_cast<long long>(o.gpus), p.name.c_str(), p.status.c_str(), iterations,
+      workload.c_str(), rank.seconds() * 1e3,
+      *std::max_element(rank.compute_w.begin(), rank.compute_w.end()), o.allreduce_s * 1e3,
+      rank.comm_w);
+  if (o.checkpoint_every > 0)
+    std::fprintf(out, ", a %.3g s checkpoint every %d steps", o.checkpoint_s, o.checkpoint_every);
+  std::fprintf(
+      out,
+      "\n%lld steps of %.1f ms in %.0f s (the slowest rank %.1f%% behind the mean one), %.3g MWh\n",
+      static_cast<long long>(f.steps), f.mean_step_s * 1e3, o.seconds, (f.slowest_mean - 1) * 100,
+      f.energy_j / 3.6e9);
+}
+
+nlohmann::json to_json(const Fleet& f, const FleetOptions& o) {
+  return {{"gpus", o.gpus},
+          {"steps", f.steps},
+          {"mean_step_s", f.mean_step_s},
+          {"energy_j", f.energy_j},
+          {"allreduce_s", o.allreduce_s}};
+}
+
 }  // namespace powershape::sim

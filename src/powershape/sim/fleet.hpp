@@ -8,6 +8,9 @@
 // and a step ends when the slowest of N draws does (drawn directly from the maximum's law). The
 // cost does not grow with N: 100,000 GPUs for 10 minutes take well under a second.
 #include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "powershape/analysis/power_series.hpp"
@@ -65,5 +68,12 @@ double allreduce_seconds(double bytes, int64_t gpus, double bus_gb_per_s, double
 // `comm_share` places the collective's power between idle (0) and the power limit (1).
 RankStep rank_step(const Profile& p, const workload::Plan& plan, int iterations, double warm_s,
                    double dt_s, double comm_share);
+
+// The job as simulated (N x the profile, each step `iterations` x `workload` then the all-reduce,
+// the checkpoints) and what it came to: steps, their mean, the slowest rank's lag, the energy.
+void print_fleet(std::FILE* out, const Fleet& f, const FleetOptions& o, const RankStep& rank,
+                 const Profile& p, const std::string& workload, int iterations);
+// The fleet's figures beside its swing's JSON: GPUs, steps, mean step, energy, all-reduce.
+nlohmann::json to_json(const Fleet& f, const FleetOptions& o);
 
 }  // namespace powershape::sim
