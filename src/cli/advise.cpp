@@ -87,7 +87,7 @@ struct Advice {
 trace::Trace run_on_gpu(AdviseArgs& a, std::string& label) {
   std::string why;
   auto backend = open_backend("gpu", 1, &why);
-  backend->set_configs(workload_plans(a.workload, backend->peak_rates()));
+  backend->set_configs(sim::workload_plans(a.workload, backend->peak_rates()));
   if (backend->config_count() != 1) throw invalid_input("--chunks: advise takes one chunk count");
   std::printf("powershape advise: running %s on %s as found for %.0f s\n",
               backend->config_name(0).c_str(), backend->describe().c_str(), a.gpu_seconds);
@@ -137,7 +137,7 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
   const std::string& pname = d.profile;
   sim::Profile p = sim::load_profile(pname);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
-  auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
+  auto plans = sim::workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
   if (plans.size() != 1) throw invalid_input("--chunks: advise takes one chunk count");
   const advise::SimAdvice r = advise::on_simulator(
       p, plans.front(), knobs_of(a), objective, max_slowdown, a.points > 0 ? a.points : 8, a.sim);

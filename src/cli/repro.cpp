@@ -10,6 +10,7 @@
 #include "powershape/experiment/reference_figures.hpp"
 #include "powershape/experiment/result_table.hpp"
 #include "powershape/report/html_report.hpp"
+#include "powershape/sim/profile.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/output_lock.hpp"
@@ -32,7 +33,7 @@ struct ReproArgs {
 };
 
 int run_repro(ReproArgs& a) {
-  const bool finetune = chunked_or_finetune(a.workload);
+  const bool finetune = workload::chunked_or_finetune(a.workload);
   if (!(a.min_effect_pct >= 0 && a.min_effect_pct < 100)) {
     throw invalid_input("--min-effect: expected a percentage in [0, 100), found " +
                         std::to_string(a.min_effect_pct));
@@ -67,7 +68,7 @@ int run_repro(ReproArgs& a) {
   if (const std::string note = experiment::heat_warmup(*backend, a.design.window_s, a.design);
       !note.empty())
     std::printf("%s\n", note.c_str());
-  const auto configs = workload_plans(a.workload, backend->peak_rates());
+  const auto configs = sim::workload_plans(a.workload, backend->peak_rates());
   backend->set_configs(configs);
   std::printf("workload %s, %zu configurations x %d rounds of %.1f s, interleaved and shuffled\n",
               configs.front().name.c_str(), configs.size(), a.design.rounds, a.design.window_s);

@@ -10,6 +10,7 @@
 #include "powershape/experiment/open_backend.hpp"
 #include "powershape/report/run_outputs.hpp"
 #include "powershape/sim/mechanism_fit.hpp"
+#include "powershape/sim/profile.hpp"
 #include "powershape/sim/simulator.hpp"
 #include "powershape/sim/tables.hpp"
 #include "powershape/telemetry/clock.hpp"
@@ -61,7 +62,7 @@ int run_sim(SimArgs& a) {
                  "card would refuse it); simulated as asked\n",
                  a.power_limit_w, p.name.c_str(), p.power_limit_w);
   }
-  auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
+  auto plans = sim::workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
   if (plans.size() != 1)
     throw invalid_input("--chunks: sim runs one chunk count (repro compares several)");
   const workload::Plan& plan = plans.front();

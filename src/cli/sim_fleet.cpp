@@ -8,6 +8,7 @@
 #include "powershape/analysis/swing.hpp"
 #include "powershape/analysis/swing_print.hpp"
 #include "powershape/sim/fleet.hpp"
+#include "powershape/sim/profile.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/output_lock.hpp"
@@ -33,7 +34,7 @@ int run_fleet(FleetArgs& a) {
   const auto claimed = util::claim_at_end({{a.out, "-o"}, {a.json, "--json"}});
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
   const sim::Profile p = sim::load_profile(a.profile);
-  auto plans = workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
+  auto plans = sim::workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
   if (plans.size() != 1)
     throw invalid_input("--chunks: a fleet runs one chunk count (repro compares several)");
   const double dt = std::min(1e-3, a.fleet.resolution_s);

@@ -8,6 +8,7 @@
 #include "powershape/experiment/command_backend.hpp"
 #include "powershape/experiment/tune_cache.hpp"
 #include "powershape/experiment/tune_table.hpp"
+#include "powershape/sim/profile.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/progress.hpp"
@@ -62,12 +63,12 @@ int run_tune_commands(TuneArgs& a) {
 
 int run_tune(TuneArgs& a) {
   if (!a.words.empty()) return run_tune_commands(a);
-  const bool finetune = chunked_or_finetune(a.workload);
+  const bool finetune = workload::chunked_or_finetune(a.workload);
   if (finetune) workload::parse_finetune(a.workload.workload, a.workload.shape);
   std::string why;
   auto backend = open_backend(a.device, a.options.seed, &why);
   experiment::refuse_finetune_on_gpu(a.workload.workload, *backend);
-  const auto plans = workload_plans(a.workload, backend->peak_rates());
+  const auto plans = sim::workload_plans(a.workload, backend->peak_rates());
   if (plans.size() < 2) throw invalid_input("--chunks: give two chunk counts or more");
   backend->set_configs(plans);
   const nlohmann::json device = backend->device_json();

@@ -1,9 +1,5 @@
 #include "workload_options.hpp"
 
-#include <algorithm>
-
-#include "powershape/sim/profile.hpp"
-#include "powershape/util/error.hpp"
 #include "validators.hpp"
 
 namespace powershape::cli {
@@ -56,25 +52,6 @@ void add_exp_in_product_flag(CLI::App& cmd, workload::WorkloadArgs& a) {
   cmd.add_flag("--exp-in-product", a.exp_in_product,
                "lmhead: the softmax's exponent in the logits product, as the op takes it on an "
                "sm_90 GPU (H100, H200) by default; without it, a pass of its own");
-}
-
-bool chunked_or_finetune(const workload::WorkloadArgs& a) {
-  if (a.workload.rfind("finetune:", 0) == 0) return true;
-  const auto chunked = workload::kind_names(true);
-  if (std::find(chunked.begin(), chunked.end(), a.workload) == chunked.end())
-    throw invalid_input("workload", "expected " + workload::kind_list(true) +
-                                        " or (on a simulated device) finetune:MODEL, found '" +
-                                        a.workload + "'");
-  return false;
-}
-
-std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a,
-                                           const workload::Rates& device) {
-  if (!a.recorded_on.empty()) {
-    const sim::Profile r = sim::load_profile(a.recorded_on);
-    a.recorded_on_rates = {r.peak_flops_per_s(), r.peak_bytes_per_s()};
-  }
-  return workload::build_plans(a, device);
 }
 
 }  // namespace powershape::cli

@@ -426,4 +426,13 @@ std::map<std::string, std::pair<double, std::string>> profile_limits(const trace
   return out;
 }
 
+std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a,
+                                           const workload::Rates& device) {
+  if (!a.recorded_on.empty()) {
+    const Profile r = load_profile(a.recorded_on);
+    a.recorded_on_rates = {r.peak_flops_per_s(), r.peak_bytes_per_s()};
+  }
+  return workload::build_plans(a, device);
+}
+
 }  // namespace powershape::sim

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "powershape/trace/trace.hpp"
+#include "powershape/workload/args.hpp"
 
 namespace powershape::sim {
 
@@ -163,6 +164,11 @@ std::string profile_for_gpu(const std::string& gpu_name);
 // no limit of (an nvidia-smi log, a replay of a recording without device lines): the profile
 // matched by the GPU's name, else by the replayed recording's path (fake:h200/..., data/h200/...).
 std::map<std::string, std::pair<double, std::string>> profile_limits(const trace::Trace& header);
+
+// The plans the workload's options describe on a device with these unthrottled rates, a kernel
+// timeline's --recorded-on profile looked up (workload::build_plans).
+std::vector<workload::Plan> workload_plans(workload::WorkloadArgs& a,
+                                           const workload::Rates& device);
 // Applies a named power mode; throws naming the modes there are.
 void apply_power_mode(Profile& p, const std::string& mode);
 

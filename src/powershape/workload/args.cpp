@@ -1,5 +1,6 @@
 #include "powershape/workload/args.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
@@ -113,6 +114,16 @@ std::vector<Plan> build_plans(const WorkloadArgs& a, const Rates& device) {
   std::vector<Plan> out;
   for (int c : chunk_counts(a)) out.push_back(build_plan(a, c, device));
   return out;
+}
+
+bool chunked_or_finetune(const WorkloadArgs& a) {
+  if (a.workload.rfind("finetune:", 0) == 0) return true;
+  const auto chunked = kind_names(true);
+  if (std::find(chunked.begin(), chunked.end(), a.workload) == chunked.end())
+    throw invalid_input("workload", "expected " + kind_list(true) +
+                                        " or (on a simulated device) finetune:MODEL, found '" +
+                                        a.workload + "'");
+  return false;
 }
 
 }  // namespace powershape::workload

@@ -24,5 +24,8 @@ Workload describe(const WorkloadArgs& a, int chunks);
 Plan build_plan(const WorkloadArgs& a, int chunks, const Rates& device);
 // One plan per chunk count --chunks lists.
 std::vector<Plan> build_plans(const WorkloadArgs& a, const Rates& device);
+// Whether the workload is a fine-tune (finetune:MODEL); otherwise it must name a chunked kind
+// (repro and tune compare chunk counts): an Error naming the kinds that are, for any other.
+bool chunked_or_finetune(const WorkloadArgs& a);
 
 }  // namespace powershape::workload
