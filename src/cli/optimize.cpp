@@ -3,13 +3,10 @@
 
 #include <unistd.h>
 
-#include <charconv>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "advise_apply.hpp"
@@ -35,35 +32,8 @@ struct OptimizeArgs {
   double max_slowdown_pct = 5;
 };
 
-// An output that cannot be written is said before the job runs, not after it.
-void check_output(const std::string& path, const char* option) {
-  if (path.empty() || path == "-") return;
-  const std::filesystem::path p(path);
-  const auto dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  if (std::filesystem::is_directory(p, ec))
-    throw invalid_input(option, "cannot write " + path + ": it is a folder");
-  if (!std::filesystem::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0)
-    throw invalid_input(option, "cannot write " + path + ": no writable folder " + dir.string());
-}
-
 int run_optimize(OptimizeArgs& a) {
-  // The as-found runs pass the caller's environment to the job as it is: a count there that the
-  // op would refuse (or silently read) is said now, not after a budget of runs.
-  if (const char* env = std::getenv(optimize::kChunksEnv); env != nullptr && *env != '\0') {
-    int count = 0;
-    const std::string_view text(env);
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
-    if (ec != std::errc() || end != text.data() + text.size() || count < 1 ||
-        count > workload::kMaxChunks)
-      throw CLI::ValidationError(optimize::kChunksEnv,
-                                 "'" + util::printable(text) +
-                                     "' in this environment: the job's "
-                                     "as-found runs would get it; expected a chunk count (1-" +
-                                     std::to_string(workload::kMaxChunks) + ") or nothing");
-  }
-  check_output(a.out, "output");
-  check_output(a.report, "report");
+  const auto claimed = util::claim_at_end({{a.out, "-o"}, {a.report, "--report"}});
   a.o.chunks = util::parse_int_list(a.chunks, "chunks");
   a.o.max_slowdown = a.max_slowdown_pct / 100;
   if (a.apply) {

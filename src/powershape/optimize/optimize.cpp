@@ -1,8 +1,10 @@
 #include "powershape/optimize/optimize.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -15,6 +17,7 @@
 #include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/json_codec.hpp"
 #include "powershape/util/error.hpp"
+#include "powershape/util/printable.hpp"
 #include "powershape/util/signals.hpp"
 
 namespace powershape::optimize {
@@ -352,6 +355,19 @@ Result run(const Options& o) {
   if (o.tokens_per_step < 0 || !std::isfinite(o.tokens_per_step))
     throw invalid_input("tokens per step", "a count of 0 or more");
   experiment::parse_objective(o.objective, 0);  // a bad objective is named before the job runs
+  // The as-found runs pass the caller's environment to the job as it is: a count there that the
+  // op would refuse (or silently read) is said now, not after a budget of runs.
+  if (const char* env = std::getenv(kChunksEnv); env != nullptr && *env != '\0') {
+    const std::string text(env);
+    int count = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+    if (ec != std::errc() || end != text.data() + text.size() || count < 1 ||
+        count > workload::kMaxChunks)
+      throw invalid_input(std::string(kChunksEnv) + ": '" + util::printable(text) +
+                          "' in this environment: the job's as-found runs would get it; "
+                          "expected a chunk count (1-" +
+                          std::to_string(workload::kMaxChunks) + ") or nothing");
+  }
   const int64_t start = telemetry::steady_now_ns();
   const int64_t deadline = start + static_cast<int64_t>(o.budget_s * 1e9);
   const auto say = [&](const std::string& line) {
