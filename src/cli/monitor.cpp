@@ -55,35 +55,6 @@ struct MonitorOptions {
   std::vector<std::string> command;
 };
 
-// The outputs, claimed before anything runs: never the --source trace itself, never one path for
-// both, and never a file another monitor is writing.
-std::vector<std::unique_ptr<util::OutputLock>> claim_outputs(const MonitorOptions& o) {
-  const std::string replayed = o.source.rfind("fake:", 0) == 0 ? o.source.substr(5) : "";
-  if (!o.out_csv.empty() && !o.out_json.empty() &&
-      (util::same_file(o.out_csv, o.out_json) ||
-       std::filesystem::weakly_canonical(o.out_csv) ==
-           std::filesystem::weakly_canonical(o.out_json))) {
-    throw invalid_input("-o and --json name the same file " + o.out_json);
-  }
-  std::vector<std::unique_ptr<util::OutputLock>> locks;
-  for (const auto& [path, option] :
-       {std::pair{o.out_csv, "-o"}, std::pair{o.out_json, "--json"},
-        std::pair{o.out_perfetto, "--perfetto"}, std::pair{o.out_report, "--report"}}) {
-    const auto when =
-        path == o.out_csv ? util::OutputLock::Written::kLive : util::OutputLock::Written::kAtEnd;
-    if (path.empty()) continue;
-    if (!replayed.empty() && util::same_file(path, replayed)) {
-      throw invalid_input(std::string(option) + ": " + path +
-                          " is the --source trace; refusing to overwrite it");
-    }
-    locks.push_back(std::make_unique<util::OutputLock>(path, option, when));
-  }
-  // The textfile is rewritten whole each second, by rename: checked, not locked.
-  if (!o.out_textfile.empty())
-    util::OutputLock(o.out_textfile, "--textfile", util::OutputLock::Written::kAtEnd);
-  return locks;
-}
-
 void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", what.c_str()); }
 
 std::string title_of(const std::vector<std::string>& command) {
@@ -102,7 +73,17 @@ int run_monitor(const MonitorOptions& o) {
   }
   auto source = sim::open_source(
       o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "gpus"));
-  const auto locks = claim_outputs(o);
+  // The outputs, claimed before anything runs: never the --source trace itself, never one path
+  // for two, and never a file another monitor is writing.
+  const auto claimed =
+      util::claim_outputs({{o.out_csv, "-o", util::OutputLock::Written::kLive},
+                           {o.out_json, "--json"},
+                           {o.out_perfetto, "--perfetto"},
+                           {o.out_report, "--report"}},
+                          {o.source.rfind("fake:", 0) == 0 ? o.source.substr(5) : ""});
+  // The textfile is rewritten whole each second, by rename: checked, not locked.
+  if (!o.out_textfile.empty())
+    util::OutputLock(o.out_textfile, "--textfile", util::OutputLock::Written::kAtEnd);
   std::unique_ptr<exporter::MetricsServer> server;
   if (!o.prometheus.empty()) {
     server = std::make_unique<exporter::MetricsServer>(o.prometheus);

@@ -33,7 +33,7 @@ struct OptimizeArgs {
 };
 
 int run_optimize(OptimizeArgs& a) {
-  const auto claimed = util::claim_at_end({{a.out, "-o"}, {a.report, "--report"}});
+  const auto claimed = util::claim_outputs({{a.out, "-o"}, {a.report, "--report"}});
   a.o.chunks = util::parse_int_list(a.chunks, "chunks");
   a.o.max_slowdown = a.max_slowdown_pct / 100;
   if (a.apply) {

@@ -39,7 +39,7 @@ struct ProbeArgs {
 
 int run_probe(const ProbeArgs& a) {
   // Outputs are checked before minutes of measuring, not after.
-  const auto claimed = util::claim_at_end({{a.out, "-o"}, {a.report, "--report"}});
+  const auto claimed = util::claim_outputs({{a.out, "-o"}, {a.report, "--report"}});
   experiment::ProbeOptions o;
   o.gaps = experiment::parse_gaps(a.gaps);
   o.periods_ms = util::parse_int_list(a.periods, "periods");

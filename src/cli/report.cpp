@@ -24,8 +24,7 @@ struct ReportArgs {
 
 int run_report(const ReportArgs& a) {
   const std::vector<std::string> inputs{a.trace, a.json, a.probe, a.repro, a.swing};
-  util::refuse_input_as_output(a.out, "-o", inputs);
-  util::refuse_input_as_output(a.perfetto, "--perfetto", inputs);
+  const auto claimed = util::claim_outputs({{a.out, "-o"}, {a.perfetto, "--perfetto"}}, inputs);
   std::optional<trace::Trace> whole;  // for --perfetto
   const report::ReportInputs in =
       report::read_inputs({a.trace, a.json, a.probe, a.repro, a.swing, a.title},

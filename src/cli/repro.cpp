@@ -44,7 +44,7 @@ int run_repro(ReproArgs& a) {
   workload::describe(a.workload, 1);
   if (finetune) workload::parse_finetune(a.workload.workload, a.workload.shape);
   // Outputs are checked before minutes of measuring, not after.
-  const auto claimed = util::claim_at_end({{a.out, "-o"}, {a.report, "--report"}});
+  const auto claimed = util::claim_outputs({{a.out, "-o"}, {a.report, "--report"}});
   std::string why;
   auto backend = open_backend(a.device, a.design.seed, &why);
   experiment::refuse_finetune_on_gpu(a.workload.workload, *backend);

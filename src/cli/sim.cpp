@@ -50,10 +50,10 @@ struct CalibrateArgs {
 };
 
 int run_sim(SimArgs& a) {
-  const auto claimed = util::claim_at_end({{a.out_csv, "-o"},
-                                           {a.out_json, "--json"},
-                                           {a.out_perfetto, "--perfetto"},
-                                           {a.out_report, "--report"}});
+  const auto claimed = util::claim_outputs({{a.out_csv, "-o"},
+                                            {a.out_json, "--json"},
+                                            {a.out_perfetto, "--perfetto"},
+                                            {a.out_report, "--report"}});
   sim::Profile p = sim::load_profile(a.profile);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
   if (a.power_limit_w > p.power_limit_w && a.power_limit_w <= 2 * p.power_limit_w) {

@@ -29,9 +29,7 @@ struct FleetArgs {
 };
 
 int run_fleet(FleetArgs& a) {
-  util::refuse_input_as_output(a.out, "-o", {a.spec});
-  util::refuse_input_as_output(a.json, "--json", {a.spec});
-  const auto claimed = util::claim_at_end({{a.out, "-o"}, {a.json, "--json"}});
+  const auto claimed = util::claim_outputs({{a.out, "-o"}, {a.json, "--json"}}, {a.spec});
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
   const sim::Profile p = sim::load_profile(a.profile);
   auto plans = sim::workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});

@@ -37,9 +37,8 @@ void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", wh
 int run_smooth(const SmoothArgs& a) {
   if (a.pace && !(a.ramp_w_per_s > 0))
     throw CLI::ValidationError("--pace", "paces the job at the --ramp rate: give one");
-  util::refuse_input_as_output(a.out_csv, "-o", {a.spec});
-  std::optional<util::OutputLock> csv_lock;
-  if (!a.out_csv.empty()) csv_lock.emplace(a.out_csv, "-o", util::OutputLock::Written::kLive);
+  const auto claimed =
+      util::claim_outputs({{a.out_csv, "-o", util::OutputLock::Written::kLive}}, {a.spec});
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
   auto source = trace::open_source("nvml", {a.gpu});
   const telemetry::DeviceInfo& gpu = source->devices().at(0);

@@ -30,8 +30,7 @@ struct SwingArgs {
 int run_swing(const SwingArgs& a) {
   std::vector<std::string> inputs = a.recordings;
   inputs.push_back(a.spec);
-  util::refuse_input_as_output(a.json, "--json", inputs);
-  const auto claimed = util::claim_at_end({{a.json, "--json"}});
+  const auto claimed = util::claim_outputs({{a.json, "--json"}}, inputs);
   if (a.fold_ms > 0 && a.region.empty())
     throw invalid_input("--fold: folds over the regions --region names (e.g. --region step)");
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);

@@ -211,7 +211,7 @@ check "a bad port is one clear line" test $rc -ne 0 -a "$(wc -l <"$tmp/x2.err")"
 cp "$trace" "$tmp/src.csv"; before=$(md5sum <"$tmp/src.csv")
 "$ps" monitor --source "fake:$tmp/src.csv" -o "$tmp/src.csv" -- true 2>"$tmp/j.err"; rc=$?
 check "the --source trace is not an output" test $rc -ne 0 -a "$(md5sum <"$tmp/src.csv")" = "$before"
-check "and that is said" grep -q "^powershape: -o: $tmp/src.csv is the --source trace; refusing to overwrite it" "$tmp/j.err"
+check "and that is said" grep -q "^powershape: -o: $tmp/src.csv is an input; it would be overwritten" "$tmp/j.err"
 "$ps" monitor --source "fake:$trace" -o "$tmp/k.csv" --json "$tmp/k.csv" -- true 2>"$tmp/k.err"; rc=$?
 check "-o and --json on one file are refused" grep -q "name the same file" "$tmp/k.err"
 "$ps" monitor --source "fake:$trace" --json "$tmp" -- true 2>"$tmp/k2.err"; rc=$?

@@ -64,5 +64,27 @@ TEST_F(OutputLockTest, SameFileSeesLinks) {
   EXPECT_FALSE(same_file(at("a"), at("missing")));
 }
 
+// A run's outputs are claimed together: none may be one of its inputs (a link to it included),
+// nor a file another of its outputs names, however spelled; standard output is never either.
+TEST_F(OutputLockTest, ClaimedOutputsAreNeitherInputsNorEachOther) {
+  std::ofstream(at("trace.csv")) << "x";
+  fs::create_symlink(at("trace.csv"), at("link.csv"));
+  const auto refusal = [&](const std::vector<Output>& outs) {
+    try {
+      claim_outputs(outs, {at("trace.csv")});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(refusal({{at("link.csv"), "--json"}}),
+            "--json: " + at("link.csv") + " is an input; it would be overwritten");
+  EXPECT_EQ(refusal({{at("a.csv"), "-o"}, {(dir_ / "." / "a.csv").string(), "--json"}}),
+            "-o and --json name the same file " + (dir_ / "." / "a.csv").string());
+  EXPECT_EQ(refusal({{"-", "-o"}, {"-", "--json"}, {"", "--report"}}), "no error");
+  EXPECT_EQ(claim_outputs({{at("a.csv"), "-o", OutputLock::Written::kLive}, {"", "--json"}}).size(),
+            1u);
+}
+
 }  // namespace
 }  // namespace powershape::util

@@ -71,22 +71,27 @@ bool same_file(const std::string& a, const std::string& b) {
          sa.st_ino == sb.st_ino;
 }
 
-std::vector<std::unique_ptr<OutputLock>> claim_at_end(
-    const std::vector<std::pair<std::string, const char*>>& outputs) {
+std::vector<std::unique_ptr<OutputLock>> claim_outputs(const std::vector<Output>& outputs,
+                                                       const std::vector<std::string>& inputs) {
+  const auto named = [](const Output& o) { return !o.path.empty() && o.path != "-"; };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const Output& o = outputs[i];
+    if (!named(o)) continue;
+    for (const auto& in : inputs)
+      if (!in.empty() && same_file(in, o.path))
+        throw invalid_input(std::string(o.label) + ": " + o.path +
+                            " is an input; it would be overwritten");
+    for (std::size_t j = 0; j < i; ++j)
+      if (named(outputs[j]) && (same_file(outputs[j].path, o.path) ||
+                                std::filesystem::weakly_canonical(outputs[j].path) ==
+                                    std::filesystem::weakly_canonical(o.path)))
+        throw invalid_input(std::string(outputs[j].label) + " and " + o.label +
+                            " name the same file " + o.path);
+  }
   std::vector<std::unique_ptr<OutputLock>> locks;
-  for (const auto& [path, label] : outputs)
-    if (!path.empty())
-      locks.push_back(std::make_unique<OutputLock>(path, label, OutputLock::Written::kAtEnd));
+  for (const auto& o : outputs)
+    if (!o.path.empty()) locks.push_back(std::make_unique<OutputLock>(o.path, o.label, o.when));
   return locks;
-}
-
-void refuse_input_as_output(const std::string& out, const char* label,
-                            const std::vector<std::string>& inputs) {
-  if (out.empty() || out == "-") return;
-  for (const auto& in : inputs)
-    if (same_file(in, out))
-      throw invalid_input(std::string(label) + ": " + out +
-                          " is an input; it would be overwritten");
 }
 
 }  // namespace powershape::util

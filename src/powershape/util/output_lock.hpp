@@ -29,15 +29,18 @@ class OutputLock {
   bool created_ = false;
 };
 
-// Claims the outputs a run writes whole at its end, each as (path, the label its errors give it);
-// an empty path is none asked for. Held until the run ends.
-std::vector<std::unique_ptr<OutputLock>> claim_at_end(
-    const std::vector<std::pair<std::string, const char*>>& outputs);
-
-// Refuses an output (labelled as above) that is one of the run's inputs (a recording, a spec):
-// written whole at the end, it would replace what it was read from. "-" is standard output.
-void refuse_input_as_output(const std::string& out, const char* label,
-                            const std::vector<std::string>& inputs);
+// An output a run asks for: its path (empty: none asked for; "-": standard output), the label
+// its errors give it (the caller's: "-o"), and when it is written.
+struct Output {
+  std::string path;
+  const char* label;
+  OutputLock::Written when = OutputLock::Written::kAtEnd;
+};
+// Claims a run's outputs before it starts, held until it ends. Refused, naming the output: one
+// that is one of the run's inputs (a recording, a spec: written, it would replace what it was
+// read from), or a file another output names too.
+std::vector<std::unique_ptr<OutputLock>> claim_outputs(const std::vector<Output>& outputs,
+                                                       const std::vector<std::string>& inputs = {});
 
 // True when a and b name the same existing file (hard links and symbolic links included).
 bool same_file(const std::string& a, const std::string& b);
