@@ -41,46 +41,22 @@ int run_smooth(const SmoothArgs& a) {
       util::claim_outputs({{a.out_csv, "-o", util::OutputLock::Written::kLive}}, {a.spec});
   const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
   auto source = trace::open_source("nvml", {a.gpu});
-  const telemetry::DeviceInfo& gpu = source->devices().at(0);
-  shape::FloorOptions fo;
-  fo.floor_w = shape::floor_watts(shape::parse_floor(a.floor), gpu);
-  fo.ramp_w_per_s = a.ramp_w_per_s;
-  fo.back_off_w = a.back_off_w;
-  fo.marked = !a.gap.empty();
-  shape::FloorController controller(fo);
-  std::optional<shape::Pacer> pacer;
-  if (a.pace) {
-    shape::PacerOptions po;
-    po.ramp_w_per_s = a.ramp_w_per_s;
-    po.window_ns = static_cast<int64_t>(spec.ramp_window_s * 1e9);
-    po.armed_below_w = fo.floor_w + controller.options().back_off_w;
-    pacer.emplace(po);
-  }
-  auto filler = experiment::open_gpu_filler(gpu.uuid);
-
-  monitor::SessionOptions so;
-  so.sampler.period = std::chrono::nanoseconds(static_cast<int64_t>(a.interval_ms * 1e6));
-  // The driver's 20 ms power readings, harvested every 40 ms: the floor's feedback (~1.7% of a
-  // core on an H200; 2 s by default, which is too late to steer by).
-  so.sampler.max_drain_period = std::chrono::milliseconds(40);
-  so.csv_path = a.out_csv;
-  so.command = a.command;
-  so.turn_ms = 5;
-  so.own_group = a.pace;  // a hold stops all the job started
-  monitor::Session session(*source, so, warn);
-  std::fprintf(stderr, "powershape smooth: a floor of %.0f W on GPU %d (%s)%s; filler: %s\n",
-               fo.floor_w, gpu.index, gpu.name.c_str(),
-               fo.marked ? (", in the job's '" + a.gap + "' regions").c_str()
-                         : ", where the power falls below it",
-               filler->describe().c_str());
-  shape::SmoothOptions opts;
-  opts.gap_region = a.gap;
-  opts.turn_ms = so.turn_ms;
-  const shape::SmoothResult r =
-      shape::run_smoothed(session, *filler, controller, opts, pacer ? &*pacer : nullptr);
-
-  const trace::Trace& t = session.trace();
-  shape::print_smoothed(stdout, r, fo, pacer.has_value());
+  shape::SmoothJob job;
+  job.command = a.command;
+  job.gap_region = a.gap;
+  job.csv = a.out_csv;
+  job.floor.floor_w = shape::floor_watts(shape::parse_floor(a.floor), source->devices().at(0));
+  job.floor.ramp_w_per_s = a.ramp_w_per_s;
+  job.floor.back_off_w = a.back_off_w;
+  job.floor.marked = !a.gap.empty();
+  job.pace = a.pace;
+  job.ramp_window_s = spec.ramp_window_s;
+  job.interval_ms = a.interval_ms;
+  auto filler = experiment::open_gpu_filler(source->devices().at(0).uuid);
+  const shape::SmoothRun run = shape::smooth_job(*source, *filler, job, warn);
+  const shape::SmoothResult& r = run.result;
+  const trace::Trace& t = run.trace;
+  shape::print_smoothed(stdout, r, job.floor, a.pace);
   if (!t.samples.empty()) {
     const analysis::PowerInput in =
         analysis::trace_power(t, t.samples.front().t_ns, t.samples.back().t_ns, 0);
@@ -94,7 +70,7 @@ int run_smooth(const SmoothArgs& a) {
       std::printf("swing    not analysed: %s\n", e.what());
     }
   }
-  bool failed = session.file_failed();
+  bool failed = run.file_failed;
   if (!r.filler_failure.empty()) {
     warn("the filler stopped during the run: " + r.filler_failure);
     failed = true;

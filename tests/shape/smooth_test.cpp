@@ -144,6 +144,29 @@ TEST(Smooth, WithoutMarksHoldsTheFloorFromThePower) {
   EXPECT_EQ(filler.intensity(), 0);
 }
 
+// smooth_job sets the run up as `smooth` does: it says what it holds on which GPU, records the
+// job (its exit, its trace) and hands back what the floor did.
+TEST(Smooth, AJobRunsUnderTheFloorItSays) {
+  FakeFiller filler;
+  FilledSource source(filler);
+  SmoothJob job;
+  job.command = {"sh", "-c", "sleep 0.3; exit 3"};
+  job.floor = floor400(false);
+  job.floor.ramp_w_per_s = 0;
+  job.interval_ms = 2;
+  std::vector<std::string> said;
+  const SmoothRun run =
+      smooth_job(source, filler, job, [&](const std::string& l) { said.push_back(l); });
+  EXPECT_EQ(run.result.exit_code, 3);
+  EXPECT_FALSE(run.file_failed);
+  EXPECT_GT(run.result.filled_s, 0.05);
+  EXPECT_FALSE(run.trace.samples.empty());
+  ASSERT_FALSE(said.empty());
+  EXPECT_NE(said.front().find("a floor of 400 W on GPU 0"), std::string::npos) << said.front();
+  EXPECT_NE(said.front().find("where the power falls below it"), std::string::npos);
+  EXPECT_EQ(filler.intensity(), 0);
+}
+
 // A job that draws 600 W whenever it runs (not stopped), on the FilledSource's GPU; it writes its
 // pid to `pid_file` when it starts.
 class JobSource : public FilledSource {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "powershape/telemetry/clock.hpp"
@@ -189,6 +190,45 @@ void print_smoothed(std::FILE* out, const SmoothResult& r, const FloorOptions& f
   if (paced)
     std::fprintf(out, "pacing   the job held %.2f s in %d holds, its rises kept under %.0f W/s\n",
                  r.held_s, r.holds, fo.ramp_w_per_s);
+}
+
+SmoothRun smooth_job(telemetry::Source& source, Filler& filler, const SmoothJob& job,
+                     const std::function<void(const std::string&)>& say) {
+  FloorController controller(job.floor);
+  std::optional<Pacer> pacer;
+  if (job.pace) {
+    PacerOptions po;
+    po.ramp_w_per_s = job.floor.ramp_w_per_s;
+    po.window_ns = static_cast<int64_t>(job.ramp_window_s * 1e9);
+    po.armed_below_w = job.floor.floor_w + controller.options().back_off_w;
+    pacer.emplace(po);
+  }
+  monitor::SessionOptions so;
+  so.sampler.period = std::chrono::nanoseconds(static_cast<int64_t>(job.interval_ms * 1e6));
+  // The driver's 20 ms power readings, harvested every 40 ms: the floor's feedback (~1.7% of a
+  // core on an H200; 2 s by default, which is too late to steer by).
+  so.sampler.max_drain_period = std::chrono::milliseconds(40);
+  so.csv_path = job.csv;
+  so.command = job.command;
+  so.turn_ms = 5;
+  so.own_group = job.pace;  // a hold stops all the job started
+  monitor::Session session(source, so, say);
+  const telemetry::DeviceInfo& gpu = source.devices().at(0);
+  char line[160];
+  std::snprintf(line, sizeof line, "smooth: a floor of %.0f W on GPU %d (%s)", job.floor.floor_w,
+                gpu.index, gpu.name.c_str());
+  say(line +
+      (job.floor.marked ? ", in the job's '" + job.gap_region + "' regions"
+                        : std::string(", where the power falls below it")) +
+      "; filler: " + filler.describe());
+  SmoothOptions opts;
+  opts.gap_region = job.gap_region;
+  opts.turn_ms = so.turn_ms;
+  SmoothRun run;
+  run.result = run_smoothed(session, filler, controller, opts, pacer ? &*pacer : nullptr);
+  run.trace = session.trace();
+  run.file_failed = session.file_failed();
+  return run;
 }
 
 }  // namespace powershape::shape

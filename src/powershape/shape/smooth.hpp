@@ -5,7 +5,9 @@
 // where it gives them, into an intensity, and the filler runs at it. Before the job the floor ramps
 // up from the power found; after it, down to nothing.
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "powershape/monitor/session.hpp"
 #include "powershape/shape/filler.hpp"
@@ -34,16 +36,38 @@ struct SmoothResult {
   std::string filler_failure;  // why the filler stopped before the end (the job ran on without it)
 };
 
+// What the run did: the floor and the job's exit, the filler's time and intensity, the ramps'
+// times, and (paced) how long the job was held.
+void print_smoothed(std::FILE* out, const SmoothResult& r, const FloorOptions& fo, bool paced);
+
 // Starts the session's sampler, ramps the floor up, runs the session's command under the floor,
 // ramps down and finishes the session. A SIGINT or SIGTERM stops the ramps at once (the job gets
 // the signal as under `monitor`). A filler that fails leaves the job to run on unshaped. The filler
 // is at 0 when it returns, also on an exception. With a pacer, the job is held while it says so
 // (the session's hold()), and never left held.
-// What the run did: the floor and the job's exit, the filler's time and intensity, the ramps'
-// times, and (paced) how long the job was held.
-void print_smoothed(std::FILE* out, const SmoothResult& r, const FloorOptions& fo, bool paced);
-
 SmoothResult run_smoothed(monitor::Session& s, Filler& filler, FloorController& c,
                           const SmoothOptions& o, Pacer* pacer = nullptr);
+
+// `powershape smooth`: a command run on the first GPU of `source` under a floor held by `filler`,
+// recorded (to `csv` as it goes, where given) by a session of its own: the controller, the pacer
+// (paced: the job's rises held under the floor's ramp rate over `ramp_window_s`) and the
+// sampler's cadence for a floor (its driver's readings harvested every 40 ms) set up here.
+struct SmoothJob {
+  std::vector<std::string> command;
+  std::string gap_region;  // non-empty: the job marks its gaps with this region
+  std::string csv;
+  FloorOptions floor;
+  bool pace = false;
+  double ramp_window_s = 1;
+  double interval_ms = 10;
+};
+struct SmoothRun {
+  SmoothResult result;
+  trace::Trace trace;
+  bool file_failed = false;  // the CSV could not be written to its end
+};
+// say: the session's warnings, and one line of what is held before the job starts.
+SmoothRun smooth_job(telemetry::Source& source, Filler& filler, const SmoothJob& job,
+                     const std::function<void(const std::string&)>& say);
 
 }  // namespace powershape::shape
