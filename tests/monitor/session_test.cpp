@@ -166,5 +166,29 @@ TEST(Session, RefusesAnUnboundedTurn) {
   EXPECT_THROW(Session(source, o, [](const std::string&) {}), powershape::Error);
 }
 
+// A sampling period outside 0.1 ms to a minute, or a slow one shorter than it, is refused and
+// named: the recording's cost and memory stay bounded.
+TEST(Session, RefusesPeriodsThatWouldNotBound) {
+  SteadySource source;
+  const auto subject = [&](SessionOptions o) {
+    try {
+      Session s(source, o, [](const std::string&) {});
+    } catch (const powershape::Error& e) {
+      return e.subject();
+    }
+    return std::string("none");
+  };
+  auto o = fast({});
+  o.sampler.period = std::chrono::microseconds(50);
+  EXPECT_EQ(subject(o), "interval");
+  o.sampler.period = std::chrono::minutes(2);
+  EXPECT_EQ(subject(o), "interval");
+  o.sampler.period = std::chrono::milliseconds(20);
+  o.sampler.slow_period = std::chrono::milliseconds(10);
+  EXPECT_EQ(subject(o), "slow-interval");
+  o.sampler.slow_period = std::chrono::minutes(2);
+  EXPECT_EQ(subject(o), "slow-interval");
+}
+
 }  // namespace
 }  // namespace powershape::monitor

@@ -23,6 +23,12 @@ Session::Session(telemetry::Source& source, SessionOptions o, trace::Warn warn)
     : source_(source), o_(std::move(o)), warn_(std::move(warn)) {
   if (!(o_.turn_ms >= 1 && o_.turn_ms <= 1000))
     throw invalid_input("session: a turn's wait must be 1-1000 ms");
+  // Periods that keep a recording's cost and its memory bounded, and its readings useful.
+  const auto ms = [](std::chrono::nanoseconds d) { return static_cast<double>(d.count()) * 1e-6; };
+  if (!(ms(o_.sampler.period) >= 0.1 && ms(o_.sampler.period) <= 60000))
+    throw invalid_input("interval", "expected milliseconds between 0.1 and 60000");
+  if (!(o_.sampler.slow_period >= o_.sampler.period && ms(o_.sampler.slow_period) <= 60000))
+    throw invalid_input("slow-interval", "expected milliseconds between the interval and 60000");
   if (const char* outer = std::getenv(telemetry::kControlEnv)) outer_control_ = outer;
   marks_ = std::make_unique<trace::MarkReader>(warn_, outer_control_);
   trace_.source = source_.describe();
