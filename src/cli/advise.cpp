@@ -92,11 +92,8 @@ trace::Trace run_on_gpu(AdviseArgs& a, std::string& label) {
   std::printf("powershape advise: running %s on %s as found for %.0f s\n",
               backend->config_name(0).c_str(), backend->describe().c_str(), a.gpu_seconds);
   std::fflush(stdout);
-  backend->idle(1);
-  backend->measure(0, a.gpu_seconds);
-  backend->idle(1);
   label = backend->describe() + " (" + backend->config_name(0) + ")";
-  return backend->recorded();
+  return experiment::record_as_found(*backend, a.gpu_seconds);
 }
 
 std::vector<advise::Knob> knobs_of(const AdviseArgs& a) {

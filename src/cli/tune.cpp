@@ -41,15 +41,20 @@ std::string model_profile(const TuneArgs& a, const experiment::Backend& b) {
   return d.contains("profile") ? d.at("profile").value("name", "") : "";
 }
 
+// The objective on the device (Zeus' cost weighs time by its power limit) and the race's bounds.
+void set_objective(TuneArgs& a, const nlohmann::json& device) {
+  a.options.objective =
+      experiment::parse_objective(a.objective, experiment::device_power_limit_w(device));
+  a.options.max_slowdown = a.max_slowdown_pct > 0 ? a.max_slowdown_pct / 100 : -1;
+  a.options.min_effect = a.min_effect_pct / 100;
+}
+
 // tune -L NAME V1,V2 -- CMD: the user's program, one run a measurement, raced without a model.
 int run_tune_commands(TuneArgs& a) {
   if (a.scan.empty()) throw invalid_input("tune -- CMD: give -L NAME V1,V2,... to scan");
   experiment::CommandBackend backend(experiment::commands_from(a.words, a.scan), a.source);
   const nlohmann::json device = backend.device_json();
-  a.options.objective =
-      experiment::parse_objective(a.objective, experiment::device_power_limit_w(device));
-  a.options.max_slowdown = a.max_slowdown_pct > 0 ? a.max_slowdown_pct / 100 : -1;
-  a.options.min_effect = a.min_effect_pct / 100;
+  set_objective(a, device);
   a.options.warmup.warmup_window_s = 0.01;  // a run lasts what the command takes
   std::printf("powershape tune on %s: %zu values of %s, objective %s\n", backend.describe().c_str(),
               backend.config_count(), a.scan[0].c_str(), a.options.objective.describe().c_str());
@@ -72,10 +77,7 @@ int run_tune(TuneArgs& a) {
   if (plans.size() < 2) throw invalid_input("--chunks: give two chunk counts or more");
   backend->set_configs(plans);
   const nlohmann::json device = backend->device_json();
-  a.options.objective =
-      experiment::parse_objective(a.objective, experiment::device_power_limit_w(device));
-  a.options.max_slowdown = a.max_slowdown_pct > 0 ? a.max_slowdown_pct / 100 : -1;
-  a.options.min_effect = a.min_effect_pct / 100;
+  set_objective(a, device);
   std::printf("powershape tune on %s%s\n", backend->describe().c_str(),
               why.empty() ? "" : (": no GPU here (" + why + ")").c_str());
   const std::string profile = model_profile(a, *backend);

@@ -78,4 +78,16 @@ TEST(SimBackend, WhereTheModelHoldsStateEachConfigurationRunsOnItsOwnDie) {
   EXPECT_FALSE(SimBackend(sim::load_profile("h200"), {}).each_config_apart());
 }
 
+// What advise records on a GPU as found: a second of idle, the run, a second of idle, all in the
+// trace it predicts from.
+TEST(SimBackend, ARecordingAsFoundHoldsTheRunBetweenIdleSeconds) {
+  SimBackend b(sim::load_profile("h200"), {});
+  b.set_configs({workload::msm_plan({16384, 512, 16384}, 1)});
+  const trace::Trace t = record_as_found(b, 2);
+  ASSERT_FALSE(t.samples.empty());
+  const double span_s = static_cast<double>(t.samples.back().t_ns - t.samples.front().t_ns) * 1e-9;
+  EXPECT_GT(span_s, 3.5);
+  EXPECT_LT(span_s, 4.5);
+}
+
 }  // namespace powershape::experiment

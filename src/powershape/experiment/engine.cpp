@@ -256,4 +256,11 @@ nlohmann::json to_json(const Result& r) {
   return j;
 }
 
+trace::Trace record_as_found(Backend& backend, double seconds) {
+  backend.idle(1);
+  backend.measure(0, seconds);
+  backend.idle(1);
+  return backend.recorded();
+}
+
 }  // namespace powershape::experiment

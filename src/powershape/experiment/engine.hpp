@@ -81,6 +81,9 @@ Result run_design(Backend& backend, const Design& design);
 // then alternating configurations on one die whose heat is the mix's (or, where the backend runs
 // each configuration apart, each on its own die). "" where it does not.
 std::string heat_warmup(const Backend& backend, double window_s, Design& design);
+// The backend's one configuration run for `seconds` as the GPU is found, a second of idle on each
+// side, and recorded: what advise predicts from as from a trace.
+trace::Trace record_as_found(Backend& backend, double seconds);
 // The warm-up run_design does: the baseline in windows until the power controller has settled
 // (design.warmup_*), into r.warmup, r.warmup_s and r.settled; where the backend runs each
 // configuration apart, each of them after it, on its own.
