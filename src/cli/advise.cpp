@@ -65,13 +65,10 @@ int run_mfu(const AdviseArgs& a) {
   const double peak = a.peak_tflops > 0 ? a.peak_tflops * 1e12 : p.peak_flops_per_s();
   const auto points = advise::read_mfu_points(a.mfu, peak);
   const auto m = advise::fit_mfu(points);
-  std::printf(
-      "MFU power model from %s (MFU against %.0f TFLOP/s, %s):\n"
-      "  P = %.1f W + %.1f W x MFU, fitted on %d uncapped compute conditions, RMS %.1f W\n\n",
-      a.mfu.c_str(), peak * 1e-12,
-      a.peak_tflops > 0 ? "--peak-tflops" : (p.name + "'s products at its maximum clock").c_str(),
-      m.idle_w, m.w_per_mfu, m.fitted_on, m.rms_w);
-  advise::print_mfu_fit(stdout, points, m, p.power_limit_w);
+  advise::print_mfu_fit(
+      stdout, a.mfu, peak,
+      a.peak_tflops > 0 ? "--peak-tflops" : p.name + "'s products at its maximum clock", points, m,
+      p.power_limit_w);
   return 0;
 }
 
@@ -157,30 +154,24 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
 int run_sweep(const AdviseArgs& a) {
   if (a.apply.command.empty()) throw invalid_input("--sweep: give the command to measure after --");
   restore_first("/sys");
-  experiment::CommandBackend backend({a.apply.command}, a.source);
-  // What can be set is NVML's to say, whatever records the command's telemetry.
-  const auto devices = trace::open_source("nvml", {})->devices();
-  if (a.gpu < 0 || static_cast<std::size_t>(a.gpu) >= devices.size())
-    throw invalid_input("--gpu: NVML sees " + std::to_string(devices.size()) + " GPU(s)");
-  const advise::SettingRange range = advise::sweep_range(devices[static_cast<std::size_t>(a.gpu)]);
-  const auto settings = advise::candidate_settings(
-      range, advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs),
-      a.points > 0 ? a.points : 4);
-  // Zeus' cost weighs time by the GPU's limit, once NVML has said it.
-  experiment::Objective objective = experiment::parse_objective(a.objective, 1);
-  objective.p_max_w = range.default_limit_w;
-  auto target = advise::nvml_target(a.gpu);
+  advise::SweepRequest q;
+  q.command = a.apply.command;
+  q.source = a.source;
+  q.gpu = a.gpu;
+  q.points = a.points > 0 ? a.points : 4;
+  q.rounds = a.rounds;
+  q.knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
+  q.objective = experiment::parse_objective(a.objective, 1);
+  q.max_slowdown = a.max_slowdown_pct / 100;
+  q.on_start = [](const std::string& what) {
+    std::printf("powershape advise --sweep: %s\n", what.c_str());
+    std::fflush(stdout);
+  };
+  q.on_round = util::round_progress(true);
+  q.interrupted = [] { return util::received_signal() != 0; };
   util::forward_signals_to(0);  // a signal ends the sweep between runs; the setting is put back
-  advise::SettingsBackend swept(backend, 0, *target, settings, advise::state_dir());
-  std::printf("powershape advise --sweep on %s: %zu settings x %d rounds of '%s'\n",
-              target->describe().c_str(), settings.size(), a.rounds,
-              backend.config_name(0).c_str());
-  std::fflush(stdout);
-  experiment::Design design;
-  design.rounds = a.rounds;
-  design.on_round = util::round_progress(true);
-  design.interrupted = [] { return util::received_signal() != 0; };
-  const advise::Sweep r = advise::sweep(swept, design, objective, a.max_slowdown_pct / 100);
+  experiment::Objective objective;
+  const advise::Sweep r = advise::sweep_command(q, &objective);
   if (r.experiment.interrupted) {
     std::printf("powershape: stopped by signal %d; every setting was put back\n",
                 util::received_signal());

@@ -81,8 +81,15 @@ void print_classes(std::FILE* out, const TraceAdvice& a) {
                  "memory-bound 0-50%%, bursty 30-80%%; mark steps as regions to learn it)\n");
 }
 
-void print_mfu_fit(std::FILE* out, const std::vector<MfuPoint>& points, const MfuModel& m,
-                   double power_limit_w) {
+void print_mfu_fit(std::FILE* out, const std::string& from, double peak_flops_per_s,
+                   const std::string& peak_from, const std::vector<MfuPoint>& points,
+                   const MfuModel& m, double power_limit_w) {
+  std::fprintf(
+      out,
+      "MFU power model from %s (MFU against %.0f TFLOP/s, %s):\n"
+      "  P = %.1f W + %.1f W x MFU, fitted on %d uncapped compute conditions, RMS %.1f W\n\n",
+      from.c_str(), peak_flops_per_s * 1e-12, peak_from.c_str(), m.idle_w, m.w_per_mfu, m.fitted_on,
+      m.rms_w);
   std::fprintf(out, "%-40s %7s %9s %9s %8s  %s\n", "condition", "MFU", "power W", "model W",
                "error", "");
   for (const auto& x : points) {

@@ -18,7 +18,6 @@ void print_selector_pick(std::FILE* out, const Outcome& o, double max_slowdown);
 // The trace's classes: each one's windows, time and energy shares, clocks and fitted P(f); then
 // where the clock-bound share of a step's time came from.
 void print_classes(std::FILE* out, const TraceAdvice& a);
-// Each condition's MFU, power and the model's power; why one was left out of the fit.
 // From a trace (`label`, its GPU `gpu`): the device and curve, the choice, the grid spec's line,
 // the selector's pick, the classes, and the heading of the outcomes' table.
 void print_trace_advice(std::FILE* out, const TraceAdvice& r, const std::string& label, int gpu,
@@ -27,7 +26,10 @@ void print_trace_advice(std::FILE* out, const TraceAdvice& r, const std::string&
 // pick.
 void print_sim_advice(std::FILE* out, const SimAdvice& r, const std::string& workload,
                       const sim::Profile& p, double max_slowdown);
-void print_mfu_fit(std::FILE* out, const std::vector<MfuPoint>& points, const MfuModel& m,
-                   double power_limit_w);
+// The model fitted from the recordings in `from` against a peak (`peak_from` says whose); then
+// each condition's MFU, power and the model's power, and why one was left out of the fit.
+void print_mfu_fit(std::FILE* out, const std::string& from, double peak_flops_per_s,
+                   const std::string& peak_from, const std::vector<MfuPoint>& points,
+                   const MfuModel& m, double power_limit_w);
 
 }  // namespace powershape::advise

@@ -2,6 +2,8 @@
 
 #include "powershape/advise/outcome_table.hpp"
 #include "powershape/advise/selector.hpp"
+#include "powershape/experiment/command_backend.hpp"
+#include "powershape/trace/open_source.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::advise {
@@ -43,6 +45,28 @@ nlohmann::json to_json(const Sweep& s, const experiment::Objective& objective) {
   j["recommended"] = to_json(s.outcomes.at(s.chosen));
   j["experiment"] = experiment::to_json(s.experiment);
   return j;
+}
+
+Sweep sweep_command(const SweepRequest& q, experiment::Objective* objective) {
+  experiment::CommandBackend backend({q.command}, q.source);
+  // What can be set is NVML's to say, whatever records the command's telemetry.
+  const auto devices = trace::open_source("nvml", {})->devices();
+  if (q.gpu < 0 || static_cast<std::size_t>(q.gpu) >= devices.size())
+    throw invalid_input("gpu", "NVML sees " + std::to_string(devices.size()) + " GPU(s)");
+  const SettingRange range = sweep_range(devices[static_cast<std::size_t>(q.gpu)]);
+  const auto settings = candidate_settings(range, q.knobs, q.points);
+  *objective = q.objective;
+  objective->p_max_w = range.default_limit_w;  // Zeus' cost weighs time by the GPU's limit
+  auto target = nvml_target(q.gpu);
+  SettingsBackend swept(backend, 0, *target, settings, state_dir());
+  if (q.on_start)
+    q.on_start(std::to_string(settings.size()) + " settings x " + std::to_string(q.rounds) +
+               " rounds of '" + backend.config_name(0) + "' on " + target->describe());
+  experiment::Design design;
+  design.rounds = q.rounds;
+  design.on_round = q.on_round;
+  design.interrupted = q.interrupted;
+  return sweep(swept, design, *objective, q.max_slowdown);
 }
 
 }  // namespace powershape::advise

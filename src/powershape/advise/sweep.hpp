@@ -3,7 +3,9 @@
 // runs, in interleaved rounds (SettingsBackend under run_design: compare's design, the settings
 // its configurations), and the best within the bound chosen from what was measured. Changes the
 // GPU's settings: never run on a shared GPU.
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "powershape/advise/settings_backend.hpp"
@@ -28,5 +30,23 @@ Sweep sweep(SettingsBackend& swept, experiment::Design design,
             const experiment::Objective& objective, double max_slowdown);
 
 nlohmann::json to_json(const Sweep& s, const experiment::Objective& objective);
+
+// `advise --sweep -- CMD`: the command's runs (its telemetry from `source`) under each candidate
+// of `knobs` on NVML's GPU `gpu` (`points` a knob, from sweep_range), in `rounds` rounds.
+struct SweepRequest {
+  std::vector<std::string> command;
+  std::string source = "nvml";
+  int gpu = 0, points = 4, rounds = 2;
+  std::vector<Knob> knobs;
+  experiment::Objective objective;  // its p_max_w: the GPU's default limit
+  double max_slowdown = -1;
+  // Told, before the first run, what is swept on which GPU: "N settings x R rounds of 'CMD' on
+  // GPU"; then each round, as the engine's on_round; asked between runs whether to stop.
+  std::function<void(const std::string&)> on_start;
+  std::function<void(int, int, double)> on_round;
+  std::function<bool()> interrupted;
+};
+// Throws naming "gpu" where NVML has no such GPU. The objective used comes back in `objective`.
+Sweep sweep_command(const SweepRequest& q, experiment::Objective* objective);
 
 }  // namespace powershape::advise
