@@ -31,10 +31,12 @@ struct SimArgs {
   std::string profile = "h200";
   std::string power_mode;
   workload::WorkloadArgs workload;
-  double seconds = 10;
-  int iterations = 0;
-  double power_limit_w = 0, clock_cap_mhz = 0, step_ms = 0.1;
-  uint64_t seed = 1;
+  sim::SimOptions run = [] {
+    sim::SimOptions o;
+    o.seconds = 10;
+    return o;
+  }();
+  double step_ms = 0.1;
   std::string out_csv, out_json, out_perfetto, out_report;
   bool every_row = false;
 };
@@ -56,23 +58,19 @@ int run_sim(SimArgs& a) {
                                             {a.out_report, "--report"}});
   sim::Profile p = sim::load_profile(a.profile);
   if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
-  if (a.power_limit_w > p.power_limit_w && a.power_limit_w <= 2 * p.power_limit_w) {
+  if (a.run.power_limit_w > p.power_limit_w && a.run.power_limit_w <= 2 * p.power_limit_w) {
     std::fprintf(stderr,
                  "powershape: warning: --power-limit %.0f W is above %s's own %.0f W limit (the "
                  "card would refuse it); simulated as asked\n",
-                 a.power_limit_w, p.name.c_str(), p.power_limit_w);
+                 a.run.power_limit_w, p.name.c_str(), p.power_limit_w);
   }
   auto plans = sim::workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
   if (plans.size() != 1)
     throw invalid_input("--chunks: sim runs one chunk count (repro compares several)");
   const workload::Plan& plan = plans.front();
-  sim::SimOptions o;
-  o.seconds = a.iterations > 0 ? 0 : a.seconds;
-  o.iterations = a.iterations;
-  o.power_limit_w = a.power_limit_w;
-  o.clock_cap_mhz = a.clock_cap_mhz;
+  sim::SimOptions& o = a.run;
+  if (o.iterations > 0) o.seconds = 0;
   o.step_s = a.step_ms * 1e-3;
-  o.seed = a.seed;
   sim::check_settings(p, o);  // refused before anything is printed
   sim::check_run(p, plan, o.iterations, o.seconds, o.step_s);
   std::printf("simulated device: %s (%s profile), workload %s\n", p.name.c_str(), p.status.c_str(),
@@ -158,17 +156,18 @@ void add_sim(CLI::App& app) {
   cmd->add_option("--power-mode", a.power_mode,
                   "A power mode of the profile (Jetson: 15W, 30W, 50W, MAXN)");
   add_workload_options(*cmd, a.workload, WorkloadUse::kSim);
-  cmd->add_option("--seconds", a.seconds, "Run the workload for this long (default 10)")
+  cmd->add_option("--seconds", a.run.seconds, "Run the workload for this long (default 10)")
       ->check(finite_in(1e-3, 86400));
-  cmd->add_option("--iterations", a.iterations, "Run the workload this many times instead")
+  cmd->add_option("--iterations", a.run.iterations, "Run the workload this many times instead")
       ->check(CLI::Range(0, 100'000'000));
-  cmd->add_option("--power-limit", a.power_limit_w, "Power limit in W (default the profile's)")
+  cmd->add_option("--power-limit", a.run.power_limit_w, "Power limit in W (default the profile's)")
       ->check(finite_in(0, 100'000));
-  cmd->add_option("--clock-cap", a.clock_cap_mhz, "Cap the SM clock at this many MHz")
+  cmd->add_option("--clock-cap", a.run.clock_cap_mhz, "Cap the SM clock at this many MHz")
       ->check(finite_in(0, 100'000));
   cmd->add_option("--step-ms", a.step_ms, "Simulation step in ms (default 0.1)")
       ->check(finite_in(1e-3, 10));
-  cmd->add_option("--seed", a.seed, "Seed of the sensor noise (default 1)")->check(seed_value());
+  cmd->add_option("--seed", a.run.seed, "Seed of the sensor noise (default 1)")
+      ->check(seed_value());
   output(cmd->add_option("-o,--output", a.out_csv,
                          "Write the simulated trace as CSV (the monitor's format)"));
   cmd->add_flag("--every-row", a.every_row,
