@@ -153,15 +153,15 @@ Advice on_simulator(AdviseArgs& a, experiment::Objective& objective, double max_
 // advise --sweep -- CMD: each candidate setting measured under the command (advise/sweep.hpp).
 int run_sweep(const AdviseArgs& a) {
   if (a.apply.command.empty()) throw invalid_input("--sweep: give the command to measure after --");
-  restore_first("/sys");
   advise::SweepRequest q;
+  q.knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
+  q.objective = experiment::parse_objective(a.objective, 1);
   q.command = a.apply.command;
   q.source = a.source;
   q.gpu = a.gpu;
   q.points = a.points > 0 ? a.points : 4;
   q.rounds = a.rounds;
-  q.knobs = advise::parse_knobs(a.knobs.empty() ? "clock,power" : a.knobs);
-  q.objective = experiment::parse_objective(a.objective, 1);
+  restore_first("/sys");  // what a run that did not finish left set, first
   q.max_slowdown = a.max_slowdown_pct / 100;
   q.on_start = [](const std::string& what) {
     std::printf("powershape advise --sweep: %s\n", what.c_str());

@@ -65,6 +65,7 @@ std::string title_of(const std::vector<std::string>& command) {
 }
 
 int run_monitor(const MonitorOptions& o) {
+  monitor::check_periods(o.interval_ms, o.slow_interval_ms);  // before anything opens
   auto source = sim::open_source(
       o.source, o.gpus.empty() ? std::vector<int>{} : util::parse_int_list(o.gpus, "gpus"));
   // The outputs, claimed before anything runs: never the --source trace itself, never one path
@@ -84,8 +85,7 @@ int run_monitor(const MonitorOptions& o) {
     std::fprintf(stderr, "powershape: serving http://%s/metrics\n", server->address().c_str());
   }
   monitor::SessionOptions so;
-  so.sampler.period = std::chrono::nanoseconds(static_cast<int64_t>(o.interval_ms * 1e6));
-  so.sampler.slow_period = std::chrono::nanoseconds(static_cast<int64_t>(o.slow_interval_ms * 1e6));
+  monitor::set_periods(so, o.interval_ms, o.slow_interval_ms);
   if (o.every_interval) so.sampler.stretch = 1;
   so.sampler.processes = true;  // each GPU's energy by process
   so.csv_path = o.out_csv;

@@ -33,6 +33,7 @@ struct OptimizeArgs {
 };
 
 int run_optimize(OptimizeArgs& a) {
+  optimize::check_environment();
   const auto claimed = util::claim_outputs({{a.out, "-o"}, {a.report, "--report"}});
   a.o.chunks = util::parse_int_list(a.chunks, "chunks");
   a.o.max_slowdown = a.max_slowdown_pct / 100;
@@ -59,7 +60,7 @@ int run_optimize(OptimizeArgs& a) {
         "time it took; on a GPU it is measured");
   std::printf("powershape optimize on %s, objective %s, %.0f s of a %.0f s budget\n",
               r.device.c_str(), r.objective.describe().c_str(), r.elapsed_s, a.o.budget_s);
-  optimize::print_result(stdout, r, a.o.tokens_per_step, a.apply);
+  optimize::print_result(stdout, r, a.o.tokens_per_step, a.apply, "--apply measures it");
   if (!a.out.empty()) util::write_json_file(a.out, optimize::to_json(r));
   if (!a.report.empty()) {
     report::ReportInputs in;

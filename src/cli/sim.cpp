@@ -120,7 +120,7 @@ int run_calibrate(CalibrateArgs& a) {
   if (line && last < most) std::fputc('\n', stderr);  // the fits converged before their most
   std::printf("calibrating %s against %s (%d simulations)\n\n", start.name.c_str(), a.data.c_str(),
               c.evaluations);
-  sim::print_calibration(stdout, c);
+  sim::print_calibration(stdout, c, "probe --record");
   const auto& q = c.profile;
   if (!a.out.empty()) {
     util::write_json_file(a.out, sim::to_json(q));

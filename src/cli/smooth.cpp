@@ -52,8 +52,9 @@ int run_smooth(const SmoothArgs& a) {
   job.pace = a.pace;
   job.ramp_window_s = spec.ramp_window_s;
   job.interval_ms = a.interval_ms;
-  auto filler = experiment::open_gpu_filler(source->devices().at(0).uuid);
-  const shape::SmoothRun run = shape::smooth_job(*source, *filler, job, warn);
+  const std::string uuid = source->devices().at(0).uuid;
+  const shape::SmoothRun run = shape::smooth_job(
+      *source, [&] { return experiment::open_gpu_filler(uuid); }, job, warn);
   const shape::SmoothResult& r = run.result;
   const trace::Trace& t = run.trace;
   shape::print_smoothed(stdout, r, job.floor, a.pace);

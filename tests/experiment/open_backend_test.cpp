@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "experiment/fake_backend.hpp"
 #include "powershape/util/error.hpp"
 
 namespace powershape::experiment {
@@ -25,6 +26,24 @@ TEST(ParseDevice, EachSpellingAndOnlyThose) {
       EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput) << bad;
       EXPECT_EQ(e.subject(), "device") << bad;
     }
+  }
+}
+
+// A fine-tune is a simulated device's workload: on a GPU it is refused, naming the workload.
+TEST(OpenBackend, AFineTuneIsRefusedOnAGpu) {
+  class OnGpu : public FakeBackend {
+   public:
+    OnGpu() : FakeBackend({1}, 0, 1) {}
+    bool simulated() const override { return false; }
+  } gpu;
+  FakeBackend sim({1}, 0, 1);
+  EXPECT_NO_THROW(refuse_finetune_on_gpu("finetune:qwen2-0.5b", sim));
+  EXPECT_NO_THROW(refuse_finetune_on_gpu("lmhead", gpu));
+  try {
+    refuse_finetune_on_gpu("finetune:qwen2-0.5b", gpu);
+    ADD_FAILURE() << "a fine-tune ran on a GPU";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.subject(), "workload");
   }
 }
 

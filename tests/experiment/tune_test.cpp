@@ -41,6 +41,21 @@ TEST(Objective, ScoresAndParses) {
 
 // Known effects under 0.5% noise: the race finds the 3% better candidate, drops what is resolved
 // worse, and the model's prediction spares the candidates it calls bad.
+// A simulated device as the race's model: a score and a time for each plan, its ratios' error,
+// and a line saying what it keeps.
+TEST(Tune, AModelGivesEachPlanAScoreAndSaysWhatItKeeps) {
+  const sim::Profile h200 = sim::load_profile("h200");
+  std::vector<workload::Plan> plans;
+  for (int c : {1, 2, 4}) plans.push_back(workload::msm_plan({16384, 512, 16384}, c));
+  TuneOptions o;
+  const std::string line = use_model(o, h200, plans);
+  EXPECT_EQ(o.predicted.size(), 3u);
+  EXPECT_EQ(o.predicted_ms.size(), 3u);
+  EXPECT_DOUBLE_EQ(o.model_error, h200.chunk_ratio_points / 100);
+  EXPECT_EQ(line.rfind("model: the simulated h200 keeps the 2 best of 3 chunk counts", 0), 0u)
+      << line;
+}
+
 TEST(Tune, RacesToTheBestOfKnownEffects) {
   FakeBackend b({1.0, 0.99, 0.97, 1.01, 1.05, 1.10}, 0.005, 3);
   TuneOptions o;

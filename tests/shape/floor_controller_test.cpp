@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "error_of.hpp"
+#include "powershape/util/error.hpp"
 
 namespace powershape::shape {
 namespace {
@@ -286,6 +287,27 @@ TEST(FloorController, RefusesOptionsThatCannotWork) {
             std::string::npos);
   EXPECT_NE(bad([](FloorOptions& o) { o.long_low_ns = 0; }).find("long low phase:"),
             std::string::npos);
+}
+
+// A floor is W (to 100,000) or N% of the limit (to 100); anything else is refused naming the
+// floor, and a share needs the GPU's limit.
+TEST(Floor, ParsesWattsOrAShareOfTheLimit) {
+  EXPECT_EQ(parse_floor("450").value, 450);
+  EXPECT_FALSE(parse_floor("450").share);
+  EXPECT_TRUE(parse_floor("60%").share);
+  for (const char* bad : {"", "%", "0", "-5", "6x", "nan", "inf", "1e400", "101%", "200000"}) {
+    try {
+      parse_floor(bad);
+      ADD_FAILURE() << "took '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.subject(), "floor") << bad;
+    }
+  }
+  telemetry::DeviceInfo gpu;
+  EXPECT_DOUBLE_EQ(floor_watts(parse_floor("300"), gpu), 300);
+  EXPECT_THROW(floor_watts(parse_floor("60%"), gpu), Error);
+  gpu.power_limit_mw = telemetry::Reading::of(700'000);
+  EXPECT_DOUBLE_EQ(floor_watts(parse_floor("60%"), gpu), 420);
 }
 
 }  // namespace

@@ -147,7 +147,8 @@ TEST(Smooth, WithoutMarksHoldsTheFloorFromThePower) {
 // smooth_job sets the run up as `smooth` does: it says what it holds on which GPU, records the
 // job (its exit, its trace) and hands back what the floor did.
 TEST(Smooth, AJobRunsUnderTheFloorItSays) {
-  FakeFiller filler;
+  auto owned = std::make_unique<FakeFiller>();
+  FakeFiller& filler = *owned;
   FilledSource source(filler);
   SmoothJob job;
   job.command = {"sh", "-c", "sleep 0.3; exit 3"};
@@ -155,8 +156,9 @@ TEST(Smooth, AJobRunsUnderTheFloorItSays) {
   job.floor.ramp_w_per_s = 0;
   job.interval_ms = 2;
   std::vector<std::string> said;
-  const SmoothRun run =
-      smooth_job(source, filler, job, [&](const std::string& l) { said.push_back(l); });
+  const SmoothRun run = smooth_job(
+      source, [&] { return std::move(owned); }, job,
+      [&](const std::string& l) { said.push_back(l); });
   EXPECT_EQ(run.result.exit_code, 3);
   EXPECT_FALSE(run.file_failed);
   EXPECT_GT(run.result.filled_s, 0.05);
@@ -164,7 +166,26 @@ TEST(Smooth, AJobRunsUnderTheFloorItSays) {
   ASSERT_FALSE(said.empty());
   EXPECT_NE(said.front().find("a floor of 400 W on GPU 0"), std::string::npos) << said.front();
   EXPECT_NE(said.front().find("where the power falls below it"), std::string::npos);
-  EXPECT_EQ(filler.intensity(), 0);
+}
+
+// A floor the controller refuses is refused before the filler (the GPU) is opened.
+TEST(Smooth, ABadFloorIsRefusedBeforeTheFillerOpens) {
+  FakeFiller filler;
+  FilledSource source(filler);
+  SmoothJob job;
+  job.command = {"true"};
+  job.floor = floor400(false);
+  job.floor.ramp_w_per_s = 0.05;  // would take hours to reach the floor
+  bool opened = false;
+  EXPECT_THROW(smooth_job(
+                   source,
+                   [&]() -> std::unique_ptr<Filler> {
+                     opened = true;
+                     return std::make_unique<FakeFiller>();
+                   },
+                   job, [](const std::string&) {}),
+               Error);
+  EXPECT_FALSE(opened);
 }
 
 // A job that draws 600 W whenever it runs (not stopped), on the FilledSource's GPU; it writes its

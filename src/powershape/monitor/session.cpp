@@ -19,16 +19,25 @@
 
 namespace powershape::monitor {
 
+void check_periods(double interval_ms, double slow_interval_ms) {
+  if (!(interval_ms >= 0.1 && interval_ms <= 60000))
+    throw invalid_input("interval", "expected milliseconds between 0.1 and 60000");
+  if (!(slow_interval_ms >= interval_ms && slow_interval_ms <= 60000))
+    throw invalid_input("slow-interval", "expected milliseconds between the interval and 60000");
+}
+
+void set_periods(SessionOptions& o, double interval_ms, double slow_interval_ms) {
+  check_periods(interval_ms, slow_interval_ms);
+  o.sampler.period = std::chrono::nanoseconds(static_cast<int64_t>(interval_ms * 1e6));
+  o.sampler.slow_period = std::chrono::nanoseconds(static_cast<int64_t>(slow_interval_ms * 1e6));
+}
+
 Session::Session(telemetry::Source& source, SessionOptions o, trace::Warn warn)
     : source_(source), o_(std::move(o)), warn_(std::move(warn)) {
   if (!(o_.turn_ms >= 1 && o_.turn_ms <= 1000))
     throw invalid_input("session: a turn's wait must be 1-1000 ms");
-  // Periods that keep a recording's cost and its memory bounded, and its readings useful.
   const auto ms = [](std::chrono::nanoseconds d) { return static_cast<double>(d.count()) * 1e-6; };
-  if (!(ms(o_.sampler.period) >= 0.1 && ms(o_.sampler.period) <= 60000))
-    throw invalid_input("interval", "expected milliseconds between 0.1 and 60000");
-  if (!(o_.sampler.slow_period >= o_.sampler.period && ms(o_.sampler.slow_period) <= 60000))
-    throw invalid_input("slow-interval", "expected milliseconds between the interval and 60000");
+  check_periods(ms(o_.sampler.period), ms(o_.sampler.slow_period));
   if (const char* outer = std::getenv(telemetry::kControlEnv)) outer_control_ = outer;
   marks_ = std::make_unique<trace::MarkReader>(warn_, outer_control_);
   trace_.source = source_.describe();

@@ -43,6 +43,12 @@ struct SessionOptions {
   bool regions_in_trace = true;
 };
 
+// Periods that keep a recording's cost and its memory bounded, and its readings useful: the
+// interval from 0.1 ms to a minute, the slow one from it to a minute (NaN neither). Throws naming
+// "interval" or "slow-interval"; a Session checks its own, set_periods before converting them.
+void check_periods(double interval_ms, double slow_interval_ms);
+void set_periods(SessionOptions& o, double interval_ms, double slow_interval_ms);
+
 class Session {
  public:
   // Opens the CSV (if any) and the FIFO; starts nothing. Throws on a file it cannot write.

@@ -349,12 +349,7 @@ std::vector<std::vector<std::string>> floor_commands(const std::vector<std::stri
   return out;
 }
 
-Result run(const Options& o) {
-  if (!(o.budget_s >= 1 && o.budget_s <= 7 * 86400))
-    throw invalid_input("budget", "1 s to a week, not " + std::to_string(o.budget_s));
-  if (o.tokens_per_step < 0 || !std::isfinite(o.tokens_per_step))
-    throw invalid_input("tokens per step", "a count of 0 or more");
-  experiment::parse_objective(o.objective, 0);  // a bad objective is named before the job runs
+void check_environment() {
   // The as-found runs pass the caller's environment to the job as it is: a count there that the
   // op would refuse (or silently read) is said now, not after a budget of runs.
   if (const char* env = std::getenv(kChunksEnv); env != nullptr && *env != '\0') {
@@ -368,6 +363,15 @@ Result run(const Options& o) {
                           "expected a chunk count (1-" +
                           std::to_string(workload::kMaxChunks) + ") or nothing");
   }
+}
+
+Result run(const Options& o) {
+  if (!(o.budget_s >= 1 && o.budget_s <= 7 * 86400))
+    throw invalid_input("budget", "1 s to a week, not " + std::to_string(o.budget_s));
+  if (o.tokens_per_step < 0 || !std::isfinite(o.tokens_per_step))
+    throw invalid_input("tokens per step", "a count of 0 or more");
+  experiment::parse_objective(o.objective, 0);  // a bad objective is named before the job runs
+  check_environment();
   const int64_t start = telemetry::steady_now_ns();
   const int64_t deadline = start + static_cast<int64_t>(o.budget_s * 1e9);
   const auto say = [&](const std::string& line) {

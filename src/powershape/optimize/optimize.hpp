@@ -26,6 +26,9 @@
 namespace powershape::optimize {
 
 inline constexpr const char* kChunksEnv = "POWERSHAPE_CHUNKS";
+// A chunk count in this environment's kChunksEnv that the job's as-found runs would get and the
+// op would refuse: refused now, naming it, not after a budget of runs (run checks it too).
+void check_environment();
 
 struct Options {
   std::vector<std::string> command;  // argv; {chunks} where a chunk count goes

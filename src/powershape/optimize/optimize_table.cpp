@@ -78,7 +78,7 @@ void print_knobs(std::FILE* out, const Result& r, bool applied) {
   for (const auto& n : r.notes) std::fprintf(out, "note: %s\n", n.c_str());
 }
 
-void print_recommendation(std::FILE* out, const Result& r) {
+void print_recommendation(std::FILE* out, const Result& r, const std::string& measure_with) {
   const auto& x = r.recommendation;
   if (x.kind == Recommendation::kNone) {
     if (!r.race && !r.advice) {
@@ -95,7 +95,7 @@ void print_recommendation(std::FILE* out, const Result& r) {
   }
   const char* unit = r.diagnosis.by_steps ? "step" : "run";
   std::fprintf(out, "\nrecommendation: %s (%s)\n", x.what.c_str(),
-               x.measured ? "measured" : "predicted; applied, it is measured");
+               x.measured ? "measured" : ("predicted; " + measure_with).c_str());
   std::fprintf(out, "  time %.4f [%.4f, %.4f], energy %.4f [%.4f, %.4f] of the job as found%s\n",
                x.time_ratio.mid, x.time_ratio.lo, x.time_ratio.hi, x.energy_ratio.mid,
                x.energy_ratio.lo, x.energy_ratio.hi,
@@ -110,10 +110,11 @@ void print_recommendation(std::FILE* out, const Result& r) {
 
 }  // namespace
 
-void print_result(std::FILE* out, const Result& r, double tokens_per_step, bool applied) {
+void print_result(std::FILE* out, const Result& r, double tokens_per_step, bool applied,
+                  const std::string& measure_with) {
   print_diagnosis(out, r, tokens_per_step);
   print_knobs(out, r, applied);
-  print_recommendation(out, r);
+  print_recommendation(out, r, measure_with);
 }
 
 }  // namespace powershape::optimize

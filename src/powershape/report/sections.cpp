@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "powershape/analysis/grid_spec.hpp"
 #include "powershape/analysis/swing.hpp"
@@ -82,9 +83,9 @@ ReportInputs read_inputs(const ReportFiles& f, const ProfileLimitsFn& profile_li
     // Read twice, a row at a time: a day of a node's samples fits in memory.
     if (whole == nullptr) in.digest = digest_file(f.trace, kMaxBins, f.json.empty());
     if (!in.digest) {  // asked for whole, or a file whose rows are out of order
-      const trace::Trace t = trace::read_csv(f.trace);
+      trace::Trace t = trace::read_csv(f.trace);
       in.digest = digest(t, kMaxBins, f.json.empty());
-      if (whole != nullptr) *whole = t;
+      if (whole != nullptr) *whole = std::move(t);
     }
     in.profile_limits = profile_limits(in.digest->header);
   }

@@ -192,8 +192,9 @@ void print_smoothed(std::FILE* out, const SmoothResult& r, const FloorOptions& f
                  r.held_s, r.holds, fo.ramp_w_per_s);
 }
 
-SmoothRun smooth_job(telemetry::Source& source, Filler& filler, const SmoothJob& job,
-                     const std::function<void(const std::string&)>& say) {
+SmoothRun smooth_job(telemetry::Source& source,
+                     const std::function<std::unique_ptr<Filler>()>& open_filler,
+                     const SmoothJob& job, const std::function<void(const std::string&)>& say) {
   FloorController controller(job.floor);
   std::optional<Pacer> pacer;
   if (job.pace) {
@@ -203,6 +204,7 @@ SmoothRun smooth_job(telemetry::Source& source, Filler& filler, const SmoothJob&
     po.armed_below_w = job.floor.floor_w + controller.options().back_off_w;
     pacer.emplace(po);
   }
+  const std::unique_ptr<Filler> filler = open_filler();
   monitor::SessionOptions so;
   so.sampler.period = std::chrono::nanoseconds(static_cast<int64_t>(job.interval_ms * 1e6));
   // The driver's 20 ms power readings, harvested every 40 ms: the floor's feedback (~1.7% of a
@@ -220,13 +222,13 @@ SmoothRun smooth_job(telemetry::Source& source, Filler& filler, const SmoothJob&
   say(line +
       (job.floor.marked ? ", in the job's '" + job.gap_region + "' regions"
                         : std::string(", where the power falls below it")) +
-      "; filler: " + filler.describe());
+      "; filler: " + filler->describe());
   SmoothOptions opts;
   opts.gap_region = job.gap_region;
   opts.turn_ms = so.turn_ms;
   SmoothRun run;
-  run.result = run_smoothed(session, filler, controller, opts, pacer ? &*pacer : nullptr);
-  run.trace = session.trace();
+  run.result = run_smoothed(session, *filler, controller, opts, pacer ? &*pacer : nullptr);
+  run.trace = std::move(session.trace());
   run.file_failed = session.file_failed();
   return run;
 }

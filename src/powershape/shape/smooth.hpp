@@ -6,6 +6,7 @@
 // up from the power found; after it, down to nothing.
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -66,8 +67,11 @@ struct SmoothRun {
   trace::Trace trace;
   bool file_failed = false;  // the CSV could not be written to its end
 };
-// say: the session's warnings, and one line of what is held before the job starts.
-SmoothRun smooth_job(telemetry::Source& source, Filler& filler, const SmoothJob& job,
-                     const std::function<void(const std::string&)>& say);
+// open_filler: called once the floor and the pacer have taken their options (a bad one is refused
+// before the GPU is touched). say: the session's warnings, and one line of what is held before
+// the job starts.
+SmoothRun smooth_job(telemetry::Source& source,
+                     const std::function<std::unique_ptr<Filler>()>& open_filler,
+                     const SmoothJob& job, const std::function<void(const std::string&)>& say);
 
 }  // namespace powershape::shape

@@ -18,7 +18,7 @@ void print_run(std::FILE* out, const workload::Plan& plan, const SimResult& r) {
       plan.total_flops() * iters / secs * 1e-12, r.run.mean_clock_mhz, r.end_temp_c);
 }
 
-void print_calibration(std::FILE* out, const Calibration& c) {
+void print_calibration(std::FILE* out, const Calibration& c, const std::string& recorded_by) {
   // One width for every table's names, so that each column lines up under its heading.
   int w = 50;
   for (const auto& t : c.after) w = std::max(w, static_cast<int>(t.name.size()));
@@ -87,8 +87,9 @@ void print_calibration(std::FILE* out, const Calibration& c) {
           out,
           "  step response: measured between two NVML readings that update every ~100 ms (here "
           "from the first power reading over 400 W, which updates with the clock), it moves only "
-          "in the sensor's steps; a recording that marks the load's start (a probe's recording) "
-          "measures it from there\n");
+          "in the sensor's steps; a recording that marks the load's start (%s) "
+          "measures it from there\n",
+          recorded_by.c_str());
   }
   if (!c.squares_after.empty()) {
     std::fprintf(out, "\n%-*s %10s %10s %8s %10s %8s\n", w,

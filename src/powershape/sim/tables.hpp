@@ -1,6 +1,7 @@
 #pragma once
 // What `sim` prints of its runs and fits.
 #include <cstdio>
+#include <string>
 
 #include "powershape/sim/calibrate.hpp"
 #include "powershape/sim/simulator.hpp"
@@ -12,7 +13,8 @@ namespace powershape::sim {
 void print_run(std::FILE* out, const workload::Plan& plan, const SimResult& r);
 // `sim calibrate`: each fitted figure, measured, before and after the fit, with its error; the
 // chunk ratios' agreement; the figures shown and not fitted (other square waves, kernels timed
-// alone); and the fitted profile's parameters.
-void print_calibration(std::FILE* out, const Calibration& c);
+// alone); and the fitted profile's parameters. recorded_by: what records a load's start
+// ("probe --record"), where the step response needs it.
+void print_calibration(std::FILE* out, const Calibration& c, const std::string& recorded_by);
 
 }  // namespace powershape::sim
