@@ -8,21 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "power_trace.hpp"
+
 namespace powershape::exporter {
 namespace {
-
-trace::Trace one_gpu(int64_t seconds) {
-  trace::Trace t;
-  t.devices.resize(1);
-  t.devices[0].name = "NVIDIA H200";
-  for (int64_t i = 0; i <= seconds * 10; ++i) {
-    trace::Sample s;
-    s.t_ns = i * 100'000'000;
-    s[telemetry::Signal::kPowerUsage] = telemetry::Reading::of(400'000);
-    t.samples.push_back(s);
-  }
-  return t;
-}
 
 // Once a second, the textfile holds the recording's metrics; more often, nothing is redone; with a
 // retention, what is older is forgotten.
@@ -34,7 +23,7 @@ TEST(Publisher, PublishesOnceASecondAndKeepsWhatItIsToldTo) {
   std::vector<std::pair<std::string, std::string>> said;
   Publisher p({path, nullptr, 2, 0}, rapl,
               [&](const std::string& o, const std::string& w) { said.emplace_back(o, w); });
-  trace::Trace t = one_gpu(10);
+  trace::Trace t = testing::power_trace(101, 100'000'000, 400'000);
   p.tick(t, 10'000'000'000);
   std::stringstream first;
   first << std::ifstream(path).rdbuf();
@@ -55,7 +44,7 @@ TEST(Publisher, AFailedTextfileIsSaidOnce) {
   std::vector<std::pair<std::string, std::string>> said;
   Publisher p({"/nonexistent-powershape-dir/gpu.prom", nullptr, 0, 0}, rapl,
               [&](const std::string& o, const std::string& w) { said.emplace_back(o, w); });
-  trace::Trace t = one_gpu(3);
+  trace::Trace t = testing::power_trace(31, 100'000'000, 400'000);
   p.tick(t, 1'000'000'000);
   p.tick(t, 2'000'000'000);
   p.finish(t);

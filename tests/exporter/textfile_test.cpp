@@ -6,29 +6,22 @@
 #include <fstream>
 #include <sstream>
 
+#include "power_trace.hpp"
+
 namespace powershape::exporter {
 namespace {
-
-trace::Trace one_gpu() {
-  trace::Trace t;
-  t.devices.resize(1);
-  t.devices[0].name = "NVIDIA H200";
-  trace::Sample s;
-  s.t_ns = 500'000'000;
-  s[telemetry::Signal::kPowerUsage] = telemetry::Reading::of(412'000);
-  t.samples.push_back(s);
-  return t;
-}
 
 // The file is the scrape's text, written whole, with no temporary file left.
 TEST(Textfile, IsRewrittenWhole) {
   const auto dir = std::filesystem::temp_directory_path() / "powershape_textfile_test";
   std::filesystem::create_directories(dir);
   const auto path = (dir / "gpu.prom").string();
-  ASSERT_TRUE(write_textfile(path, prometheus_now(one_gpu(), 1'000'000'000)));
+  ASSERT_TRUE(write_textfile(
+      path, prometheus_now(testing::power_trace(1, 0, 412'000, 500'000'000), 1'000'000'000)));
   std::stringstream got;
   got << std::ifstream(path).rdbuf();
-  EXPECT_EQ(got.str(), prometheus_now(one_gpu(), 1'000'000'000));
+  EXPECT_EQ(got.str(),
+            prometheus_now(testing::power_trace(1, 0, 412'000, 500'000'000), 1'000'000'000));
   EXPECT_NE(got.str().find("DCGM_FI_DEV_POWER_USAGE"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   std::filesystem::remove_all(dir);

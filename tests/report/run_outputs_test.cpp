@@ -8,28 +8,17 @@
 #include <utility>
 #include <vector>
 
+#include "power_trace.hpp"
+
 namespace powershape::report {
 namespace {
-
-trace::Trace one_gpu() {
-  trace::Trace t;
-  t.devices.resize(1);
-  t.devices[0].name = "NVIDIA H200";
-  for (int64_t i = 0; i < 20; ++i) {
-    trace::Sample s;
-    s.t_ns = i * 100'000'000;
-    s[telemetry::Signal::kPowerUsage] = telemetry::Reading::of(400'000);
-    t.samples.push_back(s);
-  }
-  return t;
-}
 
 // Each output is written on its own: one that cannot be is said, naming it, and the others are
 // still written; the JSON holds the run's metadata without its samples, and what it measured.
 TEST(RunOutputs, AFailedOutputLosesNoOther) {
   const auto dir = std::filesystem::temp_directory_path() / "powershape_run_outputs_test";
   std::filesystem::create_directories(dir);
-  const trace::Trace t = one_gpu();
+  const trace::Trace t = testing::power_trace(20, 100'000'000, 400'000);
   const auto summaries = analysis::summarize(t);
   RunRecord r;
   r.title = "a run";
