@@ -1,10 +1,7 @@
 // powershape advise: the SM clock cap, power limit or power mode that minimises energy (or EDP,
 // or Zeus' cost) within a slowdown bound, predicted on a simulated device or from a trace.
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -1,7 +1,6 @@
 #include "advise_apply.hpp"
 
 #include <cstdio>
-#include <memory>
 
 #include "powershape/advise/hold.hpp"
 #include "powershape/util/error.hpp"

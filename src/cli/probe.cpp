@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 

@@ -1,9 +1,6 @@
 // `powershape report`: a trace and the JSON of monitor, sim, probe or repro as one HTML page.
-#include <cstdint>
 #include <cstdio>
-#include <map>
 #include <optional>
-#include <stdexcept>
 
 #include "powershape/report/html_report.hpp"
 #include "powershape/report/sections.hpp"

@@ -1,6 +1,4 @@
-#include <cmath>
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 

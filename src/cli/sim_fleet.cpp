@@ -1,7 +1,6 @@
 // `powershape sim fleet`: a data-parallel job of N simulated GPUs, its power as the grid sees it.
 #include <algorithm>
 #include <cstdio>
-#include <optional>
 #include <string>
 
 #include "powershape/analysis/power_input.hpp"

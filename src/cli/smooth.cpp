@@ -2,11 +2,8 @@
 // floor ramped up before it and down after it (shape/smooth.hpp, docs/grid.md).
 #include "powershape/shape/smooth.hpp"
 
-#include <cmath>
 #include <cstdio>
-#include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "powershape/analysis/grid_spec.hpp"
@@ -14,7 +11,6 @@
 #include "powershape/analysis/swing.hpp"
 #include "powershape/analysis/swing_print.hpp"
 #include "powershape/experiment/gpu_plugin.hpp"
-#include "powershape/monitor/session.hpp"
 #include "powershape/trace/open_source.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/output_lock.hpp"

@@ -1,7 +1,6 @@
 // `powershape swing`: a job's power swings in the grid's terms, checked against a grid spec.
 #include "powershape/analysis/swing.hpp"
 
-#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
