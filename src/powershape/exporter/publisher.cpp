@@ -19,19 +19,17 @@ void Publisher::tick(trace::Trace& t, int64_t now_ns) {
   // Process samples come once a second: a window is added once its last ones are in.
   tally_.add(t, now_ns - 2'000'000'000);
   if (o_.keep_s > 0) trace::forget_before(t, now_ns - static_cast<int64_t>(o_.keep_s * 1e9));
-  if (o_.server != nullptr || !o_.textfile.empty()) publish(t, now_ns);
+  if (o_.server != nullptr || !o_.textfile.empty()) publish(t, now_ns, true);
 }
 
 std::vector<analysis::ProcessEnergy> Publisher::finish(const trace::Trace& t) {
   tally_.add(t, INT64_MAX, true);
-  if (!o_.textfile.empty()) {
-    o_.server = nullptr;  // the endpoint has gone with the recording
-    publish(t, telemetry::steady_now_ns());
-  }
+  // The textfile a last time; the endpoint has gone with the recording.
+  if (!o_.textfile.empty()) publish(t, telemetry::steady_now_ns(), false);
   return tally_.totals();
 }
 
-void Publisher::publish(const trace::Trace& t, int64_t now_ns) {
+void Publisher::publish(const trace::Trace& t, int64_t now_ns, bool serve) {
   std::size_t left_out = 0;
   const std::string text = prometheus_now(t, now_ns, &left_out) + cpu_energy_text(rapl_) +
                            energy_per_token_text(t, o_.tokens_per_step) +
@@ -41,7 +39,7 @@ void Publisher::publish(const trace::Trace& t, int64_t now_ns) {
                  std::to_string(kMaxRegionNames) + " that ended last are exported");
     said_names_ = true;
   }
-  if (o_.server != nullptr) o_.server->set_metrics(text);
+  if (serve && o_.server != nullptr) o_.server->set_metrics(text);
   if (o_.textfile.empty() || write_textfile(o_.textfile, text) || said_file_) return;
   say_("textfile", "cannot write " + o_.textfile);
   said_file_ = true;

@@ -34,7 +34,7 @@ class Publisher {
   std::vector<analysis::ProcessEnergy> finish(const trace::Trace& t);
 
  private:
-  void publish(const trace::Trace& t, int64_t now_ns);
+  void publish(const trace::Trace& t, int64_t now_ns, bool serve);
   PublishOptions o_;
   const telemetry::RaplCounters& rapl_;
   SayFn say_;
