@@ -64,12 +64,22 @@ class PowerFloor:
         self.filled_s = 0.0  # the filler's queued time so far
 
     def _calibrate(self):
-        """Times one product and the spin's cycles on this GPU, once (~50 ms)."""
+        """Times one product and the spin's cycles on this GPU, once (~80 ms). The spin counts SM
+        cycles, so both are timed after 30 ms of products have brought an idle GPU's clock up to
+        where the filler runs: timed at an idle clock, each spin would end early by its ratio."""
         torch = self._torch
         with torch.cuda.stream(self.stream):
-            for _ in range(3):
-                torch.mm(self._a, self._b, out=self._c)
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            warmed_ms = 0.0
+            for _ in range(100):  # bounded: 100 blocks of 10 products, whatever the GPU's speed
+                start.record()
+                for _ in range(10):
+                    torch.mm(self._a, self._b, out=self._c)
+                end.record()
+                end.synchronize()
+                warmed_ms += start.elapsed_time(end)
+                if warmed_ms >= 30.0:
+                    break
             start.record()
             for _ in range(10):
                 torch.mm(self._a, self._b, out=self._c)
