@@ -38,29 +38,30 @@ bool same_kind(const advise::Setting& a, const advise::Setting& b) {
          b.power_mode.empty() && !a.smoothing && !b.smoothing;
 }
 
-void row(const advise::Outcome& x, const std::string& name, double ms_scale, const char* mark) {
+void row(std::FILE* out, const advise::Outcome& x, const std::string& name, double ms_scale,
+         const char* mark) {
   char t[64], e[64];
   std::snprintf(t, sizeof t, "%.4f [%.4f, %.4f]", x.time_ratio.mid, x.time_ratio.lo,
                 x.time_ratio.hi);
   std::snprintf(e, sizeof e, "%.4f [%.4f, %.4f]", x.energy_ratio.mid, x.energy_ratio.lo,
                 x.energy_ratio.hi);
-  std::printf("%-32s %11.3f %11.3f %26s %26s %8.1f%s\n", name.c_str(), x.ms * ms_scale, x.joules, t,
-              e, x.mean_power_w, mark);
+  std::fprintf(out, "%-32s %11.3f %11.3f %26s %26s %8.1f%s\n", name.c_str(), x.ms * ms_scale,
+               x.joules, t, e, x.mean_power_w, mark);
 }
 
 }  // namespace
 
-std::size_t print_outcomes(const std::vector<advise::Outcome>& o, std::size_t chosen,
-                           const char* unit, double ms_scale, bool every) {
+std::size_t print_outcomes(std::FILE* out, const std::vector<advise::Outcome>& o,
+                           std::size_t chosen, const char* unit, double ms_scale, bool every) {
   if (o.empty()) return 0;
-  std::printf("%-32s %11s %11s %26s %26s %8s\n", "setting", unit, "J", "time ratio [95%]",
-              "energy ratio [95%]", "power W");
+  std::fprintf(out, "%-32s %11s %11s %26s %26s %8s\n", "setting", unit, "J", "time ratio [95%]",
+               "energy ratio [95%]", "power W");
   const auto order = table_order(o, chosen);
   std::size_t hidden = 0;
   for (std::size_t k = 0; k < order.size(); ++k) {
     const std::size_t i = order[k];
     if (i == chosen || i == 0) {
-      row(o[i], o[i].setting.describe(), ms_scale, i == chosen ? "  <- recommended" : "");
+      row(out, o[i], o[i].setting.describe(), ms_scale, i == chosen ? "  <- recommended" : "");
       continue;
     }
     if (!every) {
@@ -74,14 +75,14 @@ std::size_t print_outcomes(const std::vector<advise::Outcome>& o, std::size_t ch
            same_kind(o[order[end + 1]].setting, o[i].setting))
       ++end;
     if (end == k) {
-      row(o[i], o[i].setting.describe(), ms_scale, "");
+      row(out, o[i], o[i].setting.describe(), ms_scale, "");
       continue;
     }
     const auto& last = o[order[end]].setting;
     const std::string to = last.power_limit_w > 0
                                ? std::to_string(static_cast<int>(last.power_limit_w)) + " W"
                                : std::to_string(static_cast<int>(last.clock_cap_mhz)) + " MHz";
-    row(o[i], o[i].setting.describe() + " to " + to, ms_scale,
+    row(out, o[i], o[i].setting.describe() + " to " + to, ms_scale,
         ("  (" + std::to_string(end - k + 1) + " settings, each as found: never reached)").c_str());
     k = end;
   }
