@@ -46,7 +46,7 @@ int run_fleet(FleetArgs& a) {
   o.range_window_s = spec.range_window_s;
   o.rated_w = p.power_limit_w * static_cast<double>(a.fleet.gpus);
   const analysis::Swing s = analysis::analyse_swing(f.power, spec, o);
-  analysis::print_swing(s, spec);
+  analysis::print_swing(stdout, s, spec);
   if (!a.out.empty()) analysis::write_power_csv(a.out, f.power);
   if (!a.json.empty()) {
     auto j = analysis::to_json(s);

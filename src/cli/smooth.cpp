@@ -62,7 +62,7 @@ int run_smooth(const SmoothArgs& a) {
     sw.range_window_s = spec.range_window_s;
     sw.rated_w = in.rated_w;
     try {
-      analysis::print_swing(analysis::analyse_swing(in.power, spec, sw), spec);
+      analysis::print_swing(stdout, analysis::analyse_swing(in.power, spec, sw), spec);
     } catch (const std::runtime_error& e) {
       std::printf("swing    not analysed: %s\n", e.what());
     }

@@ -35,27 +35,27 @@ std::string band_name(double lo, double hi) {
 
 }  // namespace
 
-void print_swing(const analysis::Swing& s, const analysis::GridSpec& spec) {
-  std::printf("power    mean %s, min %s, max %s", watts(s.mean_w).c_str(), watts(s.min_w).c_str(),
-              watts(s.max_w).c_str());
-  if (s.rated_w > 0) std::printf(" (rated %s)", watts(s.rated_w).c_str());
-  std::printf("\n");
+void print_swing(std::FILE* out, const analysis::Swing& s, const analysis::GridSpec& spec) {
+  std::fprintf(out, "power    mean %s, min %s, max %s", watts(s.mean_w).c_str(),
+               watts(s.min_w).c_str(), watts(s.max_w).c_str());
+  if (s.rated_w > 0) std::fprintf(out, " (rated %s)", watts(s.rated_w).c_str());
+  std::fprintf(out, "\n");
   if (s.period_s > 0)
-    std::printf("period   %.3g s (%.3g Hz)\n", s.period_s, 1 / s.period_s);
+    std::fprintf(out, "period   %.3g s (%.3g Hz)\n", s.period_s, 1 / s.period_s);
   else
-    std::printf("period   none found\n");
-  std::printf("ramp     up %s, down %s, p99 %s (mean over %g s against the %g s before)\n",
-              watts(s.ramp.up_max_w_per_s, "W/s").c_str(),
-              watts(s.ramp.down_max_w_per_s, "W/s").c_str(),
-              watts(s.ramp.p99_w_per_s, "W/s").c_str(), s.ramp_window_s, s.ramp_window_s);
-  std::printf("range    %s inside %g s", watts(s.range_w).c_str(), s.range_window_s);
-  if (s.rated_w > 0) std::printf(" (%.0f%% of rated)", 100 * s.range_w / s.rated_w);
-  std::printf("\nspectrum the variation's energy (Welch, %.3g Hz bins):", s.spectrum.df_hz);
+    std::fprintf(out, "period   none found\n");
+  std::fprintf(out, "ramp     up %s, down %s, p99 %s (mean over %g s against the %g s before)\n",
+               watts(s.ramp.up_max_w_per_s, "W/s").c_str(),
+               watts(s.ramp.down_max_w_per_s, "W/s").c_str(),
+               watts(s.ramp.p99_w_per_s, "W/s").c_str(), s.ramp_window_s, s.ramp_window_s);
+  std::fprintf(out, "range    %s inside %g s", watts(s.range_w).c_str(), s.range_window_s);
+  if (s.rated_w > 0) std::fprintf(out, " (%.0f%% of rated)", 100 * s.range_w / s.rated_w);
+  std::fprintf(out, "\nspectrum the variation's energy (Welch, %.3g Hz bins):", s.spectrum.df_hz);
   for (const auto& b : s.overview)
-    std::printf(" %s %.0f%%,", band_name(b.band.lo_hz, b.band.hi_hz).c_str(), 100 * b.share);
-  std::printf(" seen to %.3g Hz\n", s.spectrum.nyquist_hz());
-  std::printf("limits of %s%s\n", spec.name.empty() ? "the spec" : spec.name.c_str(),
-              spec.source.empty() ? "" : (" (" + spec.source + ")").c_str());
+    std::fprintf(out, " %s %.0f%%,", band_name(b.band.lo_hz, b.band.hi_hz).c_str(), 100 * b.share);
+  std::fprintf(out, " seen to %.3g Hz\n", s.spectrum.nyquist_hz());
+  std::fprintf(out, "limits of %s%s\n", spec.name.empty() ? "the spec" : spec.name.c_str(),
+               spec.source.empty() ? "" : (" (" + spec.source + ")").c_str());
   int failed = 0, unknown = 0;
   for (const auto& v : s.verdicts) {
     auto show = [&](double x) {
@@ -65,29 +65,31 @@ void print_swing(const analysis::Swing& s, const analysis::GridSpec& spec) {
     const char* word = !v.known ? "UNKNOWN" : v.pass ? "pass" : "FAIL";
     failed += v.known && !v.pass;
     unknown += !v.known;
-    std::printf("  %-16s %-8s %10s  limit %s%s%s\n", v.limit.c_str(), word,
-                show(v.measured).c_str(), std::isfinite(v.allowed) ? show(v.allowed).c_str() : "?",
-                v.note.empty() ? "" : ("; " + v.note).c_str(),
-                v.source.empty() ? "" : (" [" + v.source + "]").c_str());
+    std::fprintf(out, "  %-16s %-8s %10s  limit %s%s%s\n", v.limit.c_str(), word,
+                 show(v.measured).c_str(), std::isfinite(v.allowed) ? show(v.allowed).c_str() : "?",
+                 v.note.empty() ? "" : ("; " + v.note).c_str(),
+                 v.source.empty() ? "" : (" [" + v.source + "]").c_str());
   }
-  std::printf("verdict: %s\n", failed > 0 ? (std::to_string(failed) + " of " +
-                                             std::to_string(s.verdicts.size()) + " limits exceeded")
-                                                .c_str()
-                               : unknown > 0 ? "within every limit that could be checked"
-                                             : "within every limit");
+  std::fprintf(out, "verdict: %s\n",
+               failed > 0 ? (std::to_string(failed) + " of " + std::to_string(s.verdicts.size()) +
+                             " limits exceeded")
+                                .c_str()
+               : unknown > 0 ? "within every limit that could be checked"
+                             : "within every limit");
 }
 
-void print_fold(const analysis::Fold& f, const std::string& region, double dt_s) {
-  std::printf(
+void print_fold(std::FILE* out, const analysis::Fold& f, const std::string& region, double dt_s) {
+  std::fprintf(
+      out,
       "through a region: the power in each %g ms of '%s' (%zu of them, %.1f ms each at the "
       "median), each sample (a %.3g ms mean) at its time since its region began\n",
       f.bin_s * 1e3, region.c_str(), f.regions, f.median_length_s * 1e3, dt_s * 1e3);
-  std::printf("  %8s %10s %10s %10s %10s %10s %6s\n", "from", "min", "p10", "median", "p90", "max",
-              "n");
+  std::fprintf(out, "  %8s %10s %10s %10s %10s %10s %6s\n", "from", "min", "p10", "median", "p90",
+               "max", "n");
   for (const auto& b : f.bins)
-    std::printf("  %5.4g ms %10s %10s %10s %10s %10s %6zu\n", b.from_s * 1e3,
-                watts(b.min_w).c_str(), watts(b.p10_w).c_str(), watts(b.median_w).c_str(),
-                watts(b.p90_w).c_str(), watts(b.max_w).c_str(), b.n);
+    std::fprintf(out, "  %5.4g ms %10s %10s %10s %10s %10s %6zu\n", b.from_s * 1e3,
+                 watts(b.min_w).c_str(), watts(b.p10_w).c_str(), watts(b.median_w).c_str(),
+                 watts(b.p90_w).c_str(), watts(b.max_w).c_str(), b.n);
 }
 
 void print_swing_inputs(std::FILE* out, const PowerInput& in, const Swing& s, std::size_t files,

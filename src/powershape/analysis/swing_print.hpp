@@ -15,8 +15,8 @@ namespace powershape::analysis {
 void print_swing_inputs(std::FILE* out, const PowerInput& in, const Swing& s, std::size_t files,
                         int64_t fleet);
 // Power, period, ramps, range, the spectrum by band, then a line a limit and the verdict.
-void print_swing(const analysis::Swing& s, const analysis::GridSpec& spec);
+void print_swing(std::FILE* out, const analysis::Swing& s, const analysis::GridSpec& spec);
 // The power through a region (`swing --fold`): a line a bin, min, p10, median, p90, max.
-void print_fold(const analysis::Fold& f, const std::string& region, double dt_s);
+void print_fold(std::FILE* out, const analysis::Fold& f, const std::string& region, double dt_s);
 
 }  // namespace powershape::analysis
