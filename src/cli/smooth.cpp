@@ -1,18 +1,10 @@
 // `powershape smooth`: a job run under a power floor held by filler work on its GPU, with the
 // floor ramped up before it and down after it (shape/smooth.hpp, docs/grid.md).
-#include "powershape/shape/smooth.hpp"
-
 #include <cstdio>
 #include <string>
-#include <vector>
 
-#include "powershape/analysis/grid_spec.hpp"
-#include "powershape/analysis/power_input.hpp"
-#include "powershape/analysis/swing.hpp"
-#include "powershape/analysis/swing_print.hpp"
-#include "powershape/experiment/gpu_plugin.hpp"
-#include "powershape/trace/open_source.hpp"
-#include "powershape/util/error.hpp"
+#include "powershape/experiment/smooth_run.hpp"
+#include "powershape/shape/floor_controller.hpp"
 #include "powershape/util/output_lock.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
@@ -20,54 +12,17 @@
 namespace powershape::cli {
 namespace {
 
-struct SmoothArgs {
-  std::string floor, gap, out_csv, spec = analysis::kDefaultGridSpec;
-  double ramp_w_per_s = 0, back_off_w = 0, interval_ms = 10;
-  bool pace = false;
-  int gpu = 0;
-  std::vector<std::string> command;
-};
-
 void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", what.c_str()); }
 
-int run_smooth(const SmoothArgs& a) {
+int run_smooth(const experiment::SmoothRequest& a) {
   if (a.pace && !(a.ramp_w_per_s > 0))
     throw CLI::ValidationError("--pace", "paces the job at the --ramp rate: give one");
   const auto claimed =
-      util::claim_outputs({{a.out_csv, "-o", util::OutputLock::Written::kLive}}, {a.spec});
-  const analysis::GridSpec spec = analysis::load_grid_spec(a.spec);
-  auto source = trace::open_source("nvml", {a.gpu});
-  shape::SmoothJob job;
-  job.command = a.command;
-  job.gap_region = a.gap;
-  job.csv = a.out_csv;
-  job.floor.floor_w = shape::floor_watts(shape::parse_floor(a.floor), source->devices().at(0));
-  job.floor.ramp_w_per_s = a.ramp_w_per_s;
-  job.floor.back_off_w = a.back_off_w;
-  job.floor.marked = !a.gap.empty();
-  job.pace = a.pace;
-  job.ramp_window_s = spec.ramp_window_s;
-  job.interval_ms = a.interval_ms;
-  const std::string uuid = source->devices().at(0).uuid;
-  const shape::SmoothRun run = shape::smooth_job(
-      *source, [&] { return experiment::open_gpu_filler(uuid); }, job, warn);
-  const shape::SmoothResult& r = run.result;
-  const trace::Trace& t = run.trace;
-  shape::print_smoothed(stdout, r, job.floor, a.pace);
-  if (!t.samples.empty()) {
-    const analysis::PowerInput in =
-        analysis::trace_power(t, t.samples.front().t_ns, t.samples.back().t_ns, 0);
-    analysis::SwingOptions sw;
-    sw.ramp_window_s = spec.ramp_window_s;
-    sw.range_window_s = spec.range_window_s;
-    sw.rated_w = in.rated_w;
-    try {
-      analysis::print_swing(stdout, analysis::analyse_swing(in.power, spec, sw), spec);
-    } catch (const std::runtime_error& e) {
-      std::printf("swing    not analysed: %s\n", e.what());
-    }
-  }
-  bool failed = run.file_failed;
+      util::claim_outputs({{a.csv, "-o", util::OutputLock::Written::kLive}}, {a.spec});
+  const experiment::SmoothedJob s = experiment::smooth(a, warn);
+  experiment::print_smoothed_job(stdout, s);
+  const shape::SmoothResult& r = s.run.result;
+  bool failed = s.run.file_failed;
   if (!r.filler_failure.empty()) {
     warn("the filler stopped during the run: " + r.filler_failure);
     failed = true;
@@ -83,7 +38,7 @@ void add_smooth(CLI::App& app) {
       "smooth",
       "Run a command with its GPU's power held above a floor by filler work through the job's "
       "low phases, the floor ramped up before and down after it");
-  static SmoothArgs a;
+  static experiment::SmoothRequest a;
   cmd->add_option("--floor", a.floor, "The floor: W, or N% of the GPU's power limit")
       ->required()
       ->check(checked_by([](const std::string& s) { shape::parse_floor(s); }));
@@ -107,7 +62,7 @@ void add_smooth(CLI::App& app) {
       ->check(CLI::Range(0, 1023));
   cmd->add_option("--interval", a.interval_ms, "Sampling period in ms (default 10)")
       ->check(finite_in(1, 1000));
-  output(cmd->add_option("-o,--output", a.out_csv, "Write the trace as CSV"));
+  output(cmd->add_option("-o,--output", a.csv, "Write the trace as CSV"));
   cmd->add_option("--spec", a.spec,
                   "The grid spec the run's swing is checked against (default grid-example)");
   cmd->add_option("command", a.command, "The command to run, after --")->required();
