@@ -3,7 +3,6 @@
 // --apply` holds a setting: as root, with a restore record written before anything changes.
 #include "powershape/advise/power_smoothing.hpp"
 
-#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -22,18 +21,6 @@ struct Args {
   std::optional<int> profile;
   std::optional<double> floor_pct, ramp_up, ramp_down, hysteresis_ms;
 };
-
-// "60%" or "60": a share of the power limit, in %.
-std::optional<double> percent(std::string s) {
-  if (!s.empty() && s.back() == '%') s.pop_back();
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(s, &used);
-    if (used == s.size() && std::isfinite(v) && v >= 0 && v <= 100) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
 
 int run(const Args& a) {
   if (a.apply.force && !a.apply.restore)
@@ -84,14 +71,8 @@ void add_power_smoothing(CLI::App& app) {
       ->check(CLI::Range(0, 4));
   cmd->add_option("--floor", a.floor_pct,
                   "With --apply: the profile's floor, N% of the power limit")
-      ->transform(CLI::Validator(
-          [](std::string& s) -> std::string {
-            const auto v = percent(s);
-            if (!v) return "expected a share of the power limit, 0-100%, found '" + s + "'";
-            s = std::to_string(*v);
-            return {};
-          },
-          "N%"));
+      ->transform([](std::string s) { return s.ends_with('%') ? s.substr(0, s.size() - 1) : s; })
+      ->check(finite_in(0, 100));
   cmd->add_option("--ramp-up", a.ramp_up, "With --apply: the profile's fastest rise, W/s")
       ->check(finite_in(1e-3, 1e7));
   cmd->add_option("--ramp-down", a.ramp_down, "With --apply: the profile's fastest fall, W/s")

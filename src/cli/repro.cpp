@@ -52,7 +52,9 @@ void add_repro(CLI::App& app) {
       "Is chunking worth it here? Compare chunk counts of matmul-softmax-matmul, the LM head, "
       "attention or MoE routing");
   static ReproArgs a;
-  add_workload_options(*cmd, a.q.workload, WorkloadUse::kRepro);
+  a.q.workload.workload = "msm";
+  a.q.workload.chunks = "1,2,4,8,16,32";
+  add_workload_options(*cmd, a.q.workload, WorkloadUse::kCompare);
   add_device_option(cmd, a.q.device);
   cmd->add_option("--rounds", a.q.design.rounds, "Rounds (default 8)")->check(CLI::Range(2, 1000));
   cmd->add_option("--window", a.q.design.window_s, "Seconds per measurement (default 2)")

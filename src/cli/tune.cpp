@@ -72,19 +72,7 @@ void add_tune(CLI::App& app) {
       "tune", "Choose the chunk count that minimises time, energy or cost, with few measurements");
   static TuneArgs a;
   a.q.workload.chunks = "1,2,4,8,16,32,64";
-  cmd->add_option("--workload", a.q.workload.workload,
-                  workload::kind_list(true) +
-                      " (default lmhead), or on a simulated device "
-                      "finetune:MODEL[:lora]");
-  cmd->add_flag("--forward-only", a.q.workload.forward_only,
-                "lmhead: the forward pass alone (inference), as sim and repro take it");
-  add_exp_in_product_flag(*cmd, a.q.workload);
-  cmd->add_option("--shape", a.q.workload.shape, workload::kind_shapes());
-  cmd->add_option("--chunks", a.q.workload.chunks,
-                  "Candidate chunk counts, the first the baseline (default 1,2,4,8,16,32,64)");
-  cmd->add_option("--ce-bytes", a.q.workload.ce_bytes_per_logit,
-                  "lmhead: bytes the cross-entropy pass moves per logit (default 4)")
-      ->check(finite_in(0.5, 1024));
+  add_workload_options(*cmd, a.q.workload, WorkloadUse::kCompare);
   add_device_option(cmd, a.q.device);
   cmd->add_option("--objective", a.q.objective, "time (default), energy, edp or cost:ETA (Zeus)");
   cmd->add_option("--max-slowdown", a.max_slowdown_pct,

@@ -5,20 +5,18 @@
 namespace powershape::cli {
 
 void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse use) {
-  if (use != WorkloadUse::kRepro) {
+  if (use != WorkloadUse::kCompare) {
     cmd.add_option("--duty", a.duty, "square: compute fraction of a period (default 0.5)")
         ->check(finite_in(0.001, 0.999));
   }
   if (use == WorkloadUse::kProbe) return;
-  if (use == WorkloadUse::kRepro) {
-    a.workload = "msm";
-    a.chunks = "1,2,4,8,16,32";
+  if (use == WorkloadUse::kCompare) {  // the caller's defaults
     cmd.add_option("--workload", a.workload,
-                   workload::kind_list(true) +
-                       " (default msm), or on a simulated device finetune:MODEL[:lora] (a "
-                       "training step whose LM head is chunked)");
+                   workload::kind_list(true) + " (default " + a.workload +
+                       "), or on a simulated device finetune:MODEL[:lora] (a training step whose "
+                       "LM head is chunked)");
     cmd.add_option("--chunks", a.chunks,
-                   "Chunk counts to compare, the first is the baseline (default 1,2,4,8,16,32)");
+                   "Chunk counts to compare, the first the baseline (default " + a.chunks + ")");
   } else {
     cmd.add_option("--workload", a.workload,
                    workload::kind_list(false) +
@@ -40,18 +38,14 @@ void add_workload_options(CLI::App& cmd, workload::WorkloadArgs& a, WorkloadUse 
   cmd.add_flag("--products-only", a.products_only,
                "lmhead: its three products alone, chunked as the op chunks them (no pass): "
                "whether the chunk effect is in the products or in the alternation");
-  add_exp_in_product_flag(cmd, a);
+  cmd.add_flag("--exp-in-product", a.exp_in_product,
+               "lmhead: the softmax's exponent in the logits product, as the op takes it on an "
+               "sm_90 GPU (H100, H200) by default; without it, a pass of its own");
   cmd.add_option("--ce-bytes", a.ce_bytes_per_logit,
                  "lmhead: bytes the cross-entropy pass moves per logit (4: fused bf16 in place, "
                  "the default; 16 or more: an unfused fp32 path; with --forward-only, half: no "
                  "gradient is written)")
       ->check(finite_in(0.5, 1024));
-}
-
-void add_exp_in_product_flag(CLI::App& cmd, workload::WorkloadArgs& a) {
-  cmd.add_flag("--exp-in-product", a.exp_in_product,
-               "lmhead: the softmax's exponent in the logits product, as the op takes it on an "
-               "sm_90 GPU (H100, H200) by default; without it, a pass of its own");
 }
 
 }  // namespace powershape::cli
