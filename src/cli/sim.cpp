@@ -4,19 +4,17 @@
 #include <vector>
 
 #include "error_message.hpp"
-#include "powershape/analysis/summary.hpp"
-#include "powershape/analysis/summary_table.hpp"
 #include "powershape/experiment/open_backend.hpp"
 #include "powershape/report/run_outputs.hpp"
+#include "powershape/sim/calibrate.hpp"
 #include "powershape/sim/mechanism_fit.hpp"
 #include "powershape/sim/profile.hpp"
-#include "powershape/sim/simulator.hpp"
+#include "powershape/sim/sim_run.hpp"
 #include "powershape/sim/tables.hpp"
-#include "powershape/telemetry/clock.hpp"
 #include "powershape/trace/csv_reader.hpp"
 #include "powershape/trace/csv_writer.hpp"
-#include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
+#include "powershape/util/output_lock.hpp"
 #include "powershape/util/progress.hpp"
 #include "powershape/util/share_dir.hpp"
 #include "subcommands.hpp"
@@ -27,16 +25,9 @@ namespace powershape::cli {
 namespace {
 
 struct SimArgs {
-  std::string profile = "h200";
-  std::string power_mode;
-  workload::WorkloadArgs workload;
-  sim::SimOptions run = [] {
-    sim::SimOptions o;
-    o.seconds = 10;
-    return o;
-  }();
-  double step_ms = 0.1;
-  std::string out_csv, out_json, out_perfetto, out_report;
+  sim::SimRequest q;
+  std::string out_csv;
+  report::RunOutputs outputs;
   bool every_row = false;
 };
 
@@ -50,41 +41,22 @@ struct CalibrateArgs {
   int gpu = -1;            // its GPU; -1: the first it has
 };
 
-int run_sim(SimArgs& a) {
+int run_sim(const SimArgs& a) {
   const auto claimed = util::claim_outputs({{a.out_csv, "-o"},
-                                            {a.out_json, "--json"},
-                                            {a.out_perfetto, "--perfetto"},
-                                            {a.out_report, "--report"}});
-  sim::Profile p = sim::load_profile(a.profile);
-  if (!a.power_mode.empty()) sim::apply_power_mode(p, a.power_mode);
-  if (a.run.power_limit_w > p.power_limit_w && a.run.power_limit_w <= 2 * p.power_limit_w) {
-    std::fprintf(stderr,
-                 "powershape: warning: --power-limit %.0f W is above %s's own %.0f W limit (the "
-                 "card would refuse it); simulated as asked\n",
-                 a.run.power_limit_w, p.name.c_str(), p.power_limit_w);
-  }
-  auto plans = sim::workload_plans(a.workload, {p.peak_flops_per_s(), p.peak_bytes_per_s()});
-  if (plans.size() != 1)
-    throw invalid_input("--chunks: sim runs one chunk count (repro compares several)");
-  const workload::Plan& plan = plans.front();
-  sim::SimOptions& o = a.run;
-  if (o.iterations > 0) o.seconds = 0;
-  o.step_s = a.step_ms * 1e-3;
-  sim::check_settings(p, o);  // refused before anything is printed
-  sim::check_run(p, plan, o.iterations, o.seconds, o.step_s);
-  std::printf("simulated device: %s (%s profile), workload %s\n", p.name.c_str(), p.status.c_str(),
-              plan.name.c_str());
-  sim::SimResult r = sim::simulate(p, plan, o);
-  auto summaries = analysis::summarize(r.trace);
-  analysis::print_summaries(stdout, "'" + plan.name + "'", r.trace, summaries, "--json");
-  sim::print_run(stdout, plan, r);
-  if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.trace, a.every_row);
+                                            {a.outputs.json, "--json"},
+                                            {a.outputs.perfetto, "--perfetto"},
+                                            {a.outputs.report, "--report"}});
+  const auto warn = [](const std::string& w) {
+    std::fprintf(stderr, "powershape: warning: %s\n", w.c_str());
+  };
+  const auto start = [](const std::string& l) { std::printf("%s\n", l.c_str()); };
+  const sim::SimRun r = sim::run_sim(a.q, {warn, start});
+  sim::print_sim_run(stdout, r, "--json");
+  if (!a.out_csv.empty()) trace::write_csv(a.out_csv, r.result.trace, a.every_row);
   report::RunRecord run;
-  run.title = "powershape sim: " + plan.name + " on " + p.name;
-  run.summaries = &summaries;
-  return report::write_outputs({a.out_json, a.out_perfetto, a.out_report}, r.trace, run, say_output)
-             ? 0
-             : 1;
+  run.title = "powershape sim: " + r.plan.name + " on " + r.profile.name;
+  run.summaries = &r.summaries;
+  return report::write_outputs(a.outputs, r.result.trace, run, say_output) ? 0 : 1;
 }
 
 // The mechanisms a recording shows (sim/mechanism_fit.hpp), one line each, into -o.
@@ -109,12 +81,11 @@ int run_calibrate(CalibrateArgs& a) {
   auto data = sim::read_calibration_data(a.data);
   for (const auto& dir : a.repro) sim::add_repro(data, dir);
   const auto line = util::progress_line("simulation", true);
-  const int64_t t0 = telemetry::steady_now_ns();
   int last = 0, most = 0;
   auto c = sim::calibrate(start, data, a.max_evals, [&](int i, int m) {
     last = i;
     most = m;
-    if (line) line(i, m, static_cast<double>(telemetry::steady_now_ns() - t0) * 1e-9);
+    if (line) line(i, m, 0);
   });
   if (line && last < most) std::fputc('\n', stderr);  // the fits converged before their most
   std::printf("calibrating %s against %s (%d simulations)\n\n", start.name.c_str(), a.data.c_str(),
@@ -134,8 +105,9 @@ void add_sim(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "sim", "Run a workload on a simulated GPU (power, thermal and DVFS model) and summarise it");
   static SimArgs a;
-  auto* profile = cmd->add_option(
-      "--profile", a.profile, "Device profile: a name in profiles/ or a JSON file (default h200)");
+  auto* profile =
+      cmd->add_option("--profile", a.q.profile,
+                      "Device profile: a name in profiles/ or a JSON file (default h200)");
   // --device as repro, tune and advise spell it, for the one kind of device sim has.
   cmd->add_option_function<std::string>(
          "--device",
@@ -148,35 +120,36 @@ void add_sim(CLI::App& app) {
            if (d.kind != experiment::DeviceSpec::Kind::kSim)
              throw CLI::ValidationError(
                  "--device", "sim runs on a simulated GPU: sim or sim:PROFILE, not '" + spec + "'");
-           a.profile = d.profile;
+           a.q.profile = d.profile;
          },
          "sim or sim:PROFILE, as --profile PROFILE")
       ->excludes(profile);
-  cmd->add_option("--power-mode", a.power_mode,
+  cmd->add_option("--power-mode", a.q.power_mode,
                   "A power mode of the profile (Jetson: 15W, 30W, 50W, MAXN)");
-  add_workload_options(*cmd, a.workload, WorkloadUse::kSim);
-  cmd->add_option("--seconds", a.run.seconds, "Run the workload for this long (default 10)")
+  add_workload_options(*cmd, a.q.workload, WorkloadUse::kSim);
+  cmd->add_option("--seconds", a.q.run.seconds, "Run the workload for this long (default 10)")
       ->check(finite_in(1e-3, 86400));
-  cmd->add_option("--iterations", a.run.iterations, "Run the workload this many times instead")
+  cmd->add_option("--iterations", a.q.run.iterations, "Run the workload this many times instead")
       ->check(CLI::Range(0, 100'000'000));
-  cmd->add_option("--power-limit", a.run.power_limit_w, "Power limit in W (default the profile's)")
+  cmd->add_option("--power-limit", a.q.run.power_limit_w,
+                  "Power limit in W (default the profile's)")
       ->check(finite_in(0, 100'000));
-  cmd->add_option("--clock-cap", a.run.clock_cap_mhz, "Cap the SM clock at this many MHz")
+  cmd->add_option("--clock-cap", a.q.run.clock_cap_mhz, "Cap the SM clock at this many MHz")
       ->check(finite_in(0, 100'000));
-  cmd->add_option("--step-ms", a.step_ms, "Simulation step in ms (default 0.1)")
+  cmd->add_option("--step-ms", a.q.step_ms, "Simulation step in ms (default 0.1)")
       ->check(finite_in(1e-3, 10));
-  cmd->add_option("--seed", a.run.seed, "Seed of the sensor noise (default 1)")
+  cmd->add_option("--seed", a.q.run.seed, "Seed of the sensor noise (default 1)")
       ->check(seed_value());
   output(cmd->add_option("-o,--output", a.out_csv,
                          "Write the simulated trace as CSV (the monitor's format)"));
   cmd->add_flag("--every-row", a.every_row,
                 "Keep every poll in the CSV, also those equal to the one before");
-  output(cmd->add_option("--json", a.out_json, "Write metadata and the summary as JSON"));
+  output(cmd->add_option("--json", a.outputs.json, "Write metadata and the summary as JSON"));
   output(
-      cmd->add_option("--perfetto", a.out_perfetto,
+      cmd->add_option("--perfetto", a.outputs.perfetto,
                       "Write the trace for Perfetto / chrome://tracing (simulated microseconds)"));
   output(cmd->add_option(
-      "--report", a.out_report,
+      "--report", a.outputs.report,
       "Also write the trace and summary as a self-contained HTML page (see report)"));
 
   auto* cal = cmd->add_subcommand(
