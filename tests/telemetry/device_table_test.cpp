@@ -1,0 +1,36 @@
+#include "powershape/telemetry/device_table.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+namespace powershape::telemetry {
+
+// A reading is shown in its unit, a missing one by its status as nvidia-smi writes it; the
+// signals split into those supported and those not.
+TEST(DeviceTable, ReadingsInTheirUnitsAndStatusesAsNvidiaSmiWritesThem) {
+  DeviceInfo d;
+  d.index = 1;
+  d.name = "NVIDIA H200";
+  d.power_limit_mw = Reading::of(700000);
+  d.max_sm_clock_mhz = Reading::of(1980);
+  d.temp_slowdown_c = Reading::failed(Status::kNotSupported);
+  d.support.fill(Status::kNotSupported);
+  d.support[static_cast<std::size_t>(Signal::kPowerUsage)] = Status::kOk;
+  std::FILE* f = std::tmpfile();
+  print_device(f, d);
+  std::rewind(f);
+  std::string s;
+  for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
+  std::fclose(f);
+  EXPECT_EQ(s.rfind("GPU 1: NVIDIA H200\n", 0), 0u) << s;
+  EXPECT_NE(s.find("power limit     700 W"), std::string::npos) << s;
+  EXPECT_NE(s.find("SM 1980 MHz"), std::string::npos) << s;
+  EXPECT_NE(s.find("slowdown [Not Supported]"), std::string::npos) << s;
+  EXPECT_NE(s.find("  signals         " + std::string(signal_specs()[0].name)), std::string::npos)
+      << s;
+  EXPECT_NE(s.find("  not supported   "), std::string::npos) << s;
+}
+
+}  // namespace powershape::telemetry
