@@ -26,7 +26,8 @@ namespace {
 struct AdviseArgs {
   advise::AdviseRequest q;
   std::string knobs, out, mfu, grid;
-  int points = 0;  // 0: 8 a knob simulated, 4 measured (--sweep)
+  std::optional<analysis::GridSpec> grid_spec;  // read from `grid`; q.grid points at it
+  int points = 0;                               // 0: 8 a knob simulated, 4 measured (--sweep)
   int rounds = 2;
   bool sweep = false, table = false;
   std::string source = "nvml";
@@ -93,8 +94,7 @@ int run_advise(AdviseArgs& a) {
     throw invalid_input("a command after -- runs only with --apply or --sweep");
   if (!a.mfu.empty()) return run_mfu(a);
   // A spec that cannot be read is said before the trace is read and fitted.
-  std::optional<analysis::GridSpec> grid;
-  if (!a.grid.empty()) a.q.grid = &grid.emplace(analysis::load_grid_spec(a.grid));
+  if (!a.grid.empty()) a.q.grid = &a.grid_spec.emplace(analysis::load_grid_spec(a.grid));
   if (!a.knobs.empty()) a.q.knobs = advise::parse_knobs(a.knobs);
   a.q.max_slowdown = a.max_slowdown_pct / 100;
   if (a.points > 0) a.q.points = a.points;

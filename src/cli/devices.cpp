@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <string>
 
 #include "powershape/sim/sim_source.hpp"
 #include "powershape/telemetry/device_table.hpp"

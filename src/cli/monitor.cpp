@@ -3,6 +3,7 @@
 
 #include "error_message.hpp"
 #include "powershape/job/monitor_run.hpp"
+#include "powershape/monitor/session.hpp"
 #include "powershape/util/int_list.hpp"
 #include "powershape/util/output_lock.hpp"
 #include "subcommands.hpp"
@@ -20,6 +21,7 @@ void warn(const std::string& what) { std::fprintf(stderr, "powershape: %s\n", wh
 
 int run_monitor(MonitorOptions& o) {
   job::MonitorRun& r = o.run;
+  monitor::check_periods(r.interval_ms, r.slow_interval_ms);  // before anything is claimed
   if (!o.gpus.empty()) r.gpus = util::parse_int_list(o.gpus, "gpus");
   // The outputs, claimed before anything runs: never the --source trace itself, never one path
   // for two, and never a file another monitor is writing.
@@ -32,7 +34,7 @@ int run_monitor(MonitorOptions& o) {
   // The textfile is rewritten whole each second, by rename: checked, not locked.
   if (!r.textfile.empty())
     util::OutputLock(r.textfile, "--textfile", util::OutputLock::Written::kAtEnd);
-  return job::run_monitor(r, stderr, {warn, say_output, "--json"});
+  return job::run_monitor(r, stderr, {warn, say_output, "--json", "--tokens-per-step"});
 }
 
 }  // namespace

@@ -22,6 +22,9 @@ struct ReproArgs {
 };
 
 int run_repro(ReproArgs& a) {
+  if (!(a.min_effect_pct >= 0 && a.min_effect_pct < 100))
+    throw invalid_input("--min-effect: expected a percentage in [0, 100), found " +
+                        std::to_string(a.min_effect_pct));
   a.q.design.min_effect = a.min_effect_pct / 100;
   a.q.min_effect_chosen = a.min_effect->count() > 0;
   a.q.min_effect_hint = "--min-effect to choose";
@@ -69,8 +72,7 @@ void add_repro(CLI::App& app) {
                                  "faster or slower (default "
                                  "0.2; on a simulated device, what its profile's chunk ratios are "
                                  "known to be worth, if "
-                                 "more)")
-                     ->check(finite_in(0, 99.99));
+                                 "more)");
   output(cmd->add_option("-o,--output", a.out, "Write every measurement and the device as JSON"));
   output(cmd->add_option("--report", a.report,
                          "Also write the result as a self-contained HTML page (see report)"));

@@ -1,3 +1,5 @@
+#include "powershape/experiment/tune.hpp"
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -5,11 +7,11 @@
 #include "backend_spec.hpp"
 #include "powershape/experiment/chunk_runs.hpp"
 #include "powershape/experiment/command_backend.hpp"
+#include "powershape/experiment/tune_cache.hpp"
 #include "powershape/experiment/tune_table.hpp"
 #include "powershape/util/error.hpp"
 #include "powershape/util/json_io.hpp"
 #include "powershape/util/progress.hpp"
-#include "powershape/workload/workload.hpp"
 #include "subcommands.hpp"
 #include "validators.hpp"
 #include "workload_options.hpp"

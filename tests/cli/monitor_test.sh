@@ -144,7 +144,7 @@ check "the exporter's gauge: the last step's energy a token" grep -qE '^powersha
 # (How long a step takes depends on the machine's speed: marks start a process each.)
 "$ps" monitor --source "fake:$trace" -- sh -c "for i in 1 2 3 4 5 6; do '$ps' mark begin step; sleep 0.1; '$ps' mark end step; done" 2>"$tmp/many.err"
 check "a repeated region shows three blocks, then one line for the rest" bash -c "test \$(grep -c \"^ GPU 0  region 'step'\$\" '$tmp/many.err') -eq 3 && grep -q \"^ GPU 0  region 'step': 3 more, each a median [0-9.]* s and [0-9.]* J (--json keeps every one)\" '$tmp/many.err'"
-check "without steps it says what it needs" grep -q "energy a token: none: it needs the command's steps marked" "$tmp/tok0.err"
+check "without steps it says what it needs" grep -q "energy a token: none: --tokens-per-step needs the command's steps marked" "$tmp/tok0.err"
 
 # Per-process GPU energy (NVML's per-process samples, on the fake driver): two processes busy 60%
 # and 20% of the time share the GPU's energy 3:1, and the parts add up to the GPU's energy.

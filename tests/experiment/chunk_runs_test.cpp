@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -70,13 +71,17 @@ TEST(ChunkRuns, ReproSaysWhatItDoesThenMeasures) {
   for (const auto& l : said) EXPECT_EQ(l.find("HINT"), std::string::npos) << l;
 }
 
-// What cannot be run is named: a kind that is not chunked, one chunk count to tune.
+// What cannot be run is named: a kind that is not chunked, a bound that leaves no verdict, one
+// chunk count to tune.
 TEST(ChunkRuns, WhatCannotBeRunIsNamed) {
   ReproRequest r;
   r.workload = small("1,2");
   r.workload.workload = "gemm";
   r.device = "sim";
   expect_refused([&] { repro(r); }, "workload");
+  r.workload.workload = "lmhead";
+  r.design.min_effect = 1;  // every difference "within": no verdict could be given
+  expect_refused([&] { repro(r); }, "min-effect");
   TuneRequest t;
   t.workload = small("4");
   t.device = "sim";
@@ -86,10 +91,20 @@ TEST(ChunkRuns, WhatCannotBeRunIsNamed) {
 // tune on a simulated device: the model its profile gives, the race, the choice cached under the
 // device, the workload and the objective, and said so; nothing cached when asked not to.
 TEST(ChunkRuns, TuneRacesAndCachesItsChoice) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("chunk_runs_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  setenv("POWERSHAPE_CACHE", (dir / "tune.json").c_str(), 1);
+  // A cache of this test's own, gone with it whatever fails.
+  struct Cache {
+    std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("chunk_runs_" + std::to_string(getpid()));
+    Cache() {
+      std::filesystem::create_directories(dir);
+      setenv("POWERSHAPE_CACHE", (dir / "tune.json").c_str(), 1);
+    }
+    ~Cache() {
+      unsetenv("POWERSHAPE_CACHE");
+      std::filesystem::remove_all(dir);
+    }
+  } cache;
+  const auto dir = cache.dir;
   TuneRequest q;
   q.workload = small("1,2,4");
   q.device = "sim";
@@ -107,10 +122,11 @@ TEST(ChunkRuns, TuneRacesAndCachesItsChoice) {
             std::string::npos)
       << out;
   EXPECT_TRUE(to_json(r).contains("device"));
+  const auto stored = std::filesystem::last_write_time(dir / "tune.json");
   q.cache = false;
+  q.workload.shape = "2048,896,151936";  // an entry of its own, were it stored
   EXPECT_FALSE(tune_workload(q).cached.has_value());
-  unsetenv("POWERSHAPE_CACHE");
-  std::filesystem::remove_all(dir);
+  EXPECT_EQ(std::filesystem::last_write_time(dir / "tune.json"), stored);
 }
 
 }  // namespace powershape::experiment

@@ -28,11 +28,12 @@ TraceAdviceOptions trace_options(const AdviseRequest& q, const experiment::Objec
 
 // The workload on the GPU as found, recorded; `source` then names what ran.
 trace::Trace run_on_gpu(const AdviseRequest& q, std::string& source) {
+  if (workload::chunk_counts(q.workload).size() != 1)
+    throw invalid_input("chunks", "advise takes one chunk count");
   std::string why;
   auto backend = experiment::open_backend("gpu", 1, &why);
   workload::WorkloadArgs w = q.workload;
   backend->set_configs(sim::workload_plans(w, backend->peak_rates()));
-  if (backend->config_count() != 1) throw invalid_input("chunks", "advise takes one chunk count");
   if (q.on_start) {
     char line[64];
     std::snprintf(line, sizeof line, " as found for %.0f s", q.gpu_seconds);

@@ -4,6 +4,7 @@
 // (The measured ways, --sweep and --apply, are sweep.hpp and hold.hpp.)
 #include <cstdio>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>

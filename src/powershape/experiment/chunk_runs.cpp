@@ -40,6 +40,9 @@ WorkloadOnDevice open_workload(const std::string& device, uint64_t seed, workloa
 }
 
 ReproRun repro(ReproRequest q) {
+  if (!(q.design.min_effect >= 0 && q.design.min_effect < 1))
+    throw invalid_input("min-effect",
+                        "expected a share in [0, 1), found " + std::to_string(q.design.min_effect));
   WorkloadOnDevice d = open_workload(q.device, q.design.seed, q.workload);
   said(q.say, d.header("powershape repro"));
   // A simulated device whose chunk ratios are known to be off the GPU's by more than the bound

@@ -2,6 +2,7 @@
 // repro's and tune's one call each: a workload's chunk counts on a device, measured in shuffled
 // rounds (repro) or raced with a model's help (tune). What each says before it measures (the
 // device, the warm-up, the design) goes to `say` a line at a time; the printers follow the results.
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "powershape/experiment/tune.hpp"
 #include "powershape/experiment/tune_cache.hpp"
 #include "powershape/workload/kind.hpp"
+#include "powershape/workload/plan.hpp"
 
 namespace powershape::experiment {
 

@@ -26,8 +26,10 @@ SmoothedJob smooth(const SmoothRequest& q, const std::function<void(const std::s
   job.ramp_window_s = s.spec.ramp_window_s;
   job.interval_ms = q.interval_ms;
   const std::string uuid = source->devices().at(0).uuid;
+  const auto quiet = [](const std::string&) {};
   s.run = shape::smooth_job(
-      *source, [&] { return open_gpu_filler(uuid); }, job, say);
+      *source, [&] { return open_gpu_filler(uuid); }, job,
+      say ? say : std::function<void(const std::string&)>(quiet));
   s.floor = job.floor;
   s.pace = q.pace;
   const trace::Trace& t = s.run.trace;

@@ -34,7 +34,8 @@ struct SmoothedJob {
   std::string swing_error;
 };
 
-// The spec and the floor are read before the GPU is opened. `say`: the session's warnings.
+// The spec and the floor are read before the GPU is opened. `say`: the session's warnings (empty:
+// none said).
 SmoothedJob smooth(const SmoothRequest& q, const std::function<void(const std::string&)>& say);
 // What was held and filled, then the swing's figures and verdicts (or why there are none).
 void print_smoothed_job(std::FILE* out, const SmoothedJob& s);

@@ -32,7 +32,10 @@ std::string title_of(const std::vector<std::string>& command) {
 
 }  // namespace
 
-int run_monitor(const MonitorRun& o, std::FILE* out, const MonitorSay& say) {
+int run_monitor(const MonitorRun& o, std::FILE* out, const MonitorSay& said) {
+  MonitorSay say = said;
+  if (!say.note) say.note = [](const std::string&) {};
+  if (!say.output) say.output = [](const std::string&, const std::string&) {};
   monitor::check_periods(o.interval_ms, o.slow_interval_ms);  // before anything opens
   auto source = sim::open_source(o.source, o.gpus);
   std::unique_ptr<exporter::MetricsServer> server;
@@ -80,8 +83,9 @@ int run_monitor(const MonitorRun& o, std::FILE* out, const MonitorSay& say) {
       analysis::energy_per_token(recorded, summaries, cpu, o.tokens_per_step);
   if (o.tokens_per_step > 0 && per_token.is_null())
     std::fprintf(out,
-                 " energy a token: none: it needs the command's steps marked as 'step' regions "
-                 "(powershape.step, powershape mark begin step) and their energy\n");
+                 " energy a token: none: %s%sthe command's steps marked as 'step' regions "
+                 "(powershape.step, powershape mark begin step) and their energy\n",
+                 say.tokens.c_str(), say.tokens.empty() ? "it needs " : " needs ");
   analysis::print_energy_per_token(out, per_token, o.tokens_per_step);
   monitor::print_sampler(out, session);
   report::RunRecord run;

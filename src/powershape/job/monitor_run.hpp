@@ -32,10 +32,12 @@ struct MonitorSay {
   std::function<void(const std::string&)> note;  // what it serves, the session's warnings
   report::SayFn output;                          // an output that could not be written
   std::string kept_in;  // where every GPU's summary is kept when the table shows a few
+  std::string tokens;   // how an energy a token is asked for, said where none could be had
 };
 
-// The summaries, energies and the sampler's costs go to `out`. Returns the command's exit code,
-// or 1 where it succeeded and an output (the CSV, a file of `outputs`) was lost.
+// The summaries, energies and the sampler's costs go to `out`; a `say` left empty says nothing.
+// Returns the command's exit code, or 1 where it succeeded and an output (the CSV, a file of
+// `outputs`) was lost.
 int run_monitor(const MonitorRun& o, std::FILE* out, const MonitorSay& say);
 
 }  // namespace powershape::job
