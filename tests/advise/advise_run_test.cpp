@@ -5,7 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "powershape/util/error.hpp"
+#include "error_of.hpp"
+#include "printed.hpp"
 
 namespace powershape::advise {
 namespace {
@@ -22,23 +23,11 @@ AdviseRequest quick() {
 }
 
 std::string printed(const AdviseRun& r, bool every) {
-  std::FILE* f = std::tmpfile();
-  print_advise_run(f, r, every, "HINT", "MEASURE");
-  std::rewind(f);
-  std::string s;
-  for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
-  std::fclose(f);
-  return s;
+  return testing::printed([&](std::FILE* f) { print_advise_run(f, r, every, "HINT", "MEASURE"); });
 }
 
-void expect_refused(const AdviseRequest& q, const std::string& subject) {
-  try {
-    advise(q);
-    ADD_FAILURE() << "not refused: " << subject;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
-    EXPECT_EQ(e.subject(), subject) << e.what();
-  }
+std::string refused(const AdviseRequest& q) {
+  return testing::refused_for([&] { advise(q); });
 }
 
 }  // namespace
@@ -79,13 +68,13 @@ TEST(AdviseRun, WhatCannotBeAskedIsNamed) {
   AdviseRequest q = quick();
   const analysis::GridSpec spec;
   q.grid = &spec;  // a swing needs recorded power
-  expect_refused(q, "grid");
+  EXPECT_EQ(refused(q), "grid");
   q = quick();
   q.workload.chunks = "1,2";
-  expect_refused(q, "chunks");
+  EXPECT_EQ(refused(q), "chunks");
   q = quick();
   q.device = "";  // the GPU if there is one: not a simulated device
-  expect_refused(q, "device");
+  EXPECT_EQ(refused(q), "device");
 }
 
 }  // namespace powershape::advise

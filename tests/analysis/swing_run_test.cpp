@@ -9,6 +9,7 @@
 #include <string>
 
 #include "error_of.hpp"
+#include "printed.hpp"
 
 namespace powershape::analysis {
 namespace {
@@ -26,13 +27,7 @@ std::string square_meter() {
 }
 
 std::string printed(const SwingRun& r) {
-  std::FILE* f = std::tmpfile();
-  print_swing_run(f, r, "HINT");
-  std::rewind(f);
-  std::string s;
-  for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
-  std::fclose(f);
-  return s;
+  return testing::printed([&](std::FILE* f) { print_swing_run(f, r, "HINT"); });
 }
 
 }  // namespace

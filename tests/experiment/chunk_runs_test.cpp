@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "powershape/util/error.hpp"
+#include "error_of.hpp"
+#include "printed.hpp"
 
 namespace powershape::experiment {
 namespace {
@@ -20,26 +21,6 @@ workload::WorkloadArgs small(const std::string& chunks) {
   w.shape = "4096,896,151936";
   w.chunks = chunks;
   return w;
-}
-
-std::string printed(const std::function<void(std::FILE*)>& print) {
-  std::FILE* f = std::tmpfile();
-  print(f);
-  std::rewind(f);
-  std::string s;
-  for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
-  std::fclose(f);
-  return s;
-}
-
-void expect_refused(const std::function<void()>& run, const std::string& subject) {
-  try {
-    run();
-    ADD_FAILURE() << "not refused: " << subject;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
-    EXPECT_EQ(e.subject(), subject) << e.what();
-  }
 }
 
 }  // namespace
@@ -63,7 +44,8 @@ TEST(ChunkRuns, ReproSaysWhatItDoesThenMeasures) {
   EXPECT_EQ(said.back().rfind("workload lmhead 4096x896x151936", 0), 0u) << said.back();
   EXPECT_EQ(r.result.configs.size(), 2u);
   EXPECT_EQ(r.reference_profile, "h200");
-  EXPECT_NE(printed([&](std::FILE* f) { print_repro(f, r); }).find("chunks=4"), std::string::npos);
+  EXPECT_NE(testing::printed([&](std::FILE* f) { print_repro(f, r); }).find("chunks=4"),
+            std::string::npos);
   // A chosen bound is kept: nothing widened, nothing said of it.
   said.clear();
   q.min_effect_chosen = true;
@@ -78,14 +60,14 @@ TEST(ChunkRuns, WhatCannotBeRunIsNamed) {
   r.workload = small("1,2");
   r.workload.workload = "gemm";
   r.device = "sim";
-  expect_refused([&] { repro(r); }, "workload");
+  EXPECT_EQ(testing::refused_for([&] { repro(r); }), "workload");
   r.workload.workload = "lmhead";
   r.design.min_effect = 1;  // every difference "within": no verdict could be given
-  expect_refused([&] { repro(r); }, "min-effect");
+  EXPECT_EQ(testing::refused_for([&] { repro(r); }), "min-effect");
   TuneRequest t;
   t.workload = small("4");
   t.device = "sim";
-  expect_refused([&] { tune_workload(t); }, "chunks");
+  EXPECT_EQ(testing::refused_for([&] { tune_workload(t); }), "chunks");
 }
 
 // tune on a simulated device: the model its profile gives, the race, the choice cached under the
@@ -117,7 +99,7 @@ TEST(ChunkRuns, TuneRacesAndCachesItsChoice) {
   EXPECT_EQ(said.front(), "powershape tune on the simulated h200 (calibrated profile)");
   ASSERT_TRUE(r.cached.has_value());
   EXPECT_TRUE(std::filesystem::exists(dir / "tune.json"));
-  const std::string out = printed([&](std::FILE* f) { print_tune_run(f, r); });
+  const std::string out = testing::printed([&](std::FILE* f) { print_tune_run(f, r); });
   EXPECT_NE(out.find("cached: " + std::to_string(r.cached->chunks) + " chunks for"),
             std::string::npos)
       << out;

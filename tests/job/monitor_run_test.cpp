@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "printed.hpp"
+
 namespace powershape::job {
 namespace {
 
@@ -25,11 +27,8 @@ int run(MonitorRun o, const std::vector<std::string>& command, Said& said, std::
   o.source = "fake:" POWERSHAPE_DATA "/h200/gemm_sustained_trace.csv";
   o.interval_ms = 5;
   o.command = command;
-  std::FILE* f = std::tmpfile();
-  const int code = run_monitor(o, f, said.say());
-  std::rewind(f);
-  for (int c; (c = std::fgetc(f)) != EOF;) *printed += static_cast<char>(c);
-  std::fclose(f);
+  int code = 0;
+  *printed = testing::printed([&](std::FILE* f) { code = run_monitor(o, f, said.say()); });
   return code;
 }
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "printed.hpp"
+
 namespace powershape::telemetry {
 
 // A reading is shown in its unit, a missing one by its status as nvidia-smi writes it; the
@@ -18,12 +20,7 @@ TEST(DeviceTable, ReadingsInTheirUnitsAndStatusesAsNvidiaSmiWritesThem) {
   d.temp_slowdown_c = Reading::failed(Status::kNotSupported);
   d.support.fill(Status::kNotSupported);
   d.support[static_cast<std::size_t>(Signal::kPowerUsage)] = Status::kOk;
-  std::FILE* f = std::tmpfile();
-  print_device(f, d);
-  std::rewind(f);
-  std::string s;
-  for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
-  std::fclose(f);
+  const std::string s = testing::printed([&](std::FILE* f) { print_device(f, d); });
   EXPECT_EQ(s.rfind("GPU 1: NVIDIA H200\n", 0), 0u) << s;
   EXPECT_NE(s.find("power limit     700 W"), std::string::npos) << s;
   EXPECT_NE(s.find("SM 1980 MHz"), std::string::npos) << s;
