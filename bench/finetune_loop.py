@@ -5,11 +5,13 @@ each step after the first 5 marked as a region named "step" when run under `powe
 (POWERSHAPE_CONTROL set), so that the advisor sees steps. Prints its ms per step. --gap-ms waits
 on the host after each backward pass, as an exposed all-reduce leaves the GPU idle; --floor fills
 that gap with powershape's filler in process (powershape.floor); --mark-gap marks it as a region
-named "gap", for `powershape smooth --gap gap` to fill from outside. --chunks runs the LM head and
-loss as powershape's op in that many chunks (powershape.hf.patch_causal_lm); without, as HF does.
+named "gap", for `powershape smooth --gap gap` to fill from outside; --no-step-sync leaves out
+the synchronisation that closes each step (it times steps by CUDA events). --chunks runs the LM
+head and loss as powershape's op in that many chunks (powershape.hf.patch_causal_lm); without, as
+HF does.
 
   powershape monitor -o T.csv -- python3 bench/finetune_loop.py [--batch 16] [--seq 1024] [--seconds 60]
-      [--gap-ms 200 [--floor 0.5 | --mark-gap]] [--chunks N]
+      [--gap-ms 200 [--floor 0.5 | --mark-gap]] [--chunks N] [--no-step-sync]
   powershape advise --trace T.csv
 """
 import argparse
@@ -42,6 +44,12 @@ def main():
     )
     ap.add_argument("--mark-gap", action="store_true", help='mark each gap as a region named "gap"')
     ap.add_argument("--chunks", type=int, default=None, help="the LM head as powershape's op, in N chunks")
+    ap.add_argument(
+        "--no-step-sync",
+        action="store_true",
+        help="time each step by CUDA events instead of synchronising the device at its end, so the "
+        "next step's launches queue behind it as in a training loop (the gap still synchronises)",
+    )
     a = ap.parse_args()
     if a.chunks is not None and not 1 <= a.chunks <= 1024:
         sys.exit("finetune_loop.py: --chunks: expected 1 to 1024")
@@ -62,6 +70,9 @@ def main():
         # whose window summaries would put idle time between the steps.
         with mark_step() if marked and step >= 5 else contextlib.nullcontext():
             t0 = time.perf_counter()
+            if a.no_step_sync:
+                begin = torch.cuda.Event(enable_timing=True)
+                begin.record()
             loss = model(input_ids=ids, labels=ids).loss
             loss.backward()
             if a.gap_ms > 0:
@@ -72,9 +83,17 @@ def main():
                     time.sleep(a.gap_ms * 1e-3)
             opt.step()
             opt.zero_grad(set_to_none=True)
-            torch.cuda.synchronize()
-            times.append(time.perf_counter() - t0)
+            if a.no_step_sync:
+                done = torch.cuda.Event(enable_timing=True)
+                done.record()
+                times.append((begin, done))
+            else:
+                torch.cuda.synchronize()
+                times.append(time.perf_counter() - t0)
         step += 1
+    if a.no_step_sync:  # the events are read once the queue has run out
+        torch.cuda.synchronize()
+        times = [b.elapsed_time(e) * 1e-3 for b, e in times]
     steady = times[5:] or times
     print(f"{step} steps, {sum(steady) / len(steady) * 1e3:.1f} ms per step after the first 5")
 

@@ -16,6 +16,9 @@
 #              in-process floor and under `smooth` three ways, each measured by `swing` (~6 min)
 #   grid2      the same loop under `smooth --pace` (its start paced), under a 90% floor, and as it
 #              is with the LM head as powershape's op at 1 and at 8 chunks (~5 min)
+#   grid3      the same loop timed without the synchronisation that closes each step (CUDA events),
+#              as it is and with the in-process floor: whether the trough at a step's start is the
+#              bench's own; each run folded over its steps (~2 min)
 #   attention  causal attention at 32k context, unfused and chunked (powershape's attention workload):
 #              repro across chunk counts, then against FlashAttention (bench/attention_peers.py)
 #              (~6 min)
@@ -23,15 +26,15 @@
 #   pip        pip install --no-build-isolation . with CUDA in a fresh venv, then the LM head op
 #              on the GPU through the installed package (~4 min)
 # Prints its log; traces and JSON results go to $OUT (default build/gpu-check).
-#   scripts/gpu-check.sh [tests] [cpu] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [grid2] [attention] [moe] [pip]
+#   scripts/gpu-check.sh [tests] [cpu] [telemetry] [lmhead] [peers] [clock] [readme] [docs] [grid] [grid2] [grid3] [attention] [moe] [pip]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tests cpu telemetry lmhead peers clock readme docs grid grid2 attention moe pip)
+[ ${#parts[@]} -eq 0 ] && parts=(tests cpu telemetry lmhead peers clock readme docs grid grid2 grid3 attention moe pip)
 for p in "${parts[@]}"; do
-  case $p in tests|cpu|telemetry|lmhead|peers|clock|readme|docs|grid|grid2|attention|moe|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, cpu, telemetry, lmhead, peers, clock, readme, docs, grid, grid2, attention, moe, pip)" >&2; exit 2 ;; esac
+  case $p in tests|cpu|telemetry|lmhead|peers|clock|readme|docs|grid|grid2|grid3|attention|moe|pip) ;; *) echo "gpu-check: unknown part '$p' (tests, cpu, telemetry, lmhead, peers, clock, readme, docs, grid, grid2, grid3, attention, moe, pip)" >&2; exit 2 ;; esac
 done
 
 tests() {
@@ -111,6 +114,7 @@ grid() {
 }
 
 grid2() { grid_runs paced marked90 chunks1 chunks8; }
+grid3() { grid_runs nosync nosync_inprocess; }
 
 # A training loop with a 45 ms gap a step (the modelled all-reduce), 30 s a run, each measured by
 # `swing` over its steps (and over the whole run where the ramps are the point).
@@ -132,10 +136,13 @@ grid_runs() {
       paced) "${smooth[@]}" --floor 60% --ramp 100 --pace --gap gap -- "${job[@]}" --mark-gap ;;
       chunks1) "${monitor[@]}" -- "${job[@]}" --chunks 1 ;;
       chunks8) "${monitor[@]}" -- "${job[@]}" --chunks 8 ;;
+      nosync) "${monitor[@]}" -- "${job[@]}" --no-step-sync ;;
+      nosync_inprocess) "${monitor[@]}" -- "${job[@]}" --no-step-sync --floor 0.5 ;;
     esac > "$out/grid_$run.log" 2>&1
     grep -E "ms per step|^smooth|^filler|^pacing|powershape: |Error|error" "$out/grid_$run.log" | head -n 8
     build/powershape swing "$out/grid_$run.csv" --region step --json "$out/swing_$run.json"
     case $run in ramped|paced) echo "-- the whole run, ramps included"; build/powershape swing "$out/grid_$run.csv" ;; esac
+    case $run in nosync*) echo "-- through a step"; build/powershape swing "$out/grid_$run.csv" --region step --fold 10 | sed -n '/ from /,$p' ;; esac
   done
 }
 
