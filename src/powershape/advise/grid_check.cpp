@@ -17,12 +17,7 @@ double dt_for(int64_t begin, int64_t end) {
 
 analysis::Swing swing_of(const analysis::PowerSeries& p, double rated_w,
                          const analysis::GridSpec& spec, double gpus) {
-  analysis::SwingOptions o;
-  o.ramp_window_s = spec.ramp_window_s;
-  o.range_window_s = spec.range_window_s;
-  o.rated_w = rated_w;
-  o.scale = gpus;
-  return analysis::analyse_swing(p, spec, o);
+  return analysis::analyse_swing(p, spec, analysis::swing_options(spec, rated_w, gpus));
 }
 
 // How far over its limit a verdict is (> 1: exceeded); an unknown one counts as exceeded.

@@ -84,6 +84,15 @@ double max_range_w(const PowerSeries& p, double window_s) {
   return best;
 }
 
+SwingOptions swing_options(const GridSpec& spec, double rated_w, double scale) {
+  SwingOptions o;
+  o.ramp_window_s = spec.ramp_window_s;
+  o.range_window_s = spec.range_window_s;
+  o.rated_w = rated_w;
+  o.scale = scale;
+  return o;
+}
+
 Swing analyse_swing(const PowerSeries& in, const GridSpec& spec, const SwingOptions& o) {
   if (!(o.scale > 0) || !std::isfinite(o.scale)) throw invalid_input("scale", "must be above 0");
   if (in.w.size() < 8) throw invalid_input("the power series has fewer than 8 samples");

@@ -22,6 +22,9 @@ struct SwingOptions {
   double rated_w = 0;     // the recording's rated power (its GPUs' limits); 0: not known
 };
 
+// The spec's own ramp and range windows, for its verdicts, with the rated power and the scale.
+SwingOptions swing_options(const GridSpec& spec, double rated_w = 0, double scale = 1);
+
 struct Ramp {
   double up_max_w_per_s = 0, down_max_w_per_s = 0;  // both positive
   double p99_w_per_s = 0;                           // of the ramp's size, up or down

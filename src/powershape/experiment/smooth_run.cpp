@@ -36,12 +36,9 @@ SmoothedJob smooth(const SmoothRequest& q, const std::function<void(const std::s
   if (t.samples.empty()) return s;
   const analysis::PowerInput in =
       analysis::trace_power(t, t.samples.front().t_ns, t.samples.back().t_ns, 0);
-  analysis::SwingOptions o;
-  o.ramp_window_s = s.spec.ramp_window_s;
-  o.range_window_s = s.spec.range_window_s;
-  o.rated_w = in.rated_w;
   try {
-    s.swing = analysis::analyse_swing(in.power, s.spec, o);
+    s.swing =
+        analysis::analyse_swing(in.power, s.spec, analysis::swing_options(s.spec, in.rated_w));
   } catch (const std::runtime_error& e) {
     s.swing_error = e.what();
   }

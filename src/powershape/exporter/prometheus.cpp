@@ -51,11 +51,7 @@ void swing_gauges(std::ostream& out, const trace::Trace& t, int64_t to_ns,
   try {
     spec = analysis::load_grid_spec(analysis::kDefaultGridSpec);
     const auto in = analysis::trace_power(t, to_ns - kSwingWindowNs, to_ns, 0);
-    analysis::SwingOptions o;
-    o.ramp_window_s = spec.ramp_window_s;
-    o.range_window_s = spec.range_window_s;
-    o.segment_s = 20;
-    s = analysis::analyse_swing(in.power, spec, o);
+    s = analysis::analyse_swing(in.power, spec, analysis::swing_options(spec));
   } catch (const Error&) {
     return;  // a recording's first seconds, a trace without power
   }

@@ -23,10 +23,7 @@ std::optional<nlohmann::json> swing_of(
   try {
     if (!d.power) throw invalid_input(d.no_power);
     const auto spec = analysis::load_grid_spec(analysis::kDefaultGridSpec);
-    analysis::SwingOptions o;
-    o.ramp_window_s = spec.ramp_window_s;
-    o.range_window_s = spec.range_window_s;
-    o.rated_w = d.power->rated_w;
+    analysis::SwingOptions o = analysis::swing_options(spec, d.power->rated_w);
     std::string from;
     if (o.rated_w <= 0 && !d.header.devices.empty()) {
       double sum = 0;

@@ -22,11 +22,9 @@ FleetRun fleet_run(FleetRequest q) {
                                             : allreduce_seconds(q.grad_gb * 1e9, q.fleet.gpus,
                                                                 q.bus_gb_per_s, q.hop_us);
   r.fleet = simulate_fleet(r.rank, q.fleet);
-  analysis::SwingOptions o;
-  o.ramp_window_s = r.spec.ramp_window_s;
-  o.range_window_s = r.spec.range_window_s;
-  o.rated_w = p.power_limit_w * static_cast<double>(q.fleet.gpus);
-  r.swing = analysis::analyse_swing(r.fleet.power, r.spec, o);
+  r.swing = analysis::analyse_swing(
+      r.fleet.power, r.spec,
+      analysis::swing_options(r.spec, p.power_limit_w * static_cast<double>(q.fleet.gpus)));
   r.request = std::move(q);
   return r;
 }
